@@ -1,0 +1,2 @@
+/** The Kafka wire protocol: generated message codecs, the record batch flyweight, error codes. */
+package io.krill.wire;
