@@ -1,0 +1,312 @@
+package io.krill.wire.record;
+
+import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
+
+/**
+ * Flyweight over one record batch of magic 2 (the only format Krill stores), read and patched in
+ * place in a {@link ByteBuf} without decoding its records.
+ *
+ * <pre>
+ *  0                   1                   2                   3
+ *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ * +---------------------------------------------------------------+
+ * |                     baseOffset (int64) @0                     |
+ * |                                                               |
+ * +---------------------------------------------------------------+
+ * |       batchLength (int32) @8: bytes after this field          |
+ * +---------------------------------------------------------------+
+ * |            partitionLeaderEpoch (int32) @12                   |
+ * +---------------+-----------------------------------------------+
+ * | magic=2 @16   |   crc (uint32, CRC-32C of @21..end) @17       |
+ * +---------------+---------------+-------------------------------+
+ * |               | attributes (int16) @21        |               |
+ * +---------------+-------------------------------+               |
+ * |   lastOffsetDelta (int32) @23   baseTimestamp (int64) @27     |
+ * |   maxTimestamp (int64) @35      producerId (int64) @43        |
+ * |   producerEpoch (int16) @51     baseSequence (int32) @53      |
+ * |   recordCount (int32) @57       records... @61                |
+ * +---------------------------------------------------------------+
+ * attributes: bits 0-2 codec, bit 3 timestamp type (1 = log append time), bit 4 transactional,
+ *             bit 5 control, bit 6 delete horizon set (baseTimestamp is then the horizon).
+ * </pre>
+ *
+ * <p>The CRC covers attributes to the end, so a broker assigns {@code baseOffset} and
+ * {@code partitionLeaderEpoch} in place for free; changing {@code maxTimestamp} or attributes needs
+ * a new CRC, which the setters that touch them compute.
+ *
+ * <p>Not thread-safe: a flyweight is re-pointed with {@link #wrap} and owned by one thread. The
+ * buffer's reader/writer indexes are never moved.
+ */
+public final class RecordBatch {
+    public static final int BASE_OFFSET_OFFSET = 0;
+    public static final int LENGTH_OFFSET = 8;
+    public static final int PARTITION_LEADER_EPOCH_OFFSET = 12;
+    public static final int MAGIC_OFFSET = 16;
+    public static final int CRC_OFFSET = 17;
+    public static final int ATTRIBUTES_OFFSET = 21;
+    public static final int LAST_OFFSET_DELTA_OFFSET = 23;
+    public static final int BASE_TIMESTAMP_OFFSET = 27;
+    public static final int MAX_TIMESTAMP_OFFSET = 35;
+    public static final int PRODUCER_ID_OFFSET = 43;
+    public static final int PRODUCER_EPOCH_OFFSET = 51;
+    public static final int BASE_SEQUENCE_OFFSET = 53;
+    public static final int RECORD_COUNT_OFFSET = 57;
+    public static final int RECORDS_OFFSET = 61;
+
+    /** Bytes before {@code batchLength} counts: baseOffset and batchLength itself. */
+    public static final int LOG_OVERHEAD = 12;
+    /** Size of a batch header, i.e. of a batch with no records. */
+    public static final int HEADER_SIZE = RECORDS_OFFSET;
+    public static final byte MAGIC = 2;
+
+    public static final long NO_PRODUCER_ID = -1L;
+    public static final short NO_PRODUCER_EPOCH = -1;
+    public static final int NO_SEQUENCE = -1;
+    public static final int NO_PARTITION_LEADER_EPOCH = -1;
+    public static final long NO_TIMESTAMP = -1L;
+
+    private static final int COMPRESSION_MASK = 0x07;
+    private static final int TIMESTAMP_TYPE_MASK = 0x08;
+    private static final int TRANSACTIONAL_MASK = 0x10;
+    private static final int CONTROL_MASK = 0x20;
+    private static final int DELETE_HORIZON_MASK = 0x40;
+
+    private ByteBuf buffer;
+    private int offset;
+
+    /** Points this flyweight at the batch starting at absolute index {@code offset} of {@code buffer}. */
+    public RecordBatch wrap(ByteBuf buffer, int offset) {
+        this.buffer = buffer;
+        this.offset = offset;
+        return this;
+    }
+
+    public ByteBuf buffer() {
+        return buffer;
+    }
+
+    /** Absolute index of this batch's first byte in {@link #buffer()}. */
+    public int offset() {
+        return offset;
+    }
+
+    /**
+     * Size of the batch starting at {@code index}, as its length field claims, or -1 when fewer than
+     * {@link #LOG_OVERHEAD} bytes are readable there. The claim is not validated: see {@link #validateHeader}.
+     */
+    public static int claimedSize(ByteBuf buffer, int index) {
+        if (buffer.writerIndex() - index < LOG_OVERHEAD) {
+            return -1;
+        }
+        return LOG_OVERHEAD + buffer.getInt(index + LENGTH_OFFSET);
+    }
+
+    public long baseOffset() {
+        return buffer.getLong(offset + BASE_OFFSET_OFFSET);
+    }
+
+    public int batchLength() {
+        return buffer.getInt(offset + LENGTH_OFFSET);
+    }
+
+    /** Whole size of the batch in bytes, including the log overhead. */
+    public int sizeInBytes() {
+        return LOG_OVERHEAD + batchLength();
+    }
+
+    public int partitionLeaderEpoch() {
+        return buffer.getInt(offset + PARTITION_LEADER_EPOCH_OFFSET);
+    }
+
+    public byte magic() {
+        return buffer.getByte(offset + MAGIC_OFFSET);
+    }
+
+    public long crc() {
+        return buffer.getUnsignedInt(offset + CRC_OFFSET);
+    }
+
+    public short attributes() {
+        return buffer.getShort(offset + ATTRIBUTES_OFFSET);
+    }
+
+    /** The codec, or {@code null} for an undefined codec id (a validation failure). */
+    public CompressionType compression() {
+        return CompressionType.forId(attributes() & COMPRESSION_MASK);
+    }
+
+    public TimestampType timestampType() {
+        return (attributes() & TIMESTAMP_TYPE_MASK) != 0 ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
+    }
+
+    public boolean isTransactional() {
+        return (attributes() & TRANSACTIONAL_MASK) != 0;
+    }
+
+    public boolean isControl() {
+        return (attributes() & CONTROL_MASK) != 0;
+    }
+
+    public boolean hasDeleteHorizon() {
+        return (attributes() & DELETE_HORIZON_MASK) != 0;
+    }
+
+    public int lastOffsetDelta() {
+        return buffer.getInt(offset + LAST_OFFSET_DELTA_OFFSET);
+    }
+
+    public long lastOffset() {
+        return baseOffset() + lastOffsetDelta();
+    }
+
+    /** The offset after this batch: where the next batch starts. */
+    public long nextOffset() {
+        return lastOffset() + 1;
+    }
+
+    public long baseTimestamp() {
+        return buffer.getLong(offset + BASE_TIMESTAMP_OFFSET);
+    }
+
+    public long maxTimestamp() {
+        return buffer.getLong(offset + MAX_TIMESTAMP_OFFSET);
+    }
+
+    public long producerId() {
+        return buffer.getLong(offset + PRODUCER_ID_OFFSET);
+    }
+
+    public short producerEpoch() {
+        return buffer.getShort(offset + PRODUCER_EPOCH_OFFSET);
+    }
+
+    public int baseSequence() {
+        return buffer.getInt(offset + BASE_SEQUENCE_OFFSET);
+    }
+
+    /** Sequence of the last record, wrapping at {@link Integer#MAX_VALUE} as the protocol says. */
+    public int lastSequence() {
+        int base = baseSequence();
+        if (base == NO_SEQUENCE) {
+            return NO_SEQUENCE;
+        }
+        long last = (long) base + lastOffsetDelta();
+        return (int) (last > Integer.MAX_VALUE ? last - Integer.MAX_VALUE - 1 : last);
+    }
+
+    public boolean hasProducerId() {
+        return producerId() != NO_PRODUCER_ID;
+    }
+
+    public int recordCount() {
+        return buffer.getInt(offset + RECORD_COUNT_OFFSET);
+    }
+
+    /** Assigns the batch's base offset in place; outside the CRC. */
+    public void setBaseOffset(long baseOffset) {
+        buffer.setLong(offset + BASE_OFFSET_OFFSET, baseOffset);
+    }
+
+    /** Stamps the leader epoch in place; outside the CRC. */
+    public void setPartitionLeaderEpoch(int epoch) {
+        buffer.setInt(offset + PARTITION_LEADER_EPOCH_OFFSET, epoch);
+    }
+
+    /**
+     * Sets the timestamp type and max timestamp (LogAppendTime on append, or a fix-up of CreateTime)
+     * and recomputes the CRC, which covers both.
+     */
+    public void setMaxTimestamp(TimestampType type, long maxTimestamp) {
+        int attributes = attributes();
+        int updated = type == TimestampType.LOG_APPEND_TIME
+                ? attributes | TIMESTAMP_TYPE_MASK
+                : attributes & ~TIMESTAMP_TYPE_MASK;
+        if (updated == attributes && maxTimestamp == maxTimestamp()) {
+            return;
+        }
+        buffer.setShort(offset + ATTRIBUTES_OFFSET, updated);
+        buffer.setLong(offset + MAX_TIMESTAMP_OFFSET, maxTimestamp);
+        buffer.setInt(offset + CRC_OFFSET, (int) computeCrc());
+    }
+
+    /** CRC-32C of attributes to the end of the batch, as it should be stored at {@link #CRC_OFFSET}. */
+    public long computeCrc() {
+        return crc32c(buffer, offset + ATTRIBUTES_OFFSET, sizeInBytes() - ATTRIBUTES_OFFSET);
+    }
+
+    public boolean isCrcValid() {
+        return computeCrc() == crc();
+    }
+
+    /**
+     * Checks what can be checked without touching the records: enough bytes for the header and for the
+     * claimed length, magic 2, a defined codec, a record count that fits lastOffsetDelta, and the CRC.
+     * Gaps left by compaction are allowed; produce also checks {@link #hasContiguousOffsets()}.
+     * {@code available} is how many bytes from {@link #offset()} belong to this batch's container
+     * (a request's records field, or a segment's tail).
+     *
+     * @throws CorruptRecordException naming the first rule broken
+     */
+    public void validate(int available) {
+        validateHeader(available);
+        if (!isCrcValid()) {
+            throw new CorruptRecordException("record batch at offset " + baseOffset() + " fails its CRC: stored "
+                    + crc() + ", computed " + computeCrc());
+        }
+    }
+
+    /** {@link #validate} without the CRC: length, magic, codec and count only. */
+    public void validateHeader(int available) {
+        if (available < HEADER_SIZE) {
+            throw new CorruptRecordException("record batch truncated: " + available + " bytes, header needs " + HEADER_SIZE);
+        }
+        int length = batchLength();
+        if (length < HEADER_SIZE - LOG_OVERHEAD || length > available - LOG_OVERHEAD) {
+            throw new CorruptRecordException("record batch length " + length + " out of range (" + available
+                    + " bytes available)");
+        }
+        if (magic() != MAGIC) {
+            throw new CorruptRecordException("unsupported record batch magic " + magic());
+        }
+        if (compression() == null) {
+            throw new CorruptRecordException("undefined compression codec id " + (attributes() & COMPRESSION_MASK));
+        }
+        int count = recordCount();
+        if (count < 0 || lastOffsetDelta() < 0 || (long) count > (long) lastOffsetDelta() + 1) {
+            throw new CorruptRecordException("record count " + count + " does not fit lastOffsetDelta "
+                    + lastOffsetDelta());
+        }
+    }
+
+    /**
+     * Whether every offset of the batch's span holds a record ({@code lastOffsetDelta + 1 == recordCount}).
+     * Producers always send such batches; compaction later leaves gaps, so stored batches may not be.
+     */
+    public boolean hasContiguousOffsets() {
+        int count = recordCount();
+        return count > 0 && (long) lastOffsetDelta() + 1 == count;
+    }
+
+    /** CRC-32C of {@code length} bytes of {@code buffer} from absolute index {@code index}. */
+    public static long crc32c(ByteBuf buffer, int index, int length) {
+        CRC32C crc = new CRC32C();
+        if (buffer.nioBufferCount() == 1) {
+            crc.update(buffer.nioBuffer(index, length));
+        } else {
+            for (ByteBuffer part : buffer.nioBuffers(index, length)) {
+                crc.update(part);
+            }
+        }
+        return crc.getValue();
+    }
+
+    @Override
+    public String toString() {
+        return "RecordBatch(baseOffset=" + baseOffset() + ", lastOffset=" + lastOffset() + ", size="
+                + sizeInBytes() + ", epoch=" + partitionLeaderEpoch() + ", codec=" + compression()
+                + ", producerId=" + producerId() + ", producerEpoch=" + producerEpoch() + ", baseSequence="
+                + baseSequence() + ", transactional=" + isTransactional() + ", control=" + isControl() + ")";
+    }
+}
