@@ -3,7 +3,7 @@ package io.krill.broker.config;
 import java.util.Objects;
 
 /**
- * One operation of an IncrementalAlterConfigs request.
+ * One operation of an IncrementalAlterConfigs request. Immutable.
  *
  * @param name  the key
  * @param op    what to do

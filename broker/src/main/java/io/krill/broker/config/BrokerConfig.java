@@ -1,6 +1,7 @@
 package io.krill.broker.config;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -36,6 +37,7 @@ public final class BrokerConfig {
     private final Map<String, Object> topicDefaults;
     private final Set<String> unknownKeys;
     private final Map<String, String> notApplicableKeys;
+    private final Set<String> unsupportedKeys;
     private final int nodeId;
     private final BrokerListeners listeners;
     private final LogSettings log;
@@ -54,10 +56,15 @@ public final class BrokerConfig {
 
         Set<String> unknown = new TreeSet<>();
         Map<String, String> notApplicable = new TreeMap<>();
+        Set<String> unsupported = new TreeSet<>();
         Map<String, String> merged = new HashMap<>();
         staticConfigs.forEach((k, val) -> {
-            if (BrokerConfigDefs.DEF.contains(k)) {
+            Optional<ConfigKey> key = BrokerConfigDefs.DEF.find(k);
+            if (key.isPresent()) {
                 merged.put(k, val);
+                if (!key.get().supported()) {
+                    unsupported.add(k);
+                }
             } else if (!isKnownListenerOverride(k)) {
                 NotApplicableKeys.reason(k).ifPresentOrElse(r -> notApplicable.put(k, r), () -> unknown.add(k));
             }
@@ -66,6 +73,7 @@ public final class BrokerConfig {
         merged.putAll(dynamicBrokerConfigs);
         this.unknownKeys = Collections.unmodifiableSet(unknown);
         this.notApplicableKeys = Collections.unmodifiableMap(notApplicable);
+        this.unsupportedKeys = Collections.unmodifiableSet(unsupported);
 
         this.nodeId = BrokerConfigChecks.reconcileNodeId(merged);
         this.values = BrokerConfigDefs.DEF.parse(merged);
@@ -75,7 +83,7 @@ public final class BrokerConfig {
         for (ConfigKey key : TopicConfigDefs.DEF.keys()) {
             Object value = TopicConfigSynonyms.brokerDefault(key.name(), values);
             if (value != null && key.validator() != null) {
-                key.validator().ensureValid(TopicConfigSynonyms.primaryBrokerKey(key.name()).orElse(key.name()), value);
+                key.validator().ensureValid(TopicConfigSynonyms.suppliedBy(key.name(), values), value);
             }
             defaults.put(key.name(), value);
         }
@@ -150,9 +158,14 @@ public final class BrokerConfig {
         if (!unknownKeys.isEmpty()) {
             LOG.warn("Ignoring unknown configuration keys: {}", String.join(", ", unknownKeys));
         }
-        if (!notApplicableKeys.isEmpty()) {
-            LOG.info("Ignoring configuration keys not applicable to Krill: {}", notApplicableKeys);
+        if (!unsupportedKeys.isEmpty()) {
+            LOG.warn("Ignoring configuration keys that Krill accepts but does not implement: {}",
+                    String.join(", ", unsupportedKeys));
         }
+        Map<String, List<String>> byReason = new TreeMap<>();
+        notApplicableKeys.forEach((k, reason) -> byReason.computeIfAbsent(reason, r -> new ArrayList<>()).add(k));
+        byReason.forEach((reason, keys) -> LOG.info("Ignoring configuration keys not applicable to Krill ({}): {}",
+                reason, String.join(", ", keys)));
     }
 
     private static Map<String, String> sortedCopy(Map<String, String> map) {
@@ -193,6 +206,11 @@ public final class BrokerConfig {
     /** Kafka keys of the static layer that do not apply to Krill (KRaft-only...), with the reason; sorted. */
     public Map<String, String> notApplicableKeys() {
         return notApplicableKeys;
+    }
+
+    /** Keys of the static layer that Krill accepts but does not implement (plug-in classes, tiered storage). */
+    public Set<String> unsupportedKeys() {
+        return unsupportedKeys;
     }
 
     /** node.id (= broker.id); -1 if neither is set. */

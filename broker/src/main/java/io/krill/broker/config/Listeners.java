@@ -79,7 +79,8 @@ public final class Listeners {
                             || same.get(0).isIpv6Literal() && same.get(1).isIpv4Literal()));
                 if (!ok) {
                     throw new ConfigException(configName, all, "Each listener must have a different port unless "
-                            + "exactly one listener has an IPv4 address and the other IPv6 address, port: " + e.getKey());
+                            + "exactly one listener has an IPv4 address and the other IPv6 address, port: "
+                            + e.getKey());
                 }
             }
         }

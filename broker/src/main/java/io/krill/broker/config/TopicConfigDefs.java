@@ -26,7 +26,7 @@ public final class TopicConfigDefs {
             "must be the literal '*' or a list of replicas in the following format: "
                     + "[partitionId]:[brokerId],[partitionId]:[brokerId],...");
 
-    /** All topic keys, sorted by name as Kafka lists them. */
+    /** All topic keys, sorted by name as Kafka lists them. Read-only after class initialisation; safe to share. */
     public static final ConfigDef DEF = define();
 
     private TopicConfigDefs() {

@@ -96,6 +96,16 @@ public final class TopicConfigSynonyms {
         return of(topicKey).stream().map(BrokerSynonym::name).toList();
     }
 
+    /** The broker key that supplies a topic key's default (the first one set), or the topic key if none is set. */
+    static String suppliedBy(String topicKey, ConfigValues broker) {
+        for (BrokerSynonym s : of(topicKey)) {
+            if (broker.get(s.name()) != null) {
+                return s.name();
+            }
+        }
+        return topicKey;
+    }
+
     /**
      * The default of a topic key given the broker's effective values: the first set synonym (converted), else the
      * topic key's own default. Negative retention times mean "unlimited" and become -1, as in Kafka.

@@ -72,8 +72,10 @@ public final class Validators {
         }
 
         private static int compare(Number a, Number b) {
-            boolean integral = !(a instanceof Double || a instanceof Float || b instanceof Double || b instanceof Float);
-            return integral ? Long.compare(a.longValue(), b.longValue()) : Double.compare(a.doubleValue(), b.doubleValue());
+            boolean integral = !(a instanceof Double || a instanceof Float)
+                    && !(b instanceof Double || b instanceof Float);
+            return integral ? Long.compare(a.longValue(), b.longValue())
+                    : Double.compare(a.doubleValue(), b.doubleValue());
         }
 
         @Override
