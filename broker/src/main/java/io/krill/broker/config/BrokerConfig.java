@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
@@ -56,15 +57,10 @@ public final class BrokerConfig {
 
         Set<String> unknown = new TreeSet<>();
         Map<String, String> notApplicable = new TreeMap<>();
-        Set<String> unsupported = new TreeSet<>();
         Map<String, String> merged = new HashMap<>();
         staticConfigs.forEach((k, val) -> {
-            Optional<ConfigKey> key = BrokerConfigDefs.DEF.find(k);
-            if (key.isPresent()) {
+            if (BrokerConfigDefs.DEF.contains(k)) {
                 merged.put(k, val);
-                if (!key.get().supported()) {
-                    unsupported.add(k);
-                }
             } else if (!isKnownListenerOverride(k)) {
                 NotApplicableKeys.reason(k).ifPresentOrElse(r -> notApplicable.put(k, r), () -> unknown.add(k));
             }
@@ -73,10 +69,15 @@ public final class BrokerConfig {
         merged.putAll(dynamicBrokerConfigs);
         this.unknownKeys = Collections.unmodifiableSet(unknown);
         this.notApplicableKeys = Collections.unmodifiableMap(notApplicable);
-        this.unsupportedKeys = Collections.unmodifiableSet(unsupported);
-
         this.nodeId = BrokerConfigChecks.reconcileNodeId(merged);
         this.values = BrokerConfigDefs.DEF.parse(merged);
+        Set<String> unsupported = new TreeSet<>();
+        for (ConfigKey key : BrokerConfigDefs.DEF.keys()) {
+            if (!key.supported() && !Objects.equals(values.get(key.name()), key.defaultValue())) {
+                unsupported.add(key.name());
+            }
+        }
+        this.unsupportedKeys = Collections.unmodifiableSet(unsupported);
         BrokerConfigChecks.check(values, nodeId);
         this.listeners = BrokerListeners.from(values, merged.keySet());
         Map<String, Object> defaults = new LinkedHashMap<>();
@@ -208,7 +209,7 @@ public final class BrokerConfig {
         return notApplicableKeys;
     }
 
-    /** Keys of the static layer that Krill accepts but does not implement (plug-in classes, tiered storage). */
+    /** Keys set to a non-default value that Krill accepts but does not implement (plug-ins, tiered storage). */
     public Set<String> unsupportedKeys() {
         return unsupportedKeys;
     }

@@ -194,8 +194,8 @@ class BrokerConfigTest {
     @Test
     void unsupportedKeysAreAcceptedAndReported() {
         BrokerConfig c = config("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-                "remote.log.storage.system.enable", "false");
-        assertEquals(Set.of("authorizer.class.name", "remote.log.storage.system.enable"), c.unsupportedKeys());
+                "remote.log.storage.system.enable", "false", "replica.selector.class", "x.Y");
+        assertEquals(Set.of("authorizer.class.name", "replica.selector.class"), c.unsupportedKeys());
         assertEquals(Set.of(), c.unknownKeys());
     }
 
