@@ -237,7 +237,8 @@ public final class Record {
     /** The value of header {@code i} as a slice, or {@code null}. Walks the headers before it: O(i). */
     public ByteBuf headerValue(int i) {
         seekHeader(i);
-        position += readVarint();
+        int keyLength = readVarint();
+        position += keyLength;
         int valueLength = readVarint();
         return valueLength < 0 ? null : buffer.slice(position, valueLength);
     }
@@ -249,8 +250,11 @@ public final class Record {
         position = headersIndex;
         limit = end;
         for (int h = 0; h < i; h++) {
-            position += readVarint();
-            position += Math.max(readVarint(), 0);
+            // Read into locals first: "position += readVarint()" would add to the position before the read.
+            int keyLength = readVarint();
+            position += keyLength;
+            int valueLength = readVarint();
+            position += Math.max(valueLength, 0);
         }
     }
 
