@@ -81,6 +81,8 @@ public final class RecordBatch {
     private int offset;
     /** Re-pointed at each record by {@link #forEachRecord}; created on first use. */
     private Record record;
+    /** Reused by {@link #computeCrc()}; created on first use. */
+    private CRC32C crc;
 
     /** Points this flyweight at the batch starting at absolute index {@code offset} of {@code buffer}. */
     public RecordBatch wrap(ByteBuf buffer, int offset) {
@@ -239,7 +241,15 @@ public final class RecordBatch {
 
     /** CRC-32C of attributes to the end of the batch, as it should be stored at {@link #CRC_OFFSET}. */
     public long computeCrc() {
-        return crc32c(buffer, offset + ATTRIBUTES_OFFSET, sizeInBytes() - ATTRIBUTES_OFFSET);
+        CRC32C checksum = crc;
+        if (checksum == null) {
+            checksum = new CRC32C();
+            crc = checksum;
+        } else {
+            checksum.reset();
+        }
+        update(checksum, buffer, offset + ATTRIBUTES_OFFSET, sizeInBytes() - ATTRIBUTES_OFFSET);
+        return checksum.getValue();
     }
 
     public boolean isCrcValid() {
@@ -379,14 +389,27 @@ public final class RecordBatch {
     /** CRC-32C of {@code length} bytes of {@code buffer} from absolute index {@code index}. */
     public static long crc32c(ByteBuf buffer, int index, int length) {
         CRC32C crc = new CRC32C();
-        if (buffer.nioBufferCount() == 1) {
-            crc.update(buffer.nioBuffer(index, length));
+        update(crc, buffer, index, length);
+        return crc.getValue();
+    }
+
+    /**
+     * Feeds bytes to {@code crc} without allocating for array-backed and single-buffer ByteBufs (the
+     * produce path validates every batch: no garbage per batch).
+     */
+    private static void update(CRC32C crc, ByteBuf buffer, int index, int length) {
+        if (buffer.hasArray()) {
+            if (index < 0 || length < 0 || index > buffer.capacity() - length) {
+                throw new IndexOutOfBoundsException("[" + index + ", +" + length + ") of capacity " + buffer.capacity());
+            }
+            crc.update(buffer.array(), buffer.arrayOffset() + index, length);
+        } else if (buffer.nioBufferCount() == 1) {
+            crc.update(buffer.internalNioBuffer(index, length));
         } else {
             for (ByteBuffer part : buffer.nioBuffers(index, length)) {
                 crc.update(part);
             }
         }
-        return crc.getValue();
     }
 
     @Override
