@@ -248,12 +248,23 @@ public final class RecordBatchBuilder implements AutoCloseable {
         if (!type.isTransactionMarker()) {
             throw new IllegalArgumentException(type + " is not a transaction marker");
         }
-        control = true;
         transactional = true;
-        ByteBuf key = Unpooled.buffer(ControlRecords.KEY_SIZE);
-        ControlRecords.writeKey(key, type);
         ByteBuf value = Unpooled.buffer(ControlRecords.END_TRANSACTION_VALUE_SIZE);
         ControlRecords.writeEndTransactionValue(value, coordinatorEpoch);
+        return appendControlRecord(timestamp, type, value);
+    }
+
+    /**
+     * Appends a control record of {@code type} (key = version 0 + type) with {@code value} as its
+     * already-serialized value, and marks the batch control.
+     */
+    public RecordBatchBuilder appendControlRecord(long timestamp, ControlRecordType type, ByteBuf value) {
+        if (type == ControlRecordType.UNKNOWN) {
+            throw new IllegalArgumentException("cannot write an UNKNOWN control record");
+        }
+        control = true;
+        ByteBuf key = Unpooled.buffer(ControlRecords.KEY_SIZE);
+        ControlRecords.writeKey(key, type);
         return append(timestamp, key, value);
     }
 

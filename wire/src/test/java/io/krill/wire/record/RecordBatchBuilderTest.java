@@ -148,6 +148,30 @@ class RecordBatchBuilderTest {
         }
     }
 
+    @Test
+    void controlRecordOfAnyType() {
+        try (RecordBatchBuilder builder = new RecordBatchBuilder()) {
+            builder.baseOffset(3).appendControlRecord(NOW, ControlRecordType.LEADER_CHANGE,
+                    Unpooled.wrappedBuffer(new byte[] {0, 0, 1, 2}));
+            ByteBuf built = builder.build();
+            try {
+                MutableRecordBatch kafka = kafkaBatch(built);
+                assertTrue(kafka.isControlBatch());
+                assertFalse(kafka.isTransactional());
+                org.apache.kafka.common.record.internal.Record record = kafka.iterator().next();
+                assertEquals(org.apache.kafka.common.record.internal.ControlRecordType.LEADER_CHANGE,
+                        org.apache.kafka.common.record.internal.ControlRecordType.parse(record.key()));
+                new RecordBatch().wrap(built, 0).forEachRecord(r -> {
+                    assertEquals(ControlRecordType.LEADER_CHANGE, ControlRecords.type(r));
+                    assertThrows(CorruptRecordException.class, () -> ControlRecords.coordinatorEpoch(r));
+                    return true;
+                });
+            } finally {
+                built.release();
+            }
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(CompressionType.class)
     void explicitOffsetDeltasWithGapsKeepLastOffsetDelta(CompressionType codec) {
