@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 class ConformanceTest {
     private static final long SEED = Long.getLong("krill.conformance.seed", 20240521L);
-    private static final int INSTANCES = Integer.getInteger("krill.conformance.instances", 10);
+    private static final int INSTANCES = Integer.getInteger("krill.conformance.instances", 20);
     private static final int MAX_REPORTED = 25;
 
     @Test
