@@ -125,7 +125,8 @@ public final class ByteBufCodec {
             writeNullLength(buf, compact, nullable, true, field);
             return;
         }
-        int length = ByteBufUtil.utf8Bytes(value);
+        int scanned = utf8Length(value);
+        int length = scanned < 0 ? -scanned - 1 : scanned;
         if (length > MAX_STRING_BYTES) {
             throw new UnwritableMessageException(field + ": string of " + length + " UTF-8 bytes exceeds 32767");
         }
@@ -134,15 +135,48 @@ public final class ByteBufCodec {
         } else {
             buf.writeShort(length);
         }
-        ByteBufUtil.reserveAndWriteUtf8(buf, value, length);
+        if (scanned >= 0) {
+            ByteBufUtil.reserveAndWriteUtf8(buf, value, length);
+        } else {
+            // Lone surrogates: Netty's encoder differs from the JDK's (which Kafka uses) here; rare enough to copy.
+            buf.writeBytes(value.getBytes(StandardCharsets.UTF_8));
+        }
     }
 
     public static int stringSize(String value, boolean compact) {
         if (value == null) {
             return compact ? 1 : 2;
         }
-        int length = ByteBufUtil.utf8Bytes(value);
+        int scanned = utf8Length(value);
+        int length = scanned < 0 ? -scanned - 1 : scanned;
         return compact ? sizeOfUnsignedVarint(length + 1) + length : 2 + length;
+    }
+
+    /**
+     * The length of {@code s} in UTF-8 as the JDK encodes it (a lone surrogate becomes one '?'), without
+     * encoding it; {@code -length - 1} if {@code s} has a lone surrogate.
+     */
+    static int utf8Length(String s) {
+        int n = s.length();
+        int length = n;
+        boolean lone = false;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                continue;
+            }
+            if (c < 0x800) {
+                length += 1;
+            } else if (!Character.isSurrogate(c)) {
+                length += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                length += 2;
+                i++;
+            } else {
+                lone = true;
+            }
+        }
+        return lone ? -length - 1 : length;
     }
 
     // ---------------------------------------------------------------- bytes and records

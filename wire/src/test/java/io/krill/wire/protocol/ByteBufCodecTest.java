@@ -58,6 +58,18 @@ class ByteBufCodecTest {
     }
 
     @Test
+    void loneSurrogatesEncodeAsTheJdkAndKafkaDo() {
+        for (String s : new String[] {"a\uD800b", "\uD800\uD800\uDC00", "x\uD800\u00e9", "\uDC00", "z\uD83D"}) {
+            byte[] jdk = s.getBytes(StandardCharsets.UTF_8);
+            ByteBuf buf = Unpooled.buffer();
+            ByteBufCodec.writeString(buf, s, true, false, "f");
+            assertEquals(ByteBufCodec.stringSize(s, true), buf.readableBytes());
+            assertEquals(jdk.length + 1, buf.readUnsignedByte());
+            assertArrayEquals(jdk, ByteBufUtil.getBytes(buf));
+        }
+    }
+
+    @Test
     void nullStringsAndLimits() {
         ByteBuf buf = Unpooled.buffer();
         ByteBufCodec.writeString(buf, null, false, true, "f");
