@@ -5,6 +5,8 @@ import java.util.List;
 /**
  * One field of a schema struct, with every attribute the schemas use.
  *
+ * <p>Immutable.
+ *
  * @param name             the schema name, upper camel case ({@code "TopicName"})
  * @param type             the field's type
  * @param versions         versions in which the field exists
@@ -20,8 +22,6 @@ import java.util.List;
  * @param entityType       the schema's entity type annotation, "" if none (informational)
  * @param about            documentation text, "" if none
  * @param fields           the fields of an inline struct type, empty otherwise
- *
- * <p>Immutable.
  */
 public record FieldSpec(String name, FieldType type, Versions versions, Versions nullableVersions,
                         Versions taggedVersions, Integer tag, String defaultValue, boolean ignorable,

@@ -5,6 +5,8 @@ import java.util.List;
 /**
  * One schema file.
  *
+ * <p>Immutable.
+ *
  * @param apiKey                the API key, or null for non-API schemas (headers, data)
  * @param type                  "request", "response", "header", "data", ...
  * @param name                  the schema name, e.g. {@code ProduceRequest}
@@ -14,13 +16,10 @@ import java.util.List;
  * @param commonStructs         structs shared by several fields
  * @param listeners             listener names (broker, controller) for requests, empty otherwise
  * @param latestVersionUnstable whether the highest version is still unstable
- * @param about                 documentation gathered from the schema, "" if none
- *
- * <p>Immutable.
  */
 public record MessageSpec(Integer apiKey, String type, String name, Versions validVersions,
                           Versions flexibleVersions, List<FieldSpec> fields, List<StructSpec> commonStructs,
-                          List<String> listeners, boolean latestVersionUnstable, String about) {
+                          List<String> listeners, boolean latestVersionUnstable) {
 
     public boolean isApi() {
         return apiKey != null;

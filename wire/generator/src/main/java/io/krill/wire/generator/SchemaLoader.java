@@ -80,7 +80,7 @@ public final class SchemaLoader {
         Integer apiKey = root.has("apiKey") ? root.get("apiKey").asInt() : null;
         return new MessageSpec(apiKey, text(root, "type", ""), name, valid, flexible, fields(root.get("fields")),
             List.copyOf(common), List.copyOf(listeners),
-            root.has("latestVersionUnstable") && root.get("latestVersionUnstable").asBoolean(), "");
+            root.has("latestVersionUnstable") && root.get("latestVersionUnstable").asBoolean());
     }
 
     private static List<FieldSpec> fields(JsonNode array) {
