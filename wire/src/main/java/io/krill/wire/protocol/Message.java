@@ -22,7 +22,8 @@ public interface Message {
     void read(ByteBuf buf, short version);
 
     /**
-     * Writes this message at {@code buf}'s writer index; exactly {@link #size(short)} bytes.
+     * Writes this message at {@code buf}'s writer index; exactly {@link #size(short)} bytes. If it
+     * throws, part of the message may have been written: reset the writer index or drop the buffer.
      *
      * @throws UnwritableMessageException if the message cannot be encoded at {@code version}
      */

@@ -516,8 +516,8 @@ final class MessageClassEmitter {
     }
 
     private static void throwNonDefault(CodeWriter w, StructContext c, FieldSpec f) {
-        w.line("throw new UnwritableMessageException(%s + \": a non-default value cannot be written at version \" + version);",
-            c.qualified(f));
+        w.line("throw new UnwritableMessageException(\"%s.%s: a non-default value cannot be written at version \" + version);",
+            c.cls, f.camelName());
     }
 
     private void writeTaggedSection(CodeWriter w, StructContext c) {
