@@ -679,7 +679,7 @@ final class LogSegment {
      * per window, large ones one read per header. Stops at {@code end} or at an implausible header.
      */
     static final class HeaderScanner implements AutoCloseable {
-        private static final int FIELDS = RecordBatch.MAX_TIMESTAMP_OFFSET + 8;
+        private static final int FIELDS = RecordBatch.PRODUCER_ID_OFFSET + 8;
         private final BatchReaderWindow window;
         private final int end;
         private int next;
@@ -690,6 +690,8 @@ final class LogSegment {
         long lastOffset;
         long maxTimestamp;
         int partitionLeaderEpoch;
+        short attributes;
+        long producerId;
 
         HeaderScanner(FileRecords records, int start, int end) throws IOException {
             this.window = new BatchReaderWindow(records, SCAN_BUFFER);
@@ -717,6 +719,8 @@ final class LogSegment {
             lastOffset = baseOffset + window.buf.getInt(at + RecordBatch.LAST_OFFSET_DELTA_OFFSET);
             maxTimestamp = window.buf.getLong(at + RecordBatch.MAX_TIMESTAMP_OFFSET);
             partitionLeaderEpoch = window.buf.getInt(at + RecordBatch.PARTITION_LEADER_EPOCH_OFFSET);
+            attributes = window.buf.getShort(at + RecordBatch.ATTRIBUTES_OFFSET);
+            producerId = window.buf.getLong(at + RecordBatch.PRODUCER_ID_OFFSET);
             next += size;
             valid = true;
             return true;

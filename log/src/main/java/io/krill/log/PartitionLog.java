@@ -1045,6 +1045,11 @@ public final class PartitionLog implements AutoCloseable {
         return new ArrayList<>(segments.keySet());
     }
 
+    /** Log data is fsynced below this offset. */
+    long flushedOffset() {
+        return flushedOffset;
+    }
+
     public long lastFlushTimeMs() {
         return lastFlushTimeMs;
     }
