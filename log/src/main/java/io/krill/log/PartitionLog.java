@@ -717,13 +717,9 @@ public final class PartitionLog implements AutoCloseable {
             return active;
         }
         long leo = nextOffsetMetadata.offset();
-        if (active.size() == 0) {
-            // An empty active segment too far below the next offset (follower jump): replace it.
-            segments.remove(active.baseOffset);
-            active.deleteFiles();
-        } else {
-            active.onBecomeInactive();
-        }
+        // An empty active segment too far below the next offset (a follower jump) stays as an empty
+        // inactive segment, as in Kafka: the log start offset never falls below the first segment's base.
+        active.onBecomeInactive();
         LogSegment segment = LogSegment.open(dir, newBase, config, fileCache, time, true, "");
         segment.activate();
         segments.put(newBase, segment);
@@ -1105,7 +1101,8 @@ public final class PartitionLog implements AutoCloseable {
      * Removes everything at and after {@code targetOffset} (a follower diverged from its leader): later
      * segments are deleted, the segment holding it is truncated (a batch straddling the offset goes
      * whole) and becomes active, and the leader-epoch cache and producer state follow. The LEO becomes
-     * the offset after the last remaining batch (at most targetOffset).
+     * the offset after the last remaining batch (at most targetOffset); if that is below the log start
+     * offset (a straddling batch held it), the log restarts empty at targetOffset.
      *
      * @return whether anything was removed
      */
@@ -1132,6 +1129,12 @@ public final class PartitionLog implements AutoCloseable {
             seg.activate();
             seg.truncateTo(targetOffset);
             long leo = seg.readNextOffset();
+            if (leo < logStartOffset) {
+                // A batch straddling the target held the log start offset: nothing readable is left.
+                deleteSegmentFiles(removed);
+                truncateFullyAndStartAtLocked(targetOffset);
+                return true;
+            }
             nextOffsetMetadata = new LogOffsetMetadata(leo, seg.baseOffset, seg.size());
             recoveryPoint = Math.min(recoveryPoint, seg.baseOffset);
             flushedOffset = Math.min(flushedOffset, leo);

@@ -56,6 +56,11 @@ final class TestBatches {
         return this;
     }
 
+    /** Two plain records. */
+    static ByteBuf records() {
+        return batch().records(2, 8, 1000).build();
+    }
+
     /** A commit (or abort) marker from {@code pid}. */
     static ByteBuf marker(long pid, short producerEpoch, boolean commit, int coordinatorEpoch, long timestamp) {
         ByteBuffer key = ByteBuffer.allocate(4).putShort((short) 0).putShort((short) (commit ? 1 : 0));
