@@ -309,7 +309,7 @@ abstract class AbstractIndex {
 
     final void renameTo(Path target) throws IOException {
         synchronized (lock) {
-            Files.move(file, target);
+            io.krill.log.checkpoint.AtomicFile.atomicMove(file, target);
             file = target;
         }
     }

@@ -239,7 +239,7 @@ final class FileRecords {
 
     void renameTo(Path target) throws IOException {
         synchronized (lock) {
-            Files.move(file, target);
+            io.krill.log.checkpoint.AtomicFile.atomicMove(file, target);
             file = target;
         }
     }

@@ -622,7 +622,11 @@ final class LogSegment {
         txnIndex.flush();
     }
 
-    /** Renames every file from {@code oldSuffix} to {@code newSuffix} (e.g. "" to ".deleted"). */
+    /**
+     * Renames every file from {@code oldSuffix} to {@code newSuffix} (e.g. "" to ".deleted"), replacing
+     * existing targets: a {@code .deleted} file of an earlier segment with the same base offset (cleaned or
+     * truncated again within file.delete.delay.ms) is garbage.
+     */
     void changeFileSuffixes(String oldSuffix, String newSuffix) throws IOException {
         // The log file last: compaction relies on a renamed .log meaning the indexes were renamed before it.
         offsetIndex.renameTo(rename(offsetIndex.file(), oldSuffix, newSuffix));

@@ -180,7 +180,7 @@ final class TransactionIndex {
 
     void renameTo(Path target) throws IOException {
         if (Files.exists(file)) {
-            Files.move(file, target);
+            io.krill.log.checkpoint.AtomicFile.atomicMove(file, target);
         }
         file = target;
     }
