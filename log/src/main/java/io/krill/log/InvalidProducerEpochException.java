@@ -1,0 +1,15 @@
+package io.krill.log;
+
+/** A producer batch or marker with an epoch older than the producer's current one (fenced). Maps to {@code INVALID_PRODUCER_EPOCH}. */
+public final class InvalidProducerEpochException extends LogException {
+    private static final long serialVersionUID = 1L;
+
+    public InvalidProducerEpochException(String message) {
+        super(message);
+    }
+
+    @Override
+    public String errorName() {
+        return "INVALID_PRODUCER_EPOCH";
+    }
+}

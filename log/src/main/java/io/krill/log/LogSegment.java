@@ -1,0 +1,773 @@
+package io.krill.log;
+
+import io.krill.log.record.BatchRecords;
+import io.krill.wire.record.CorruptRecordException;
+import io.krill.wire.record.RecordBatch;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One segment of a partition log: the {@code .log} file ({@link FileRecords}) with its offset index,
+ * time index and transaction index, all named by the segment's base offset. Every offset in the segment
+ * is in [baseOffset, baseOffset + 2^31), so indexes store 32-bit relative offsets.
+ *
+ * <p>The last segment of a log is <em>active</em>: its channel and index mappings are pinned open and
+ * read-write, its indexes preallocated. {@link #onBecomeInactive()} (roll, close) trims the indexes and
+ * writes a final time index entry with the segment's largest timestamp; {@link #activate()} reverses that
+ * when truncation makes an older segment the last one.
+ *
+ * <p>Thread-safety: mutations (append, truncate, recover, activate/deactivate, rename) are done by the
+ * owner of the partition's lock; reads ({@link #read}, {@link #translateOffset},
+ * {@link #findOffsetByTimestamp}) run concurrently and are bounded by a size the caller read before.
+ */
+final class LogSegment {
+    static final Logger log = LoggerFactory.getLogger(LogSegment.class);
+    private static final int SCAN_BUFFER = 16 * 1024;
+
+    /** Where a batch is: file position, offsets and size. */
+    record BatchLocation(int position, long baseOffset, long lastOffset, int size, long maxTimestamp) {
+    }
+
+    /** A segment read: the slice of whole batches and the offset after the last one (null if empty). */
+    record SegmentRead(FileSlice slice, long firstOffset, long nextOffset, boolean firstBatchTooLarge) {
+    }
+
+    /** Receives every valid batch during {@link #recover}, for producer state, txn index and epochs. */
+    interface RecoveryObserver {
+        void onBatch(LogSegment segment, RecordBatch batch) throws IOException;
+    }
+
+    private static final TimeIndex.TimestampOffset UNKNOWN = new TimeIndex.TimestampOffset(Long.MIN_VALUE, -1);
+
+    final long baseOffset;
+    private final Path dir;
+    private final FileRecords records;
+    private final OffsetIndex offsetIndex;
+    private final TimeIndex timeIndex;
+    private final TransactionIndex txnIndex;
+    private final int indexIntervalBytes;
+    private final long rollJitterMs;
+    private final Time time;
+    private int bytesSinceLastIndexEntry;
+    /** Largest batch max timestamp and the last offset of its batch; UNKNOWN until loaded. */
+    private volatile TimeIndex.TimestampOffset maxTimestamp = UNKNOWN;
+    private volatile long rollingBasedTimestamp = Long.MIN_VALUE;
+    private volatile boolean active;
+    /** Set when opening found an index missing or malformed: rebuild before use. */
+    private boolean needsIndexRebuild;
+    private boolean txnIndexCorrupt;
+
+    private LogSegment(Path dir, long baseOffset, FileRecords records, OffsetIndex offsetIndex, TimeIndex timeIndex,
+            TransactionIndex txnIndex, LogConfig config, Time time, boolean needsIndexRebuild, boolean txnIndexCorrupt) {
+        this.dir = dir;
+        this.baseOffset = baseOffset;
+        this.records = records;
+        this.offsetIndex = offsetIndex;
+        this.timeIndex = timeIndex;
+        this.txnIndex = txnIndex;
+        this.indexIntervalBytes = config.indexIntervalBytes();
+        this.rollJitterMs = config.segmentJitterMs() > 0
+                ? ThreadLocalRandom.current().nextLong(config.segmentJitterMs()) : 0;
+        this.time = time;
+        this.needsIndexRebuild = needsIndexRebuild;
+        this.txnIndexCorrupt = txnIndexCorrupt;
+    }
+
+    /**
+     * Opens (or with {@code create}, creates empty) the segment at {@code baseOffset}, every file name
+     * carrying {@code suffix} ("" normally, {@code .swap} / {@code .cleaned} for compaction output). An
+     * index that is missing (with a non-empty log) or malformed is replaced by an empty one and flagged
+     * ({@link #needsIndexRebuild()}); the segment starts inactive.
+     */
+    static LogSegment open(Path dir, long baseOffset, LogConfig config, OpenFileCache cache, Time time,
+            boolean create, String suffix) throws IOException {
+        Path logFile = LogFileNames.file(dir, baseOffset, LogFileNames.LOG, suffix);
+        Path indexFile = LogFileNames.file(dir, baseOffset, LogFileNames.INDEX, suffix);
+        Path timeFile = LogFileNames.file(dir, baseOffset, LogFileNames.TIME_INDEX, suffix);
+        Path txnFile = LogFileNames.file(dir, baseOffset, LogFileNames.TXN_INDEX, suffix);
+        if (create) {
+            Files.deleteIfExists(indexFile);
+            Files.deleteIfExists(timeFile);
+            Files.deleteIfExists(txnFile);
+        }
+        FileRecords records = FileRecords.open(logFile, cache, create);
+        boolean rebuild = records.sizeInBytes() > 0 && (!Files.exists(indexFile) || !Files.exists(timeFile));
+        OffsetIndex offsetIndex;
+        try {
+            offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes(), cache, records::sizeInBytes);
+        } catch (CorruptIndexException e) {
+            log.warn("{}; rebuilding it", e.getMessage());
+            Files.delete(indexFile);
+            offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes(), cache, records::sizeInBytes);
+            rebuild = true;
+        }
+        TimeIndex timeIndex;
+        try {
+            timeIndex = new TimeIndex(timeFile, baseOffset, config.segmentIndexBytes(), cache);
+        } catch (CorruptIndexException e) {
+            log.warn("{}; rebuilding it", e.getMessage());
+            Files.delete(timeFile);
+            timeIndex = new TimeIndex(timeFile, baseOffset, config.segmentIndexBytes(), cache);
+            rebuild = true;
+        }
+        TransactionIndex txnIndex;
+        boolean txnCorrupt = false;
+        try {
+            txnIndex = new TransactionIndex(txnFile, baseOffset);
+            if (txnIndex.entries() > 0 && txnIndex.check() != null) {
+                log.warn("{}: {}; recovering the segment", txnFile, txnIndex.check());
+                txnCorrupt = true;
+            }
+        } catch (CorruptIndexException e) {
+            log.warn("{}; recovering the segment", e.getMessage());
+            Files.delete(txnFile);
+            txnIndex = new TransactionIndex(txnFile, baseOffset);
+            txnCorrupt = true;
+        }
+        return new LogSegment(dir, baseOffset, records, offsetIndex, timeIndex, txnIndex, config, time, rebuild, txnCorrupt);
+    }
+
+    FileRecords records() {
+        return records;
+    }
+
+    OffsetIndex offsetIndex() {
+        return offsetIndex;
+    }
+
+    TimeIndex timeIndex() {
+        return timeIndex;
+    }
+
+    TransactionIndex txnIndex() {
+        return txnIndex;
+    }
+
+    int size() {
+        return records.sizeInBytes();
+    }
+
+    boolean isActive() {
+        return active;
+    }
+
+    boolean needsIndexRebuild() {
+        return needsIndexRebuild;
+    }
+
+    boolean txnIndexCorrupt() {
+        return txnIndexCorrupt;
+    }
+
+    boolean canConvertToRelativeOffset(long offset) {
+        long rel = offset - baseOffset;
+        return rel >= 0 && rel <= Integer.MAX_VALUE;
+    }
+
+    // ---------------------------------------------------------------- life cycle
+
+    /** Pins the channel and maps the indexes read-write: this is now the last segment. */
+    void activate() throws IOException {
+        if (active) {
+            return;
+        }
+        if (!needsIndexRebuild) {
+            try {
+                offsetIndex.verify();
+                timeIndex.verify();
+            } catch (CorruptIndexException e) {
+                log.warn("{}; rebuilding the indexes", e.getMessage());
+                needsIndexRebuild = true;
+            }
+        }
+        records.pin();
+        offsetIndex.activate();
+        timeIndex.activate();
+        active = true;
+        if (needsIndexRebuild) {
+            rebuildIndexes();
+        } else {
+            int lastIndexed = offsetIndex.lookup(Long.MAX_VALUE).position();
+            bytesSinceLastIndexEntry = size() - lastIndexed;
+            loadMaxTimestamp();
+        }
+    }
+
+    /** Writes the final time index entry, trims the indexes and unpins the channel (roll, clean close). */
+    void onBecomeInactive() throws IOException {
+        if (!active) {
+            return;
+        }
+        TimeIndex.TimestampOffset max = maxTimestampAndOffset();
+        if (max.timestamp() >= 0) {
+            timeIndex.maybeAppend(max.timestamp(), max.offset(), true);
+        }
+        offsetIndex.deactivate();
+        timeIndex.deactivate();
+        records.unpin();
+        active = false;
+    }
+
+    // ---------------------------------------------------------------- append
+
+    /**
+     * Appends {@code length} bytes of whole batches from absolute {@code index} of {@code buf} (active
+     * segment, append lock held), then adds index entries: one per {@code index.interval.bytes}, keyed by
+     * a batch's last offset, with a time index entry when the max timestamp grew.
+     */
+    void append(ByteBuf buf, int index, int length, RecordBatch flyweight) throws IOException {
+        if (rollingBasedTimestamp == Long.MIN_VALUE && size() == 0) {
+            rollingBasedTimestamp = time.milliseconds();
+        }
+        int position = records.append(buf, index, length);
+        TimeIndex.TimestampOffset max = maxTimestampAndOffset();
+        int i = index;
+        int end = index + length;
+        while (i < end) {
+            RecordBatch batch = flyweight.wrap(buf, i);
+            int size = batch.sizeInBytes();
+            indexBatch(position + (i - index), size, batch.lastOffset(), batch.maxTimestamp(), max);
+            max = maxTimestamp;
+            i += size;
+        }
+    }
+
+    private void indexBatch(int position, int size, long lastOffset, long batchMaxTimestamp,
+            TimeIndex.TimestampOffset max) {
+        if (batchMaxTimestamp > max.timestamp()) {
+            max = new TimeIndex.TimestampOffset(batchMaxTimestamp, lastOffset);
+            maxTimestamp = max;
+        }
+        if (bytesSinceLastIndexEntry > indexIntervalBytes) {
+            offsetIndex.append(lastOffset, position);
+            if (max.timestamp() >= 0) {
+                timeIndex.maybeAppend(max.timestamp(), max.offset(), false);
+            }
+            bytesSinceLastIndexEntry = 0;
+        }
+        bytesSinceLastIndexEntry += size;
+    }
+
+    /** Whether the next append of {@code appendBytes} bytes ending at {@code lastOffset} needs a new segment. */
+    boolean shouldRoll(LogConfig config, int appendBytes, long lastOffset, long now) {
+        int size = size();
+        if (size == 0) {
+            return !canConvertToRelativeOffset(lastOffset);
+        }
+        boolean fullBySize = size > config.segmentBytes() - appendBytes;
+        long rollBase = rollingBasedTimestamp();
+        boolean fullByTime = now - rollBase > config.segmentMs() - rollJitterMs;
+        return fullBySize || fullByTime || offsetIndex.isFull() || timeIndex.isFullForAppend()
+                || !canConvertToRelativeOffset(lastOffset);
+    }
+
+    /**
+     * The time segment.ms counts from: the wall-clock time of the first append to a segment created by
+     * this process; for a segment loaded from disk, its first batch's max timestamp (capped at now). Kafka
+     * uses the first batch's timestamp always, which rolls a segment per append while old data is
+     * replayed; here that can happen at most once, for the active segment found at start-up.
+     */
+    long rollingBasedTimestamp() {
+        long t = rollingBasedTimestamp;
+        if (t != Long.MIN_VALUE) {
+            return t;
+        }
+        long now = time.milliseconds();
+        if (size() >= RecordBatch.HEADER_SIZE) {
+            try (BatchReader reader = new BatchReader(records, 0, size(), RecordBatch.HEADER_SIZE)) {
+                RecordBatch first = reader.next();
+                if (first != null && first.maxTimestamp() >= 0) {
+                    t = Math.min(first.maxTimestamp(), now);
+                }
+            } catch (IOException | RuntimeException e) {
+                log.debug("reading the first batch of {} failed", records.file(), e);
+            }
+        }
+        if (t == Long.MIN_VALUE) {
+            t = now;
+        }
+        rollingBasedTimestamp = t;
+        return t;
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    /**
+     * The first batch at or after {@code startPosition} whose last offset is at least {@code offset},
+     * scanning headers up to {@code maxPosition}; null if there is none.
+     */
+    BatchLocation translateOffset(long offset, int startPosition, int maxPosition) throws IOException {
+        try (HeaderScanner scan = new HeaderScanner(records, startPosition, maxPosition)) {
+            while (scan.next()) {
+                if (scan.lastOffset >= offset) {
+                    return new BatchLocation(scan.position, scan.baseOffset, scan.lastOffset, scan.size, scan.maxTimestamp);
+                }
+            }
+            return null;
+        }
+    }
+
+    /** The index's start position for {@code offset}, rebuilding a corrupt index on the way. */
+    int indexedPosition(long offset) throws IOException {
+        try {
+            return offsetIndex.lookup(offset).position();
+        } catch (CorruptIndexException e) {
+            handleCorruptIndex(e);
+            return offsetIndex.lookup(offset).position();
+        }
+    }
+
+    /**
+     * Reads whole batches starting with the one containing {@code startOffset} (or the first after it),
+     * up to {@code maxSize} bytes (the first batch regardless when {@code minOneBatch}), stopping before
+     * the first batch whose last offset reaches {@code maxOffset} and at {@code maxPosition}.
+     *
+     * @return null if no batch of this segment (below maxPosition) reaches startOffset
+     */
+    SegmentRead read(long startOffset, int maxSize, int maxPosition, long maxOffset, boolean minOneBatch) throws IOException {
+        int start = indexedPosition(startOffset);
+        try (HeaderScanner scan = new HeaderScanner(records, start, maxPosition)) {
+            while (scan.next()) {
+                if (scan.lastOffset >= startOffset) {
+                    break;
+                }
+            }
+            if (!scan.valid) {
+                return null;
+            }
+            int firstPosition = scan.position;
+            long firstOffset = scan.baseOffset;
+            int length = 0;
+            long nextOffset = startOffset;
+            boolean tooLarge = false;
+            do {
+                if (scan.lastOffset >= maxOffset) {
+                    break;
+                }
+                if ((long) length + scan.size > maxSize) {
+                    if (length == 0) {
+                        if (minOneBatch) {
+                            length = scan.size;
+                            nextOffset = scan.lastOffset + 1;
+                        } else {
+                            tooLarge = true;
+                        }
+                    }
+                    break;
+                }
+                length += scan.size;
+                nextOffset = scan.lastOffset + 1;
+            } while (scan.next());
+            return new SegmentRead(records.slice(firstPosition, length), firstOffset, nextOffset, tooLarge);
+        }
+    }
+
+    /**
+     * The first record at or after {@code startingOffset} with timestamp &gt;= {@code timestamp}, or null.
+     * Starts from the time index, scans batch headers, then walks the records of the matching batch (an
+     * uncompressed batch exactly; a compressed one is answered with its first offset until wire's codecs
+     * are wired in, see {@link BatchRecords}).
+     */
+    TimestampAndOffset findOffsetByTimestamp(long timestamp, long startingOffset) throws IOException {
+        long fromOffset = Math.max(startingOffset, timeIndexLookup(timestamp).offset());
+        int start = indexedPosition(fromOffset);
+        int max = size();
+        try (BatchReader reader = new BatchReader(records, start, max, SCAN_BUFFER)) {
+            RecordBatch batch;
+            while ((batch = reader.next()) != null) {
+                if (batch.lastOffset() < startingOffset || batch.maxTimestamp() < timestamp) {
+                    continue;
+                }
+                TimestampAndOffset found = firstRecordAtOrAfter(batch, timestamp, startingOffset);
+                if (found != null) {
+                    return found;
+                }
+            }
+        }
+        return null;
+    }
+
+    private TimeIndex.TimestampOffset timeIndexLookup(long timestamp) throws IOException {
+        try {
+            return timeIndex.lookup(timestamp);
+        } catch (CorruptIndexException e) {
+            handleCorruptIndex(e);
+            return timeIndex.lookup(timestamp);
+        }
+    }
+
+    static TimestampAndOffset firstRecordAtOrAfter(RecordBatch batch, long timestamp, long startingOffset) {
+        if (!BatchRecords.isDecodable(batch)) {
+            long offset = Math.max(batch.baseOffset(), startingOffset);
+            return new TimestampAndOffset(batch.maxTimestamp(), offset, java.util.OptionalInt.empty());
+        }
+        TimestampAndOffset[] found = new TimestampAndOffset[1];
+        BatchRecords.forEach(batch, r -> {
+            if (r.offset >= startingOffset && r.timestamp >= timestamp) {
+                found[0] = new TimestampAndOffset(r.timestamp, r.offset, java.util.OptionalInt.empty());
+                return false;
+            }
+            return true;
+        });
+        return found[0];
+    }
+
+    /** The first record of the batch whose last offset is {@code shallowOffset} carrying {@code timestamp}. */
+    TimestampAndOffset recordWithTimestamp(long shallowOffset, long timestamp) throws IOException {
+        int start = indexedPosition(shallowOffset);
+        try (BatchReader reader = new BatchReader(records, start, size(), SCAN_BUFFER)) {
+            RecordBatch batch;
+            while ((batch = reader.next()) != null) {
+                if (batch.lastOffset() >= shallowOffset) {
+                    TimestampAndOffset t = firstRecordAtOrAfter(batch, timestamp, batch.baseOffset());
+                    if (t != null && t.timestamp() == timestamp) {
+                        return t;
+                    }
+                    return new TimestampAndOffset(timestamp, shallowOffset, java.util.OptionalInt.empty());
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The offset after the segment's last batch, or the base offset when empty. */
+    long readNextOffset() throws IOException {
+        int size = size();
+        if (size == 0) {
+            return baseOffset;
+        }
+        int start = indexedPosition(Long.MAX_VALUE);
+        long next = baseOffset;
+        try (HeaderScanner scan = new HeaderScanner(records, start, size)) {
+            while (scan.next()) {
+                next = scan.lastOffset + 1;
+            }
+        }
+        return next;
+    }
+
+    /** Largest batch max timestamp and the offset of its batch's end; (-1, base) for a segment without. */
+    TimeIndex.TimestampOffset maxTimestampAndOffset() throws IOException {
+        TimeIndex.TimestampOffset m = maxTimestamp;
+        if (m == UNKNOWN) {
+            loadMaxTimestamp();
+            m = maxTimestamp;
+        }
+        return m;
+    }
+
+    private void loadMaxTimestamp() throws IOException {
+        TimeIndex.TimestampOffset last;
+        try {
+            last = timeIndex.lastEntry();
+        } catch (CorruptIndexException e) {
+            handleCorruptIndex(e);
+            last = timeIndex.lastEntry();
+        }
+        // The final entry written at roll/close makes this exact for a cleanly closed segment; batches after
+        // the last entry (an active segment loaded after recovery or truncation) are scanned.
+        TimeIndex.TimestampOffset max = last;
+        int start = indexedPosition(last.offset());
+        try (HeaderScanner scan = new HeaderScanner(records, start, size())) {
+            while (scan.next()) {
+                if (scan.maxTimestamp > max.timestamp()) {
+                    max = new TimeIndex.TimestampOffset(scan.maxTimestamp, scan.lastOffset);
+                }
+            }
+        }
+        maxTimestamp = max;
+    }
+
+    /**
+     * The segment's largest timestamp for retention: the largest batch max timestamp, or the file's
+     * modification time when no batch has a timestamp.
+     */
+    long largestTimestamp() throws IOException {
+        long ts = maxTimestampAndOffset().timestamp();
+        return ts >= 0 ? ts : lastModified();
+    }
+
+    long lastModified() throws IOException {
+        return Files.getLastModifiedTime(records.file()).toMillis();
+    }
+
+    // ---------------------------------------------------------------- recovery and truncation
+
+    private void handleCorruptIndex(CorruptIndexException e) throws IOException {
+        synchronized (this) {
+            log.warn("{}; rebuilding the indexes of segment {}", e.getMessage(), baseOffset);
+            boolean wasActive = active;
+            if (!wasActive) {
+                offsetIndex.activate();
+                timeIndex.activate();
+            }
+            rebuildIndexes();
+            if (!wasActive) {
+                TimeIndex.TimestampOffset max = maxTimestamp;
+                if (max.timestamp() >= 0) {
+                    timeIndex.maybeAppend(max.timestamp(), max.offset(), true);
+                }
+                offsetIndex.deactivate();
+                timeIndex.deactivate();
+            }
+        }
+    }
+
+    /** Rebuilds the offset and time indexes from the batch headers (indexes must be active). */
+    void rebuildIndexes() throws IOException {
+        offsetIndex.reset();
+        timeIndex.reset();
+        bytesSinceLastIndexEntry = 0;
+        TimeIndex.TimestampOffset max = new TimeIndex.TimestampOffset(RecordBatch.NO_TIMESTAMP, baseOffset);
+        maxTimestamp = max;
+        try (HeaderScanner scan = new HeaderScanner(records, 0, size())) {
+            while (scan.next()) {
+                indexBatch(scan.position, scan.size, scan.lastOffset, scan.maxTimestamp, max);
+                max = maxTimestamp;
+            }
+        }
+        needsIndexRebuild = false;
+    }
+
+    /**
+     * Validates every batch (length, magic, codec, CRC, offsets increasing and fitting the segment),
+     * rebuilds the three indexes from the valid ones, reports each to {@code observer}, and truncates the
+     * file after the last valid batch. The segment must be active (indexes writable).
+     *
+     * @return bytes truncated
+     */
+    int recover(RecoveryObserver observer) throws IOException {
+        offsetIndex.reset();
+        timeIndex.reset();
+        txnIndex.reset();
+        bytesSinceLastIndexEntry = 0;
+        TimeIndex.TimestampOffset max = new TimeIndex.TimestampOffset(RecordBatch.NO_TIMESTAMP, baseOffset);
+        maxTimestamp = max;
+        int size = size();
+        int validBytes = 0;
+        long expectedMinOffset = baseOffset;
+        try (BatchReader reader = new BatchReader(records, 0, size, 1024 * 1024)) {
+            RecordBatch batch;
+            while ((batch = reader.next()) != null) {
+                try {
+                    batch.validate(batch.sizeInBytes());
+                } catch (CorruptRecordException e) {
+                    log.warn("segment {} of {}: invalid batch at position {}: {}", baseOffset, dir, reader.position(),
+                            e.getMessage());
+                    break;
+                }
+                if (batch.baseOffset() < expectedMinOffset || !canConvertToRelativeOffset(batch.lastOffset())) {
+                    log.warn("segment {} of {}: batch at position {} has offsets {}..{}, expected from {}", baseOffset,
+                            dir, reader.position(), batch.baseOffset(), batch.lastOffset(), expectedMinOffset);
+                    break;
+                }
+                indexBatch(reader.position(), batch.sizeInBytes(), batch.lastOffset(), batch.maxTimestamp(), max);
+                max = maxTimestamp;
+                observer.onBatch(this, batch);
+                expectedMinOffset = batch.lastOffset() + 1;
+                validBytes = reader.nextPosition();
+            }
+        }
+        needsIndexRebuild = false;
+        txnIndexCorrupt = false;
+        int truncated = size - validBytes;
+        if (truncated > 0) {
+            log.warn("segment {} of {}: truncating {} invalid bytes at position {}", baseOffset, dir, truncated, validBytes);
+            records.truncateTo(validBytes);
+        }
+        if (validBytes == 0) {
+            rollingBasedTimestamp = Long.MIN_VALUE;
+        }
+        return truncated;
+    }
+
+    /**
+     * Removes every batch whose last offset is at least {@code offset} (a batch straddling it goes whole)
+     * from the file and the indexes. The segment must be active.
+     *
+     * @return bytes removed
+     */
+    int truncateTo(long offset) throws IOException {
+        BatchLocation loc = translateOffset(offset, indexedPosition(offset), size());
+        offsetIndex.truncateTo(offset);
+        timeIndex.truncateTo(offset);
+        txnIndex.truncateTo(offset);
+        if (loc == null) {
+            return 0;
+        }
+        int before = size();
+        records.truncateTo(loc.position());
+        int lastIndexed = offsetIndex.lookup(Long.MAX_VALUE).position();
+        bytesSinceLastIndexEntry = size() - lastIndexed;
+        maxTimestamp = UNKNOWN;
+        loadMaxTimestamp();
+        if (size() == 0) {
+            rollingBasedTimestamp = Long.MIN_VALUE;
+        }
+        return before - size();
+    }
+
+    // ---------------------------------------------------------------- files
+
+    /** fsync of the log, indexes and txn index. */
+    void flush() throws IOException {
+        records.flush();
+        offsetIndex.flush();
+        timeIndex.flush();
+        txnIndex.flush();
+    }
+
+    /**
+     * Renames every file from {@code oldSuffix} to {@code newSuffix} (e.g. "" to ".deleted"), replacing
+     * existing targets: a {@code .deleted} file of an earlier segment with the same base offset (cleaned or
+     * truncated again within file.delete.delay.ms) is garbage.
+     */
+    void changeFileSuffixes(String oldSuffix, String newSuffix) throws IOException {
+        // The log file last: compaction relies on a renamed .log meaning the indexes were renamed before it.
+        offsetIndex.renameTo(rename(offsetIndex.file(), oldSuffix, newSuffix));
+        timeIndex.renameTo(rename(timeIndex.file(), oldSuffix, newSuffix));
+        txnIndex.renameTo(rename(txnIndex.file(), oldSuffix, newSuffix));
+        records.renameTo(rename(records.file(), oldSuffix, newSuffix));
+    }
+
+    private static Path rename(Path file, String oldSuffix, String newSuffix) {
+        String name = file.getFileName().toString();
+        if (!name.endsWith(oldSuffix)) {
+            throw new IllegalStateException(file + " does not end with '" + oldSuffix + "'");
+        }
+        return file.resolveSibling(name.substring(0, name.length() - oldSuffix.length()) + newSuffix);
+    }
+
+    /** Closes the handles (in-flight readers keep theirs) without trimming anything. */
+    void closeHandles() {
+        records.close();
+        offsetIndex.close();
+        timeIndex.close();
+        active = false;
+    }
+
+    /** Clean close: trims the active indexes and writes the final time index entry, then closes. */
+    void close() throws IOException {
+        try {
+            onBecomeInactive();
+        } finally {
+            closeHandles();
+        }
+    }
+
+    /** Closes and deletes every file of the segment. */
+    void deleteFiles() throws IOException {
+        closeHandles();
+        Files.deleteIfExists(records.file());
+        Files.deleteIfExists(offsetIndex.file());
+        Files.deleteIfExists(timeIndex.file());
+        Files.deleteIfExists(txnIndex.file());
+    }
+
+    boolean isClosed() {
+        return records.isClosed();
+    }
+
+    @Override
+    public String toString() {
+        return "LogSegment(base=" + baseOffset + ", size=" + size() + ", active=" + active + ")";
+    }
+
+    /**
+     * Scans batch headers through a window buffer (no full batch reads): many small batches cost one read
+     * per window, large ones one read per header. Stops at {@code end} or at an implausible header.
+     */
+    static final class HeaderScanner implements AutoCloseable {
+        private static final int FIELDS = RecordBatch.PRODUCER_ID_OFFSET + 8;
+        private final BatchReaderWindow window;
+        private final int end;
+        private int next;
+        boolean valid;
+        int position;
+        int size;
+        long baseOffset;
+        long lastOffset;
+        long maxTimestamp;
+        int partitionLeaderEpoch;
+        short attributes;
+        long producerId;
+
+        HeaderScanner(FileRecords records, int start, int end) throws IOException {
+            this.window = new BatchReaderWindow(records, SCAN_BUFFER);
+            this.end = end;
+            this.next = start;
+        }
+
+        boolean next() throws IOException {
+            valid = false;
+            if (end - next < RecordBatch.HEADER_SIZE) {
+                return false;
+            }
+            if (!window.ensure(next, FIELDS, end)) {
+                return false;
+            }
+            int at = window.index(next);
+            int length = window.buf.getInt(at + RecordBatch.LENGTH_OFFSET);
+            long total = RecordBatch.LOG_OVERHEAD + (long) length;
+            if (length < RecordBatch.HEADER_SIZE - RecordBatch.LOG_OVERHEAD || next + total > end) {
+                return false;
+            }
+            position = next;
+            size = (int) total;
+            baseOffset = window.buf.getLong(at + RecordBatch.BASE_OFFSET_OFFSET);
+            lastOffset = baseOffset + window.buf.getInt(at + RecordBatch.LAST_OFFSET_DELTA_OFFSET);
+            maxTimestamp = window.buf.getLong(at + RecordBatch.MAX_TIMESTAMP_OFFSET);
+            partitionLeaderEpoch = window.buf.getInt(at + RecordBatch.PARTITION_LEADER_EPOCH_OFFSET);
+            attributes = window.buf.getShort(at + RecordBatch.ATTRIBUTES_OFFSET);
+            producerId = window.buf.getLong(at + RecordBatch.PRODUCER_ID_OFFSET);
+            next += size;
+            valid = true;
+            return true;
+        }
+
+        @Override
+        public void close() {
+            window.close();
+        }
+    }
+
+    /** A window of file bytes for {@link HeaderScanner}. */
+    static final class BatchReaderWindow implements AutoCloseable {
+        private final FileRecords.ChannelHandle handle;
+        private final java.nio.ByteBuffer nio;
+        final ByteBuf buf;
+        private long start = -1;
+        private int filled;
+
+        BatchReaderWindow(FileRecords records, int capacity) throws IOException {
+            this.handle = records.acquire();
+            this.nio = java.nio.ByteBuffer.allocate(capacity);
+            this.buf = io.netty.buffer.Unpooled.wrappedBuffer(nio.array());
+        }
+
+        boolean ensure(long pos, int len, int end) throws IOException {
+            if (start >= 0 && pos >= start && pos + len <= start + filled) {
+                return true;
+            }
+            nio.clear();
+            nio.limit((int) Math.min(nio.capacity(), end - pos));
+            filled = FileRecords.readFully(handle.channel, nio, pos);
+            start = pos;
+            return filled >= len;
+        }
+
+        int index(long pos) {
+            return (int) (pos - start);
+        }
+
+        @Override
+        public void close() {
+            handle.release();
+        }
+    }
+}

@@ -1,0 +1,5 @@
+package io.krill.log.epoch;
+
+/** A leader epoch and the first offset written in it. */
+public record EpochEntry(int epoch, long startOffset) {
+}

@@ -1,0 +1,349 @@
+package io.krill.log;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.krill.log.record.BatchRecords;
+import io.krill.wire.record.RecordBatch;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Compaction: random keyed workloads with tombstones against a model of the latest value per key, and a
+ * cleaner interrupted at every step of its swap.
+ */
+class CleanerTest {
+    private static final long DELETE_RETENTION = 60_000;
+
+    @TempDir
+    Path tmp;
+
+    private final MockTime time = new MockTime();
+
+    /** A record read back. */
+    record Rec(long offset, String key, String value) {
+    }
+
+    /** The model: latest value per key (null = tombstone) and the offset of that latest record. */
+    static final class Model {
+        final Map<String, String> latest = new LinkedHashMap<>();
+        final Map<String, Long> latestOffset = new HashMap<>();
+        final Map<String, Long> tombstoneTime = new HashMap<>();
+    }
+
+    private static LogConfig compacted() {
+        return LogConfig.builder().cleanupPolicy("compact").segmentBytes(2048).indexIntervalBytes(128)
+                .deleteRetentionMs(DELETE_RETENTION).build();
+    }
+
+    private PartitionLog open(Path dir, boolean clean) throws IOException {
+        return PartitionLog.builder(dir).config(compacted()).time(time).hadCleanShutdown(clean).open();
+    }
+
+    private void writeWorkload(PartitionLog log, Random random, Model model, int batches, int keys) {
+        for (int i = 0; i < batches; i++) {
+            TestBatches b = TestBatches.batch();
+            int n = 1 + random.nextInt(4);
+            List<String[]> recs = new ArrayList<>();
+            for (int r = 0; r < n; r++) {
+                String key = "k" + random.nextInt(keys);
+                String value = random.nextInt(7) == 0 ? null : "v" + i + "." + r + "." + "x".repeat(random.nextInt(40));
+                b.add(key, value, time.milliseconds());
+                recs.add(new String[] {key, value});
+            }
+            AppendInfo info = log.appendAsLeader(b.build(), 0, AppendOrigin.CLIENT);
+            for (int r = 0; r < n; r++) {
+                String key = recs.get(r)[0];
+                model.latest.put(key, recs.get(r)[1]);
+                model.latestOffset.put(key, info.firstOffset() + r);
+                if (recs.get(r)[1] == null) {
+                    model.tombstoneTime.put(key, time.milliseconds());
+                } else {
+                    model.tombstoneTime.remove(key);
+                }
+            }
+            time.sleep(1);
+        }
+    }
+
+    static List<Rec> readRecords(PartitionLog log) throws IOException {
+        List<Rec> out = new ArrayList<>();
+        for (LogTestUtils.ReadBatch b : LogTestUtils.readAll(log, log.logStartOffset())) {
+            ByteBuf buf = Unpooled.wrappedBuffer(b.bytes());
+            RecordBatch batch = new RecordBatch().wrap(buf, 0);
+            batch.validate(b.bytes().length);
+            BatchRecords.forEach(batch, r -> {
+                String key = r.hasKey() ? buf.toString(r.keyIndex, r.keyLength, StandardCharsets.UTF_8) : null;
+                String value = r.isTombstone() ? null : buf.toString(r.valueIndex, r.valueLength, StandardCharsets.UTF_8);
+                out.add(new Rec(r.offset, key, value));
+                return true;
+            });
+        }
+        return out;
+    }
+
+    /** Cleans until the whole cleanable range is done (several passes when the map is small). */
+    private static long cleanFully(Cleaner cleaner, PartitionLog log, long firstDirty) throws IOException {
+        long end = firstDirty;
+        for (int pass = 0; pass < 100; pass++) {
+            Cleaner.Result r = cleaner.clean(log, end);
+            if (r.skipped()) {
+                return end;
+            }
+            end = r.endOffset();
+        }
+        throw new AssertionError("cleaning does not converge");
+    }
+
+    private static void assertCompacted(List<Rec> records, Model model, long end, Set<String> expiredTombstones, String what) {
+        Set<String> seen = new HashSet<>();
+        Map<String, String> lastWins = new HashMap<>();
+        for (Rec r : records) {
+            lastWins.put(r.key(), r.value());
+            if (r.offset() >= end) {
+                continue;
+            }
+            assertTrue(seen.add(r.key()), what + ": key " + r.key() + " twice below " + end);
+            assertEquals(model.latestOffset.get(r.key()), r.offset(), what + ": stale version of " + r.key());
+            assertEquals(model.latest.get(r.key()), r.value(), what + ": value of " + r.key());
+        }
+        for (Map.Entry<String, String> e : model.latest.entrySet()) {
+            if (expiredTombstones.contains(e.getKey())) {
+                assertFalse(lastWins.containsKey(e.getKey()), what + ": expired tombstone of " + e.getKey() + " kept");
+            } else {
+                assertTrue(lastWins.containsKey(e.getKey()), what + ": key " + e.getKey() + " lost");
+                assertEquals(e.getValue(), lastWins.get(e.getKey()), what + ": latest of " + e.getKey());
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "dedupe buffer {0} bytes")
+    @ValueSource(ints = {1 << 20, 24 * 40})
+    void randomKeyedWorkloadsCompactToTheLatestValuePerKey(int dedupeBytes) throws IOException {
+        for (long seed = 1; seed <= 4; seed++) {
+            String what = "seed " + seed + " dedupe " + dedupeBytes;
+            Random random = new Random(seed);
+            Model model = new Model();
+            Path dir = tmp.resolve("compact" + seed + "x" + dedupeBytes + "-0");
+            Cleaner cleaner = new Cleaner(dedupeBytes, 4096, time);
+            long end;
+            try (PartitionLog log = open(dir, false)) {
+                writeWorkload(log, random, model, 300, 10 + random.nextInt(40));
+                log.roll();
+                long leo = log.logEndOffset();
+                List<LogTestUtils.ReadBatch> before = LogTestUtils.readAll(log, 0);
+                end = cleanFully(cleaner, log, 0);
+                assertEquals(leo, end, what);
+                assertEquals(leo, log.logEndOffset(), what);
+                assertCompacted(readRecords(log), model, end, Set.of(), what + " first cleaning");
+                // Offsets are preserved: every original offset still resolves to a batch covering it or after it.
+                for (LogTestUtils.ReadBatch b : before) {
+                    try (LogReadResult r = log.read(b.lastOffset(), 1, Long.MAX_VALUE, true)) {
+                        assertTrue(r.firstBatchOffset() >= 0 && r.nextOffset() > b.lastOffset(), what + " read at " + b.lastOffset());
+                    }
+                }
+                // Tombstones stay until delete.retention.ms, then go with the next cleaning, which also merges
+                // the segments the first one shrank.
+                time.sleep(DELETE_RETENTION + 1);
+                Set<String> expired = new HashSet<>();
+                for (Map.Entry<String, String> e : model.latest.entrySet()) {
+                    if (e.getValue() == null) {
+                        expired.add(e.getKey());
+                    }
+                }
+                Model more = new Model();
+                writeWorkload(log, random, more, 30, 60);
+                for (String k : more.latest.keySet()) {
+                    model.latest.put(k, more.latest.get(k));
+                    model.latestOffset.put(k, more.latestOffset.get(k));
+                    expired.remove(k);
+                }
+                log.roll();
+                int segmentsBefore = log.numberOfSegments();
+                end = cleanFully(cleaner, log, end);
+                // With a map too small for the dirty range, earlier passes have merged already.
+                assertTrue(dedupeBytes < (1 << 20) ? log.numberOfSegments() <= segmentsBefore
+                        : log.numberOfSegments() < segmentsBefore, what + ": " + log.numberOfSegments() + " segments");
+                assertCompacted(readRecords(log), model, end, expired, what + " after delete.retention.ms");
+            }
+            // The cleaned log reads the same after a clean and after an unclean restart.
+            List<Rec> cleaned;
+            try (PartitionLog log = open(dir, true)) {
+                cleaned = readRecords(log);
+            }
+            try (PartitionLog log = open(dir, false)) {
+                assertEquals(cleaned, readRecords(log), what);
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "crash state {0}")
+    @ValueSource(strings = {"cleaned", "cleaned+index-swap", "swap", "swap+old-partly-deleted", "swap-indexes-renamed",
+            "done"})
+    void anInterruptedSwapLeavesACorrectLog(String state) throws IOException {
+        Path original = tmp.resolve("orig-0");
+        Random random = new Random(99);
+        Model model = new Model();
+        try (PartitionLog log = open(original, false)) {
+            writeWorkload(log, random, model, 200, 20);
+            log.roll();
+            new Cleaner(1 << 20, 4096, time).clean(log, 0); // shrinks the segments: the next cleaning merges
+            writeWorkload(log, random, model, 30, 20);
+            log.roll();
+        }
+        Path before = tmp.resolve("before-0");
+        copyDir(original, before);
+        try (PartitionLog log = open(original, true)) {
+            Cleaner.Result r = new Cleaner(1 << 20, 4096, time).clean(log, 200);
+            assertFalse(r.skipped());
+        }
+        List<LogTestUtils.ReadBatch> batchesBefore;
+        List<Long> basesBefore;
+        try (PartitionLog log = open(before, true)) {
+            batchesBefore = LogTestUtils.readAll(log, 0);
+            basesBefore = log.segmentBaseOffsets();
+        }
+        List<LogTestUtils.ReadBatch> batchesAfter;
+        List<Long> basesAfter;
+        try (PartitionLog log = open(original, true)) {
+            batchesAfter = LogTestUtils.readAll(log, 0);
+            basesAfter = log.segmentBaseOffsets();
+        }
+        long x = basesAfter.get(0);
+        long nextX = basesAfter.get(1);
+        assertTrue(basesBefore.stream().filter(b -> b >= x && b < nextX).count() > 1, "the first group merges segments");
+        // The crash state: the old files plus the cleaned segment X at some step of the swap.
+        Path crashed = tmp.resolve("crashed-0");
+        copyDir(before, crashed);
+        String[] types = {LogFileNames.INDEX, LogFileNames.TIME_INDEX, LogFileNames.TXN_INDEX, LogFileNames.LOG};
+        boolean committed = !state.startsWith("cleaned");
+        for (String type : types) {
+            Path cleanedFile = original.resolve(LogFileNames.prefix(x) + type);
+            String suffix = switch (state) {
+                case "cleaned" -> LogFileNames.CLEANED;
+                case "cleaned+index-swap" -> type.equals(LogFileNames.INDEX) ? LogFileNames.SWAP : LogFileNames.CLEANED;
+                case "swap", "swap+old-partly-deleted" -> LogFileNames.SWAP;
+                case "swap-indexes-renamed" -> type.equals(LogFileNames.LOG) ? LogFileNames.SWAP : "";
+                default -> "";
+            };
+            if (suffix.isEmpty()) {
+                Files.deleteIfExists(crashed.resolve(LogFileNames.prefix(x) + type));
+            }
+            Files.copy(cleanedFile, crashed.resolve(LogFileNames.prefix(x) + type + suffix), StandardCopyOption.REPLACE_EXISTING);
+        }
+        List<Long> oldGroup = basesBefore.stream().filter(b -> b >= x && b < nextX).toList();
+        if (state.equals("swap+old-partly-deleted") || state.equals("swap-indexes-renamed") || state.equals("done")) {
+            List<Long> toDelete = state.equals("swap+old-partly-deleted") ? oldGroup.subList(0, 1) : oldGroup;
+            for (long base : toDelete) {
+                for (String type : types) {
+                    Path f = crashed.resolve(LogFileNames.prefix(base) + type);
+                    if (Files.exists(f) && !(base == x && !state.equals("swap+old-partly-deleted"))) {
+                        Files.move(f, crashed.resolve(LogFileNames.prefix(base) + type + LogFileNames.DELETED));
+                    }
+                }
+            }
+        }
+        List<LogTestUtils.ReadBatch> expected = new ArrayList<>();
+        if (committed) {
+            batchesAfter.stream().filter(b -> b.baseOffset() < nextX).forEach(expected::add);
+            batchesBefore.stream().filter(b -> b.baseOffset() >= nextX).forEach(expected::add);
+        } else {
+            expected.addAll(batchesBefore);
+        }
+        try (PartitionLog log = open(crashed, false)) {
+            List<LogTestUtils.ReadBatch> got = LogTestUtils.readAll(log, 0);
+            assertEquals(expected.size(), got.size(), state);
+            for (int i = 0; i < got.size(); i++) {
+                assertArrayEquals(expected.get(i).bytes(), got.get(i).bytes(), state + " batch " + i);
+            }
+            assertEquals(batchesBefore.get(batchesBefore.size() - 1).lastOffset() + 1, log.logEndOffset(), state);
+            Map<String, String> lastWins = new HashMap<>();
+            for (Rec r : readRecords(log)) {
+                lastWins.put(r.key(), r.value());
+            }
+            assertEquals(model.latest, lastWins, state);
+        }
+        try (Stream<Path> s = Files.list(crashed)) {
+            List<String> stray = s.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".swap") || n.endsWith(".cleaned") || n.endsWith(".deleted")).toList();
+            assertTrue(stray.isEmpty(), state + ": stray files " + stray);
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void compressedBatchesAreLeftAloneUntilTheCodecsArrive() throws IOException {
+        try (PartitionLog log = open(tmp.resolve("gz-0"), false)) {
+            ByteBuf b = TestBatches.batch().add("k", "v1", 1).build();
+            b.setShort(RecordBatch.ATTRIBUTES_OFFSET, 1); // claims gzip: the header pass sees it
+            new RecordBatch().wrap(b, 0).setMaxTimestamp(io.krill.wire.record.TimestampType.CREATE_TIME, 2);
+            log.appendAsLeader(b, 0, AppendOrigin.CLIENT);
+            log.appendAsLeader(TestBatches.batch().add("k", "v2", 1).build(), 0, AppendOrigin.CLIENT);
+            log.roll();
+            Cleaner.Result r = new Cleaner(1 << 20, 4096, time).clean(log, 0);
+            assertTrue(r.skipped());
+            assertTrue(r.skippedReason().startsWith("compressed"), r.skippedReason());
+            assertEquals(2, LogTestUtils.readAll(log, 0).size());
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void theCleanerThreadCompactsDirtyLogs() throws IOException {
+        LogConfig cfg = compacted().toBuilder().minCleanableDirtyRatio(0.1).build();
+        LogManagerConfig mc = LogManagerConfig.builder(List.of(tmp.resolve("mgr"))).defaultLogConfig(cfg)
+                .cleanerBackoffMs(20).cleanerDedupeBufferSize(1 << 20).build();
+        LogManager manager = new LogManager(mc, time, t -> cfg);
+        manager.startup();
+        Model model = new Model();
+        try {
+            PartitionLog log = manager.getOrCreateLog(new TopicPartition("compacted", 0), cfg);
+            writeWorkload(log, new Random(5), model, 200, 15);
+            log.roll();
+            int before = log.numberOfSegments();
+            await().atMost(Duration.ofSeconds(20)).until(() -> log.numberOfSegments() < before);
+            await().atMost(Duration.ofSeconds(20)).until(() ->
+                    manager.cleaner().firstDirtyOffset(log) == log.segmentBaseOffsets().get(log.numberOfSegments() - 1));
+            Map<String, String> lastWins = new HashMap<>();
+            for (Rec r : readRecords(log)) {
+                lastWins.put(r.key(), r.value());
+            }
+            assertEquals(model.latest, lastWins);
+        } finally {
+            manager.close();
+        }
+        var checkpoint = new io.krill.log.checkpoint.OffsetCheckpointFile(
+                tmp.resolve("mgr").resolve(io.krill.log.checkpoint.OffsetCheckpointFile.CLEANER_OFFSET)).readOffsets();
+        assertTrue(checkpoint.get(new TopicPartition("compacted", 0)) > 0);
+        assertNull(null);
+    }
+
+    private static void copyDir(Path from, Path to) throws IOException {
+        Files.createDirectories(to);
+        try (Stream<Path> s = Files.list(from)) {
+            for (Path f : s.toList()) {
+                Files.copy(f, to.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+    }
+}
