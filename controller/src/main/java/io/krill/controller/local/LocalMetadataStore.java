@@ -32,6 +32,7 @@ public final class LocalMetadataStore implements MetadataStore {
     private final MetadataFile file;
     private final List<MetadataListener> listeners = new CopyOnWriteArrayList<>();
     private volatile MetadataImage image;
+    private long nextProducerId;
 
     /**
      * Opens (or creates) the registry in {@code metadataDir}. {@code self} is this broker as clients reach
@@ -43,13 +44,14 @@ public final class LocalMetadataStore implements MetadataStore {
         MetadataFile.Contents contents = file.read(nodeId);
         if (contents == null) {
             String id = clusterId != null ? clusterId : newClusterId();
-            file.write(id, List.of());
-            contents = new MetadataFile.Contents(id, List.of());
+            file.write(id, List.of(), 0);
+            contents = new MetadataFile.Contents(id, List.of(), 0);
         } else if (clusterId != null && !clusterId.equals(contents.clusterId())) {
             throw new IllegalStateException("cluster.id " + clusterId + " does not match " + contents.clusterId()
                     + " stored in " + file.path());
         }
         this.image = new MetadataImage(contents.clusterId(), nodeId, List.of(self), contents.topics());
+        this.nextProducerId = contents.nextProducerId();
     }
 
     static PartitionState soleReplica(int partition, int nodeId) {
@@ -72,6 +74,30 @@ public final class LocalMetadataStore implements MetadataStore {
     @Override
     public void addListener(MetadataListener listener) {
         listeners.add(listener);
+    }
+
+    @Override
+    public synchronized long allocateProducerIds(int count) {
+        if (count <= 0) {
+            throw new IllegalArgumentException("count must be positive: " + count);
+        }
+        long first = nextProducerId;
+        file.write(image.clusterId(), image.topics(), first + count);
+        nextProducerId = first + count;
+        return first;
+    }
+
+    @Override
+    public synchronized void registerBroker(BrokerInfo broker) {
+        if (broker.nodeId() != nodeId) {
+            throw new IllegalArgumentException("a single-node cluster has only broker " + nodeId);
+        }
+        MetadataImage current = image;
+        MetadataImage next = current.withBrokers(nodeId, List.of(broker));
+        image = next;
+        for (MetadataListener listener : listeners) {
+            listener.onChange(current, next);
+        }
     }
 
     @Override
@@ -177,7 +203,7 @@ public final class LocalMetadataStore implements MetadataStore {
     }
 
     private void publish(MetadataImage next) {
-        file.write(next.clusterId(), next.topics());
+        file.write(next.clusterId(), next.topics(), nextProducerId);
         MetadataImage previous = image;
         image = next;
         for (MetadataListener listener : listeners) {

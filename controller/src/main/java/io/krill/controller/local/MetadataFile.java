@@ -28,6 +28,7 @@ import java.util.UUID;
  * cluster &lt;clusterId&gt;
  * topic &lt;name&gt; &lt;topicId&gt; &lt;partitionCount&gt; &lt;internal:0|1&gt;
  * config &lt;name&gt; &lt;key&gt; &lt;base64(value)&gt;
+ * producerIds &lt;next unallocated producer id&gt;
  * </pre>
  *
  * <p>Crash behaviour: written whole to {@code krill-metadata.tmp}, fsynced, then renamed over the old
@@ -41,7 +42,7 @@ final class MetadataFile {
     private static final int VERSION = 1;
 
     /** What the file holds. */
-    record Contents(String clusterId, List<TopicImage> topics) {
+    record Contents(String clusterId, List<TopicImage> topics, long nextProducerId) {
     }
 
     private final Path path;
@@ -62,6 +63,7 @@ final class MetadataFile {
         try {
             List<String> lines = Files.readAllLines(path, StandardCharsets.UTF_8);
             String clusterId = null;
+            long nextProducerId = 0;
             Map<String, String[]> topicLines = new LinkedHashMap<>();
             Map<String, Map<String, String>> configs = new HashMap<>();
             for (int i = 0; i < lines.size(); i++) {
@@ -73,6 +75,7 @@ final class MetadataFile {
                         }
                     }
                     case "cluster" -> clusterId = parts[1];
+                    case "producerIds" -> nextProducerId = Long.parseLong(parts[1]);
                     case "topic" -> topicLines.put(parts[1], parts);
                     case "config" -> configs.computeIfAbsent(parts[1], k -> new HashMap<>()).put(parts[2],
                             new String(Base64.getDecoder().decode(parts[3]), StandardCharsets.UTF_8));
@@ -92,7 +95,7 @@ final class MetadataFile {
                 topics.add(new TopicImage(name, UUID.fromString(parts[2]), partitions,
                         configs.getOrDefault(name, Map.of()), parts[4].equals("1")));
             }
-            return new Contents(clusterId, topics);
+            return new Contents(clusterId, topics, nextProducerId);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + path, e);
         } catch (RuntimeException e) {
@@ -101,10 +104,11 @@ final class MetadataFile {
     }
 
     /** Replaces the file atomically with {@code clusterId} and {@code topics}. */
-    void write(String clusterId, Collection<TopicImage> topics) {
+    void write(String clusterId, Collection<TopicImage> topics, long nextProducerId) {
         StringBuilder text = new StringBuilder();
         text.append("version ").append(VERSION).append('\n');
         text.append("cluster ").append(clusterId).append('\n');
+        text.append("producerIds ").append(nextProducerId).append('\n');
         for (TopicImage topic : topics) {
             text.append("topic ").append(topic.name()).append(' ').append(topic.id()).append(' ')
                     .append(topic.partitionCount()).append(' ').append(topic.internal() ? 1 : 0).append('\n');

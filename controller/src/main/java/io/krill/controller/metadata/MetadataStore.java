@@ -23,6 +23,15 @@ public interface MetadataStore extends AutoCloseable {
     /** Registers a listener that is told of every later change (and not of the current image). */
     void addListener(MetadataListener listener);
 
+    /** Registers (or re-registers, with new endpoints) this broker as live. */
+    void registerBroker(BrokerInfo broker);
+
+    /**
+     * Reserves {@code count} producer ids for this broker and returns the first: ids are unique in the
+     * cluster and never handed out twice, across restarts too.
+     */
+    long allocateProducerIds(int count);
+
     /** Creates a topic and places its replicas. */
     TopicImage createTopic(NewTopic topic);
 
