@@ -193,12 +193,21 @@ public final class ByteBufCodec {
     }
 
     /**
-     * Reads a bytes or records field as a slice of {@code buf}: no copy, same reference count, valid
-     * only while {@code buf} is.
+     * Reads a {@code zeroCopy} bytes field as a slice of {@code buf}: no copy, same reference count,
+     * valid only while {@code buf} is.
      */
     public static ByteBuf readSlice(ByteBuf buf, boolean compact, boolean nullable) {
         int length = readBytesLength(buf, compact, nullable);
         return length < 0 ? null : buf.readSlice(length);
+    }
+
+    /**
+     * Reads a records field as {@link ByteBufRecords} over a slice of {@code buf}: no copy, same
+     * reference count, valid only while {@code buf} is.
+     */
+    public static Records readRecords(ByteBuf buf, boolean compact, boolean nullable) {
+        ByteBuf slice = readSlice(buf, compact, nullable);
+        return slice == null ? null : ByteBufRecords.of(slice);
     }
 
     private static int readBytesLength(ByteBuf buf, boolean compact, boolean nullable) {
@@ -237,6 +246,24 @@ public final class ByteBufCodec {
         buf.writeBytes(value, value.readerIndex(), length);
     }
 
+    /**
+     * Writes the length prefix of {@code value} from {@link Records#sizeInBytes()}, then lets it write
+     * itself: in-memory records write their bytes, file-backed ones may write nothing (see
+     * {@link Records}).
+     */
+    public static void writeRecords(ByteBuf buf, Records value, boolean compact, boolean nullable, String field) {
+        if (value == null) {
+            writeNullLength(buf, compact, nullable, false, field);
+            return;
+        }
+        int length = value.sizeInBytes();
+        if (length < 0) {
+            throw new UnwritableMessageException(field + ": negative records size " + length);
+        }
+        writeLength(buf, length, compact);
+        value.writeTo(buf);
+    }
+
     public static int bytesSize(byte[] value, boolean compact) {
         return value == null ? nullLengthSize(compact) : lengthSize(value.length, compact) + value.length;
     }
@@ -246,6 +273,15 @@ public final class ByteBufCodec {
             return nullLengthSize(compact);
         }
         int length = value.readableBytes();
+        return lengthSize(length, compact) + length;
+    }
+
+    /** The encoded size of a records field, counting {@link Records#sizeInBytes()} in full. */
+    public static int recordsSize(Records value, boolean compact) {
+        if (value == null) {
+            return nullLengthSize(compact);
+        }
+        int length = value.sizeInBytes();
         return lengthSize(length, compact) + length;
     }
 

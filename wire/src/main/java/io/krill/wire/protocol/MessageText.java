@@ -19,4 +19,8 @@ public final class MessageText {
     public static String bytes(ByteBuf value) {
         return value == null ? "null" : "bytes[" + value.readableBytes() + "]";
     }
+
+    public static String records(Records value) {
+        return value == null ? "null" : "records[" + value.sizeInBytes() + "]";
+    }
 }

@@ -4,6 +4,7 @@ import io.krill.wire.generator.FieldSpec;
 import io.krill.wire.generator.FieldType;
 import io.krill.wire.generator.StructSpec;
 import io.krill.wire.message.SchemaCatalog.Schema;
+import io.krill.wire.protocol.ByteBufRecords;
 import io.krill.wire.protocol.Message;
 import io.netty.buffer.Unpooled;
 import java.lang.reflect.Method;
@@ -115,7 +116,8 @@ final class RandomMessages {
         }
         if (t.kind() == FieldType.Kind.RECORDS) {
             byte[] b = bytes(rnd.nextInt(60));
-            return flavor == Flavor.KAFKA ? MemoryRecords.readableRecords(ByteBuffer.wrap(b)) : Unpooled.wrappedBuffer(b);
+            return flavor == Flavor.KAFKA ? MemoryRecords.readableRecords(ByteBuffer.wrap(b))
+                : ByteBufRecords.of(Unpooled.wrappedBuffer(b));
         }
         return element(schema, top, t, version, depth + 1);
     }

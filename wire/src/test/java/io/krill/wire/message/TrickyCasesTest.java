@@ -9,8 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.krill.wire.protocol.ByteBufCodec;
+import io.krill.wire.protocol.ByteBufRecords;
 import io.krill.wire.protocol.MalformedMessageException;
 import io.krill.wire.protocol.RawTaggedField;
+import io.krill.wire.protocol.Records;
 import io.krill.wire.protocol.UnwritableMessageException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -130,12 +132,14 @@ class TrickyCasesTest {
     void recordsAreASliceOfTheRequestBufferNeverACopy() {
         ProduceRequest request = new ProduceRequest().setTopicData(List.of(new ProduceRequest.TopicProduceData()
             .setName("t").setPartitionData(List.of(new ProduceRequest.PartitionProduceData()
-                .setRecords(Unpooled.wrappedBuffer(new byte[] {9, 8, 7, 6}))))));
+                .setRecords(ByteBufRecords.of(Unpooled.wrappedBuffer(new byte[] {9, 8, 7, 6})))))));
         byte[] wire = KrillCodec.write(request, (short) 9);
         ByteBuf in = Unpooled.wrappedBuffer(wire);
         ProduceRequest parsed = new ProduceRequest();
         parsed.read(in, (short) 9);
-        ByteBuf records = parsed.topicData().get(0).partitionData().get(0).records();
+        Records read = parsed.topicData().get(0).partitionData().get(0).records();
+        assertEquals(4, read.sizeInBytes());
+        ByteBuf records = read.buffer();
         assertEquals(4, records.readableBytes());
         assertSame(wire, records.array(), "records share the input's backing array");
         assertEquals(in.refCnt(), records.refCnt(), "records share the input's reference count");

@@ -30,7 +30,7 @@ final class JavaNames {
             case UUID -> "UUID";
             case STRING -> "String";
             case BYTES -> zeroCopy ? "ByteBuf" : "byte[]";
-            case RECORDS -> "ByteBuf";
+            case RECORDS -> "Records";
             case STRUCT -> t.structName();
             case ARRAY -> "List<" + boxed(t.element()) + ">";
         };

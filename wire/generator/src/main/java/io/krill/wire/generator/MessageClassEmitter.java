@@ -25,7 +25,7 @@ final class MessageClassEmitter {
     /** Simple names imported by generated files, which struct names must not shadow. */
     private static final Set<String> IMPORTED = Set.of("ByteBuf", "Unpooled", "ApiMessage", "Message",
         "ByteBufCodec", "TaggedFields", "RawTaggedField", "MalformedMessageException",
-        "UnwritableMessageException", "MessageText", "ArrayList", "Arrays", "List", "Objects", "UUID");
+        "UnwritableMessageException", "MessageText", "Records", "ArrayList", "Arrays", "List", "Objects", "UUID");
 
     private final MessageSpec msg;
     /** Nested structs by class name, in declaration order. */
@@ -102,6 +102,7 @@ final class MessageClassEmitter {
             {"io.krill.wire.protocol.Message", "Message"},
             {"io.krill.wire.protocol.MessageText", "MessageText"},
             {"io.krill.wire.protocol.RawTaggedField", "RawTaggedField"},
+            {"io.krill.wire.protocol.Records", "Records"},
             {"io.krill.wire.protocol.TaggedFields", "TaggedFields"},
             {"io.krill.wire.protocol.UnwritableMessageException", "UnwritableMessageException"},
             {"io.netty.buffer.ByteBuf", "ByteBuf"},
@@ -227,7 +228,10 @@ final class MessageClassEmitter {
         if (f.ignorable()) {
             v.append("; ignorable");
         }
-        if (f.type().kind() == FieldType.Kind.RECORDS || f.zeroCopy()) {
+        if (f.type().kind() == FieldType.Kind.RECORDS) {
+            v.append("; read as {@link io.krill.wire.protocol.ByteBufRecords} over a slice of the input, "
+                + "valid while that buffer is");
+        } else if (f.zeroCopy()) {
             v.append("; a slice of the buffer it was read from, valid while that buffer is");
         }
         w.line(" * <p>%s.", v);
@@ -459,7 +463,7 @@ final class MessageClassEmitter {
             case STRING -> "ByteBufCodec.readString(buf, " + compact + ", " + nullable + ")";
             case BYTES -> (zeroCopy ? "ByteBufCodec.readSlice(buf, " : "ByteBufCodec.readBytes(buf, ")
                 + compact + ", " + nullable + ")";
-            case RECORDS -> "ByteBufCodec.readSlice(buf, " + compact + ", " + nullable + ")";
+            case RECORDS -> "ByteBufCodec.readRecords(buf, " + compact + ", " + nullable + ")";
             case STRUCT -> "ByteBufCodec.readStruct(new " + t.structName() + "(), buf, version)";
             case ARRAY -> throw new SchemaException("nested arrays are not supported");
         };
@@ -604,7 +608,8 @@ final class MessageClassEmitter {
             case FLOAT64 -> w.line("buf.writeDouble(%s);", value);
             case UUID -> w.line("ByteBufCodec.writeUuid(buf, %s, %s);", value, name);
             case STRING -> w.line("ByteBufCodec.writeString(buf, %s, %s, %s, %s);", value, compact, nullable, name);
-            case BYTES, RECORDS -> w.line("ByteBufCodec.writeBytes(buf, %s, %s, %s, %s);", value, compact, nullable,
+            case BYTES -> w.line("ByteBufCodec.writeBytes(buf, %s, %s, %s, %s);", value, compact, nullable, name);
+            case RECORDS -> w.line("ByteBufCodec.writeRecords(buf, %s, %s, %s, %s);", value, compact, nullable,
                 name);
             case STRUCT -> w.line("%s.write(buf, version);", value);
             case ARRAY -> throw new SchemaException("nested arrays are not supported");
@@ -651,7 +656,8 @@ final class MessageClassEmitter {
         FieldType t = f.type();
         switch (t.kind()) {
             case STRING -> w.line("%s += ByteBufCodec.stringSize(%s, %s);", var, value, compact);
-            case BYTES, RECORDS -> w.line("%s += ByteBufCodec.bytesSize(%s, %s);", var, value, compact);
+            case BYTES -> w.line("%s += ByteBufCodec.bytesSize(%s, %s);", var, value, compact);
+            case RECORDS -> w.line("%s += ByteBufCodec.recordsSize(%s, %s);", var, value, compact);
             case STRUCT -> {
                 ifBlock(w, nullable, () -> w.line("%s += 1;", var));
                 w.line("if (%s != null) {", value);
@@ -771,7 +777,8 @@ final class MessageClassEmitter {
                 FieldSpec f = fields.get(i);
                 String n = "this." + f.camelName();
                 String text = switch (f.type().kind()) {
-                    case BYTES, RECORDS -> "MessageText.bytes(" + n + ")";
+                    case BYTES -> "MessageText.bytes(" + n + ")";
+                    case RECORDS -> "MessageText.records(" + n + ")";
                     default -> n;
                 };
                 w.line("    + \"%s%s=\" + %s", i == 0 ? "" : ", ", f.camelName(), text);

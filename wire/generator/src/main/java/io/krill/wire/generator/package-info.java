@@ -15,6 +15,9 @@
  *   <li>Nullable struct fields carry an int8 marker (-1 null, 1 present); tagged ones a varint 0/1.</li>
  *   <li>A field absent from the version being written must hold its default unless it is
  *       {@code ignorable}, in which case it is dropped.</li>
+ *   <li>{@code records} fields are {@code io.krill.wire.protocol.Records}: the length prefix comes
+ *       from {@code sizeInBytes()}, then the records write themselves, so file-backed records can
+ *       leave their bytes to a {@code FileRegion}; they read as {@code ByteBufRecords} slices.</li>
  * </ul>
  * Reading is stricter than kafka-clients only on input Kafka never writes: a negative length other
  * than -1, tags not strictly increasing, a tagged value not filling its declared size, an array

@@ -82,6 +82,18 @@ class GeneratorTest {
     }
 
     @Test
+    void recordsFieldsAreRecordsThatWriteThemselves() throws IOException {
+        String java = new MessageClassEmitter(SchemaLoader.parse("""
+            { "type": "data", "name": "Batch", "validVersions": "0-1", "flexibleVersions": "1+",
+              "fields": [ { "name": "Records", "type": "records", "versions": "0+", "nullableVersions": "0+" } ] }""")).emit();
+        assertTrue(java.contains("import io.krill.wire.protocol.Records;"), java);
+        assertTrue(java.contains("private Records records = null;"));
+        assertTrue(java.contains("this.records = ByteBufCodec.readRecords(buf, version >= 1, true);"));
+        assertTrue(java.contains("ByteBufCodec.writeRecords(buf, this.records, version >= 1, true, \"Batch.records\");"));
+        assertTrue(java.contains("total += ByteBufCodec.recordsSize(this.records, version >= 1);"));
+    }
+
+    @Test
     void badSchemasAreRejected() {
         assertThrows(SchemaException.class, () -> SchemaLoader.parse("""
             { "type": "data", "name": "X", "validVersions": "0", "flexibleVersions": "none",
