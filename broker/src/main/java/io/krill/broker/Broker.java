@@ -3,6 +3,9 @@ package io.krill.broker;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.ApiHandlerRegistry;
 import io.krill.broker.api.handlers.ApiVersionsHandler;
+import io.krill.broker.api.handlers.FetchHandler;
+import io.krill.broker.api.handlers.InitProducerIdHandler;
+import io.krill.broker.api.handlers.ListOffsetsHandler;
 import io.krill.broker.api.handlers.MetadataHandler;
 import io.krill.broker.api.handlers.ProduceHandler;
 import io.krill.broker.config.BrokerConfig;
@@ -87,7 +90,10 @@ public final class Broker implements AutoCloseable {
         List<ApiHandler> handlers = List.of(
                 new ApiVersionsHandler(registry::get, config.nodeId(), () -> metadata.image().clusterId()),
                 new MetadataHandler(context),
-                new ProduceHandler(context));
+                new ProduceHandler(context),
+                new FetchHandler(context),
+                new ListOffsetsHandler(context),
+                new InitProducerIdHandler(context));
         registry.set(new ApiHandlerRegistry(handlers));
 
         server = new NettyServer(config.listeners().listeners(), config.socket(), registry.get(), new RequestMetrics());

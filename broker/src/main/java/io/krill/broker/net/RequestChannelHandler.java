@@ -146,7 +146,7 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
     }
 
     private void write(Request request, ApiMessage response) {
-        ByteBuf encoded = null;
+        Object encoded = null;
         if (response != null) {
             try {
                 encoded = ResponseEncoder.encode(ctx.alloc(), request.api(), request.version(),

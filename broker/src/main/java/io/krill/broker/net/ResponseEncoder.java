@@ -8,30 +8,43 @@ import io.netty.buffer.ByteBufAllocator;
 
 /**
  * Frames a response: 4-byte size, response header (v0 or v1 as the API and version require), body.
+ * The result is a {@link ByteBuf}, or, when the body carries log data to send from files, a
+ * {@code List} of buffers and file regions to write in order (see {@link ResponseSplices}).
  * Stateless; thread-safe.
  */
 final class ResponseEncoder {
     private ResponseEncoder() {
     }
 
-    static ByteBuf encode(ByteBufAllocator allocator, ApiKeys api, short version, int correlationId, ApiMessage body) {
-        short headerVersion = api.responseHeaderVersion(version);
-        return encode(allocator, headerVersion, version, correlationId, body);
+    static Object encode(ByteBufAllocator allocator, ApiKeys api, short version, int correlationId, ApiMessage body) {
+        return encode(allocator, api.responseHeaderVersion(version), version, correlationId, body);
     }
 
-    static ByteBuf encode(ByteBufAllocator allocator, short headerVersion, short bodyVersion, int correlationId,
-                          ApiMessage body) {
+    static Object encode(ByteBufAllocator allocator, short headerVersion, short bodyVersion, int correlationId,
+                         ApiMessage body) {
         ResponseHeader header = new ResponseHeader().setCorrelationId(correlationId);
         int size = header.size(headerVersion) + body.size(bodyVersion);
-        ByteBuf out = allocator.ioBuffer(4 + size);
+        ResponseSplices splices = ResponseSplices.begin();
+        ByteBuf out = null;
         try {
+            out = allocator.ioBuffer(4 + size);
             out.writeInt(size);
             header.write(out, headerVersion);
             body.write(out, bodyVersion);
-            return out;
+            if (splices.isEmpty()) {
+                return out;
+            }
+            ByteBuf encoded = out;
+            out = null;
+            return splices.assemble(encoded);
         } catch (RuntimeException e) {
-            out.release();
+            splices.discard();
+            if (out != null) {
+                out.release();
+            }
             throw e;
+        } finally {
+            ResponseSplices.end();
         }
     }
 }

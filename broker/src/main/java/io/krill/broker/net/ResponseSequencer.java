@@ -61,7 +61,7 @@ final class ResponseSequencer {
         }
         slot.done = true;
         if (closed) {
-            ReferenceCountUtil.release(response);
+            release(response);
             return;
         }
         slot.response = response;
@@ -69,7 +69,12 @@ final class ResponseSequencer {
         while (!slots.isEmpty() && slots.peekFirst().done) {
             Slot head = slots.pollFirst();
             headSeq++;
-            if (head.response != null) {
+            if (head.response instanceof java.util.List<?> parts) {
+                for (Object part : parts) {
+                    channel.write(part, channel.voidPromise());
+                }
+                wrote = true;
+            } else if (head.response != null) {
                 channel.write(head.response, channel.voidPromise());
                 wrote = true;
             }
@@ -90,8 +95,18 @@ final class ResponseSequencer {
     void close() {
         closed = true;
         for (Slot slot : slots) {
-            ReferenceCountUtil.release(slot.response);
+            release(slot.response);
             slot.response = null;
+        }
+    }
+
+    private static void release(Object response) {
+        if (response instanceof java.util.List<?> parts) {
+            for (Object part : parts) {
+                ReferenceCountUtil.release(part);
+            }
+        } else {
+            ReferenceCountUtil.release(response);
         }
     }
 

@@ -33,6 +33,8 @@ public final class Partition {
     private final Map<Integer, Long> followerEndOffsets = new ConcurrentHashMap<>();
     private volatile PartitionState state;
     private volatile TopicConfig config;
+    /** Offsets below it are on every ISR member; consumers read only below it. Owned here, handed to the log. */
+    private volatile long highWatermark;
 
     public Partition(TopicPartition topicPartition, UUID topicId, int localNodeId, PartitionLog log,
                      PartitionState state, TopicConfig config) {
@@ -42,6 +44,9 @@ public final class Partition {
         this.log = log;
         this.state = state;
         this.config = config;
+        long handedOver = log.highWatermark();
+        this.highWatermark = handedOver == Long.MAX_VALUE ? log.logStartOffset()
+                : Math.max(log.logStartOffset(), Math.min(handedOver, log.logEndOffset()));
         maybeIncrementHighWatermark();
     }
 
@@ -133,7 +138,7 @@ public final class Partition {
     }
 
     public long highWatermark() {
-        return log.highWatermark();
+        return highWatermark;
     }
 
     public long logEndOffset() {
@@ -153,6 +158,12 @@ public final class Partition {
 
     /** Moves the high watermark to the smallest log end offset in the ISR, if that is higher. */
     boolean maybeIncrementHighWatermark() {
+        synchronized (appendLock) {
+            return incrementHighWatermarkLocked();
+        }
+    }
+
+    private boolean incrementHighWatermarkLocked() {
         PartitionState current = state;
         if (current.leader() != localNodeId) {
             return false;
@@ -164,7 +175,8 @@ public final class Partition {
                 candidate = Math.min(candidate, followerEnd == null ? 0 : followerEnd);
             }
         }
-        if (candidate > log.highWatermark()) {
+        if (candidate > highWatermark) {
+            highWatermark = candidate;
             log.updateHighWatermark(candidate);
             return true;
         }

@@ -86,7 +86,7 @@ public final class ProduceHandler implements ApiHandler {
                     if (topic.internal()) {
                         throw new ApiException(Errors.INVALID_TOPIC_EXCEPTION, "Cannot append to internal topic " + topic.name());
                     }
-                    ByteBuf records = data.records();
+                    ByteBuf records = data.records() == null ? null : data.records().buffer();
                     if (records == null) {
                         throw new ApiException(Errors.INVALID_RECORD, "Produce request without records");
                     }

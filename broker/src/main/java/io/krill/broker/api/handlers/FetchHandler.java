@@ -1,0 +1,158 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.BrokerContext;
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.ErrorMapping;
+import io.krill.broker.api.Request;
+import io.krill.broker.net.LogSliceRecords;
+import io.krill.broker.partition.Partition;
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.TopicImage;
+import io.krill.log.AbortedTxn;
+import io.krill.log.LogReadResult;
+import io.krill.log.TopicPartition;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.FetchRequest;
+import io.krill.wire.message.FetchResponse;
+import io.krill.wire.protocol.ApiMessage;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Fetch for consumers: whole batches from each partition's log, up to the high watermark (or the last
+ * stable offset under read_committed, with the aborted transactions in range), within the partition and
+ * request byte limits, the first batch always whole so consumers progress. Log data is sent from the
+ * segment files with sendfile ({@link LogSliceRecords}). When less than {@code min.bytes} is there the
+ * request waits, as a {@link DelayedFetch} woken by appends, up to {@code max.wait.ms}.
+ *
+ * <p>Fetch sessions (KIP-227) are answered sessionless: session id 0 and every requested partition,
+ * which clients accept and keep sending full requests.
+ *
+ * <p>Thread-safe: stateless.
+ */
+public final class FetchHandler implements ApiHandler {
+    private static final byte READ_COMMITTED = 1;
+
+    private final BrokerContext context;
+
+    public FetchHandler(BrokerContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.FETCH;
+    }
+
+    @Override
+    public short minVersion() {
+        return 4;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 17;
+    }
+
+    @Override
+    public void handle(Request request) {
+        FetchRequest body = request.body();
+        Read read = read(request);
+        if (body.maxWaitMs() <= 0 || read.bytes >= body.minBytes() || read.errors || read.partitions.isEmpty()) {
+            request.respond(read.response);
+            return;
+        }
+        read.discard();
+        DelayedFetch delayed = new DelayedFetch(body.maxWaitMs(), request, this);
+        context.fetchPurgatory().tryCompleteElseWatch(delayed, read.partitions);
+    }
+
+    /** One pass over the requested partitions: the response as it would be now, and what it holds. */
+    static final class Read {
+        final FetchResponse response = new FetchResponse();
+        final List<TopicPartition> partitions = new ArrayList<>();
+        final List<LogSliceRecords> records = new ArrayList<>();
+        long bytes;
+        boolean errors;
+
+        void discard() {
+            for (LogSliceRecords r : records) {
+                r.discard();
+            }
+        }
+    }
+
+    Read read(Request request) {
+        FetchRequest body = request.body();
+        short version = request.version();
+        boolean readCommitted = body.isolationLevel() == READ_COMMITTED;
+        MetadataImage image = context.metadata().image();
+        Read read = new Read();
+        int remaining = body.maxBytes();
+        for (FetchRequest.FetchTopic fetchTopic : body.topics()) {
+            TopicImage topic = version >= 13 ? image.topic(fetchTopic.topicId()) : image.topic(fetchTopic.topic());
+            FetchResponse.FetchableTopicResponse topicResponse = new FetchResponse.FetchableTopicResponse()
+                    .setTopic(fetchTopic.topic())
+                    .setTopicId(fetchTopic.topicId());
+            read.response.responses().add(topicResponse);
+            for (FetchRequest.FetchPartition wanted : fetchTopic.partitions()) {
+                FetchResponse.PartitionData data = new FetchResponse.PartitionData()
+                        .setPartitionIndex(wanted.partition());
+                topicResponse.partitions().add(data);
+                if (topic == null) {
+                    fail(data, version >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION);
+                    read.errors = true;
+                    continue;
+                }
+                try {
+                    Partition partition = context.partitions().leaderPartition(image, topic.name(), wanted.partition());
+                    read.partitions.add(partition.topicPartition());
+                    int limit = Math.max(0, Math.min(wanted.partitionMaxBytes(), remaining));
+                    LogReadResult result = partition.read(wanted.fetchOffset(), limit, false,
+                            wanted.currentLeaderEpoch(), read.bytes == 0);
+                    long lso = partition.lastStableOffset();
+                    data.setHighWatermark(partition.highWatermark())
+                            .setLastStableOffset(lso)
+                            .setLogStartOffset(result.logStartOffset());
+                    LogSliceRecords records = new LogSliceRecords(result.records());
+                    if (readCommitted && result.nextOffset() > lso) {
+                        // Under read_committed nothing at or past the LSO may go out: re-read bounded by it.
+                        records.discard();
+                        result = partition.log().read(wanted.fetchOffset(), limit, lso, read.bytes == 0);
+                        records = new LogSliceRecords(result.records());
+                    }
+                    if (readCommitted) {
+                        data.setAbortedTransactions(aborted(partition, wanted.fetchOffset(), result.nextOffset()));
+                    }
+                    data.setRecords(records);
+                    read.records.add(records);
+                    read.bytes += records.sizeInBytes();
+                    remaining -= records.sizeInBytes();
+                } catch (RuntimeException e) {
+                    fail(data, ErrorMapping.toError(e, request));
+                    read.errors = true;
+                }
+            }
+        }
+        return read;
+    }
+
+    private static List<FetchResponse.AbortedTransaction> aborted(Partition partition, long from, long to) {
+        List<FetchResponse.AbortedTransaction> list = new ArrayList<>();
+        for (AbortedTxn txn : partition.log().collectAbortedTransactions(from, to)) {
+            list.add(new FetchResponse.AbortedTransaction().setProducerId(txn.producerId())
+                    .setFirstOffset(txn.firstOffset()));
+        }
+        return list;
+    }
+
+    private static void fail(FetchResponse.PartitionData data, Errors error) {
+        data.setErrorCode(error.code()).setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1);
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        return new FetchResponse().setErrorCode(error.code());
+    }
+}
