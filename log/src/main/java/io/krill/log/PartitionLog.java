@@ -611,9 +611,10 @@ public final class PartitionLog implements AutoCloseable {
         long maxTimestamp = RecordBatch.NO_TIMESTAMP;
         long offsetOfMaxTimestamp = -1;
         int recordCount = 0;
-        Map<Long, ProducerAppendInfo> staged = new LinkedHashMap<>();
-        Map<Long, ProducerAppend> producers = new LinkedHashMap<>();
-        List<CompletedTxn> completed = new ArrayList<>(0);
+        // Producer bookkeeping is allocated only for appends that carry producer ids.
+        Map<Long, ProducerAppendInfo> staged = null;
+        Map<Long, ProducerAppend> producers = null;
+        List<CompletedTxn> completed = null;
         for (int i = start; i < end; i += batch.sizeInBytes()) {
             batch.wrap(records, i);
             if (firstOffset < 0) {
@@ -640,6 +641,11 @@ public final class PartitionLog implements AutoCloseable {
                     return new AppendInfo(m.firstOffset(), m.lastOffset(), m.timestamp(), m.lastOffset(), -1,
                             logStartOffset, 0, 0, 0, List.of(), true);
                 }
+            }
+            if (staged == null) {
+                staged = new LinkedHashMap<>();
+                producers = new LinkedHashMap<>();
+                completed = new ArrayList<>(0);
             }
             CompletedTxn txn = stageProducerBatch(batch, origin, staged);
             if (txn != null) {
@@ -674,18 +680,21 @@ public final class PartitionLog implements AutoCloseable {
         }
 
         // Producer state and aborted transactions.
-        for (ProducerAppendInfo p : staged.values()) {
-            producerState.update(p);
-        }
-        for (CompletedTxn txn : completed) {
-            completeTxn(txn, segment);
+        if (staged != null) {
+            for (ProducerAppendInfo p : staged.values()) {
+                producerState.update(p);
+            }
+            for (CompletedTxn txn : completed) {
+                completeTxn(txn, segment);
+            }
         }
         producerState.updateMapEndOffset(lastOffset + 1);
 
         nextOffsetMetadata = new LogOffsetMetadata(lastOffset + 1, segment.baseOffset, segment.size());
         unflushedMessages += recordCount;
         return new AppendInfo(firstOffset, lastOffset, maxTimestamp, offsetOfMaxTimestamp, logAppendTime ? now : -1,
-                logStartOffset, batchCount, recordCount, end - start, new ArrayList<>(producers.values()), false);
+                logStartOffset, batchCount, recordCount, end - start,
+                producers == null ? List.of() : new ArrayList<>(producers.values()), false);
     }
 
     private LogSegment maybeRoll(int appendBytes, long firstOffset, long lastOffset, long now, LogConfig cfg)
