@@ -83,6 +83,8 @@ public final class PartitionLog implements AutoCloseable {
     private volatile long lastFlushTimeMs;
     private volatile long highWatermark = Long.MAX_VALUE;
     private long unflushedMessages;
+    /** Base offset of a segment rolled under the lock and not yet handed to the flush (-1: none). */
+    private long rolledAt = -1;
     private volatile boolean offline;
     private volatile boolean closed;
 
@@ -519,6 +521,7 @@ public final class PartitionLog implements AutoCloseable {
 
         boolean flushNeeded;
         AppendInfo info;
+        long rolledAt;
         lock.lock();
         try {
             checkOnline();
@@ -527,8 +530,10 @@ public final class PartitionLog implements AutoCloseable {
         } catch (IOException e) {
             throw fail("append to " + topicPartition, e);
         } finally {
+            rolledAt = takeRolledAt();
             lock.unlock();
         }
+        scheduleRollFlush(rolledAt);
         if (flushNeeded) {
             flush(info.lastOffset() + 1);
         }
@@ -709,6 +714,7 @@ public final class PartitionLog implements AutoCloseable {
     /** Rolls a new active segment at the log end offset if the current one is not empty. */
     public void roll() {
         checkOnline();
+        long rolledAt;
         lock.lock();
         try {
             checkOnline();
@@ -716,8 +722,34 @@ public final class PartitionLog implements AutoCloseable {
         } catch (IOException e) {
             throw fail("roll of " + topicPartition, e);
         } finally {
+            rolledAt = takeRolledAt();
             lock.unlock();
         }
+        scheduleRollFlush(rolledAt);
+    }
+
+    /** The base of the segment a roll under the lock created, to flush up to once the lock is released. */
+    private long takeRolledAt() {
+        long r = rolledAt;
+        rolledAt = -1;
+        return r;
+    }
+
+    /**
+     * Flushes the rolled segment off the append path, on the scheduler: never under the partition lock,
+     * since a flush takes the flush lock and then the partition lock.
+     */
+    private void scheduleRollFlush(long newBase) {
+        if (newBase < 0) {
+            return;
+        }
+        scheduler.schedule("flush-" + topicPartition, () -> {
+            try {
+                flush(newBase);
+            } catch (KafkaStorageException e) {
+                log.debug("post-roll flush of {} skipped: {}", topicPartition, e.getMessage());
+            }
+        }, 0);
     }
 
     private LogSegment roll(long newBase) throws IOException {
@@ -736,13 +768,7 @@ public final class PartitionLog implements AutoCloseable {
         // Producer state at the roll: written now (small), fsynced by the flush of the rolled segment.
         producerState.updateMapEndOffset(newBase);
         producerState.writeSnapshot(newBase, producerState.snapshotBytes(), false);
-        scheduler.schedule("flush-" + topicPartition, () -> {
-            try {
-                flush(newBase);
-            } catch (KafkaStorageException e) {
-                log.debug("post-roll flush of {} skipped: {}", topicPartition, e.getMessage());
-            }
-        }, 0);
+        rolledAt = Math.max(rolledAt, newBase);
         log.debug("{}: rolled segment {}", topicPartition, newBase);
         return segment;
     }
