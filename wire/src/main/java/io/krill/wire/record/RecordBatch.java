@@ -1,5 +1,6 @@
 package io.krill.wire.record;
 
+import io.krill.wire.record.compression.Compression;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
@@ -35,6 +36,9 @@ import java.util.zip.CRC32C;
  * <p>The CRC covers attributes to the end, so a broker assigns {@code baseOffset} and
  * {@code partitionLeaderEpoch} in place for free; changing {@code maxTimestamp} or attributes needs
  * a new CRC, which the setters that touch them compute.
+ *
+ * <p>Records are read with {@link #forEachRecord}: in place for an uncompressed batch, through a
+ * {@link DecompressionBuffer} otherwise, with one {@link Record} flyweight per batch flyweight.
  *
  * <p>Not thread-safe: a flyweight is re-pointed with {@link #wrap} and owned by one thread. The
  * buffer's reader/writer indexes are never moved.
@@ -75,6 +79,10 @@ public final class RecordBatch {
 
     private ByteBuf buffer;
     private int offset;
+    /** Re-pointed at each record by {@link #forEachRecord}; created on first use. */
+    private Record record;
+    /** Reused by {@link #computeCrc()}; created on first use. */
+    private CRC32C crc;
 
     /** Points this flyweight at the batch starting at absolute index {@code offset} of {@code buffer}. */
     public RecordBatch wrap(ByteBuf buffer, int offset) {
@@ -233,7 +241,15 @@ public final class RecordBatch {
 
     /** CRC-32C of attributes to the end of the batch, as it should be stored at {@link #CRC_OFFSET}. */
     public long computeCrc() {
-        return crc32c(buffer, offset + ATTRIBUTES_OFFSET, sizeInBytes() - ATTRIBUTES_OFFSET);
+        CRC32C checksum = crc;
+        if (checksum == null) {
+            checksum = new CRC32C();
+            crc = checksum;
+        } else {
+            checksum.reset();
+        }
+        update(checksum, buffer, offset + ATTRIBUTES_OFFSET, sizeInBytes() - ATTRIBUTES_OFFSET);
+        return checksum.getValue();
     }
 
     public boolean isCrcValid() {
@@ -289,17 +305,111 @@ public final class RecordBatch {
         return count > 0 && (long) lastOffsetDelta() + 1 == count;
     }
 
+    /**
+     * Visits the batch's records in order until the visitor returns {@code false}, decompressing a
+     * compressed batch into a scratch buffer allocated for this call (bounded by
+     * {@link DecompressionBuffer#DEFAULT_MAX_BYTES}). Use {@link #forEachRecord(RecordVisitor, DecompressionBuffer)}
+     * to reuse the scratch across batches. The CRC is not checked here: see {@link #validate}.
+     *
+     * @return {@code false} if the visitor stopped early
+     * @throws CorruptRecordException if the header, the compressed data or a record is malformed, or the
+     *                                records do not match {@link #recordCount()} and the batch's length
+     */
+    public boolean forEachRecord(RecordVisitor visitor) {
+        validateHeader(buffer.writerIndex() - offset);
+        if (compression() == CompressionType.NONE || recordCount() == 0) {
+            return forEachValidRecord(visitor, null);
+        }
+        try (DecompressionBuffer scratch = new DecompressionBuffer()) {
+            return forEachValidRecord(visitor, scratch);
+        }
+    }
+
+    /**
+     * As {@link #forEachRecord(RecordVisitor)}, inflating a compressed batch into {@code scratch}. An
+     * uncompressed batch is read in place and allocates nothing per record: the visitor sees the same
+     * {@link Record} instance each time. {@code scratch} may be null for an uncompressed or empty batch.
+     */
+    public boolean forEachRecord(RecordVisitor visitor, DecompressionBuffer scratch) {
+        validateHeader(buffer.writerIndex() - offset);
+        return forEachValidRecord(visitor, scratch);
+    }
+
+    /** Iterates records of a batch whose header passed {@link #validateHeader}. */
+    private boolean forEachValidRecord(RecordVisitor visitor, DecompressionBuffer scratch) {
+        CompressionType type = compression();
+        if (type == CompressionType.NONE) {
+            return forEachRecordIn(buffer, offset + RECORDS_OFFSET, offset + sizeInBytes(), visitor);
+        }
+        if (recordCount() == 0) {
+            // An empty compressed batch (left by compaction) carries no stream to inflate; Kafka skips it too.
+            return true;
+        }
+        if (scratch == null) {
+            throw new IllegalArgumentException("a " + type + " batch needs a DecompressionBuffer");
+        }
+        try {
+            ByteBuf records = scratch.decompress(Compression.of(type), buffer, offset + RECORDS_OFFSET,
+                    sizeInBytes() - RECORDS_OFFSET);
+            return forEachRecordIn(records, records.readerIndex(), records.writerIndex(), visitor);
+        } finally {
+            scratch.recycle();
+        }
+    }
+
+    private boolean forEachRecordIn(ByteBuf records, int from, int to, RecordVisitor visitor) {
+        Record current = record;
+        if (current == null) {
+            current = new Record();
+            record = current;
+        }
+        long baseOffset = baseOffset();
+        long baseTimestamp = baseTimestamp();
+        boolean logAppendTime = timestampType() == TimestampType.LOG_APPEND_TIME;
+        long maxTimestamp = maxTimestamp();
+        int count = recordCount();
+        int position = from;
+        for (int i = 0; i < count; i++) {
+            if (position >= to) {
+                throw new CorruptRecordException("record batch at offset " + baseOffset + " declares " + count
+                        + " records but holds " + i);
+            }
+            position = current.wrap(records, position, to, baseOffset, baseTimestamp, logAppendTime, maxTimestamp);
+            if (!visitor.visit(current)) {
+                return false;
+            }
+        }
+        if (position != to) {
+            throw new CorruptRecordException("record batch at offset " + baseOffset + " has " + (to - position)
+                    + " bytes after its " + count + " records");
+        }
+        return true;
+    }
+
     /** CRC-32C of {@code length} bytes of {@code buffer} from absolute index {@code index}. */
     public static long crc32c(ByteBuf buffer, int index, int length) {
         CRC32C crc = new CRC32C();
-        if (buffer.nioBufferCount() == 1) {
-            crc.update(buffer.nioBuffer(index, length));
+        update(crc, buffer, index, length);
+        return crc.getValue();
+    }
+
+    /**
+     * Feeds bytes to {@code crc} without allocating for array-backed and single-buffer ByteBufs (the
+     * produce path validates every batch: no garbage per batch).
+     */
+    private static void update(CRC32C crc, ByteBuf buffer, int index, int length) {
+        if (buffer.hasArray()) {
+            if (index < 0 || length < 0 || index > buffer.capacity() - length) {
+                throw new IndexOutOfBoundsException("[" + index + ", +" + length + ") of capacity " + buffer.capacity());
+            }
+            crc.update(buffer.array(), buffer.arrayOffset() + index, length);
+        } else if (buffer.nioBufferCount() == 1) {
+            crc.update(buffer.internalNioBuffer(index, length));
         } else {
             for (ByteBuffer part : buffer.nioBuffers(index, length)) {
                 crc.update(part);
             }
         }
-        return crc.getValue();
     }
 
     @Override

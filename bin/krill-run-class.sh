@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs a Java main class with Krill's libraries on the classpath, like Kafka's kafka-run-class.sh.
+# Builds the distribution once with Maven if it is not there yet.
+set -euo pipefail
+base_dir=$(cd "$(dirname "$0")/.." && pwd)
+
+if [ -d "$base_dir/libs" ]; then
+  libs="$base_dir/libs"                     # an unpacked distribution
+else
+  # A source checkout: the distribution Maven assembles under broker/target/krill/.
+  find_libs() { ls -d "$base_dir"/broker/target/krill/krill-*/libs 2>/dev/null | head -n 1; }
+  libs=$(find_libs)
+  if [ -z "$libs" ]; then
+    echo "Building Krill (first run only): mvn -B -q -DskipTests -pl broker -am package" >&2
+    (cd "$base_dir" && mvn -B -q -DskipTests -pl broker -am package) >&2
+    libs=$(find_libs)
+  fi
+fi
+
+java_cmd=java
+[ -n "${JAVA_HOME:-}" ] && java_cmd="$JAVA_HOME/bin/java"
+heap_opts=${KAFKA_HEAP_OPTS:--Xms256m -Xmx1g}
+log_opts=""
+[ -f "$base_dir/config/logback.xml" ] && log_opts="-Dlogback.configurationFile=$base_dir/config/logback.xml"
+
+# shellcheck disable=SC2086
+exec "$java_cmd" $heap_opts ${KAFKA_JVM_PERFORMANCE_OPTS:--XX:+UseG1GC -XX:MaxGCPauseMillis=20} $log_opts ${KAFKA_OPTS:-} \
+  -cp "$libs/*" "$@"

@@ -1,0 +1,197 @@
+package io.krill.broker;
+
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.ApiHandlerRegistry;
+import io.krill.broker.api.handlers.ApiVersionsHandler;
+import io.krill.broker.api.handlers.MetadataHandler;
+import io.krill.broker.api.handlers.ProduceHandler;
+import io.krill.broker.config.BrokerConfig;
+import io.krill.broker.config.Listener;
+import io.krill.broker.config.LogSettings;
+import io.krill.broker.config.TopicConfig;
+import io.krill.broker.net.NettyServer;
+import io.krill.broker.net.RequestMetrics;
+import io.krill.broker.partition.LogConfigs;
+import io.krill.broker.partition.PartitionManager;
+import io.krill.broker.purgatory.DelayedOperationPurgatory;
+import io.krill.controller.local.LocalMetadataStore;
+import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.MetadataStore;
+import io.krill.controller.metadata.TopicImage;
+import io.krill.log.LogManager;
+import io.krill.log.LogManagerConfig;
+import io.krill.log.Time;
+import io.krill.log.TopicPartition;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One broker: assembles the log manager, cluster metadata, hosted partitions, purgatories, the handler
+ * table and the network server, and takes them down in the reverse order.
+ *
+ * <p>Thread-safety: {@link #start} and {@link #close} are called by one controlling thread.
+ */
+public final class Broker implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
+
+    private final BrokerConfig config;
+    private LogManager logManager;
+    private MetadataStore metadata;
+    private PartitionManager partitions;
+    private DelayedOperationPurgatory<TopicPartition> producePurgatory;
+    private DelayedOperationPurgatory<TopicPartition> fetchPurgatory;
+    private NettyServer server;
+    private volatile boolean closed;
+
+    private Broker(BrokerConfig config) {
+        this.config = config;
+    }
+
+    /** Starts a broker and returns once it is ready to serve on every listener. */
+    public static Broker start(BrokerConfig config) throws InterruptedException {
+        Broker broker = new Broker(config);
+        try {
+            broker.startUp();
+            return broker;
+        } catch (RuntimeException | InterruptedException e) {
+            broker.close();
+            throw e;
+        }
+    }
+
+    private void startUp() throws InterruptedException {
+        long started = System.nanoTime();
+        List<Path> logDirs = config.logDirs().stream().map(Path::of).toList();
+        BrokerInfo configured = brokerInfo(List.of());
+        metadata = new LocalMetadataStore(logDirs.get(0), configured, config.clusterId().orElse(null));
+        logManager = new LogManager(logManagerConfig(logDirs), Time.SYSTEM, topic -> {
+            TopicImage image = metadata.image().topic(topic);
+            return LogConfigs.from(TopicConfig.resolve(image == null ? Map.of() : image.configs(), config));
+        });
+        logManager.startup();
+        partitions = new PartitionManager(config.nodeId(), logManager, config);
+        partitions.startup(metadata.image());
+        metadata.addListener(partitions);
+        producePurgatory = new DelayedOperationPurgatory<>("produce");
+        fetchPurgatory = new DelayedOperationPurgatory<>("fetch");
+        BrokerContext context = new BrokerContext(config, metadata, partitions, producePurgatory, fetchPurgatory);
+
+        AtomicReference<ApiHandlerRegistry> registry = new AtomicReference<>();
+        List<ApiHandler> handlers = List.of(
+                new ApiVersionsHandler(registry::get, config.nodeId(), () -> metadata.image().clusterId()),
+                new MetadataHandler(context),
+                new ProduceHandler(context));
+        registry.set(new ApiHandlerRegistry(handlers));
+
+        server = new NettyServer(config.listeners().listeners(), config.socket(), registry.get(), new RequestMetrics());
+        server.start();
+        metadata.registerBroker(brokerInfo(server.boundAddresses()));
+        LOG.info("Krill broker {} of cluster {} ready in {} ms", config.nodeId(), metadata.image().clusterId(),
+                (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /** This broker as clients reach it; a configured port 0 is replaced by the port actually bound. */
+    private BrokerInfo brokerInfo(List<InetSocketAddress> bound) {
+        Map<String, Integer> boundPorts = new HashMap<>();
+        List<Listener> listeners = config.listeners().listeners();
+        for (int i = 0; i < bound.size(); i++) {
+            boundPorts.put(listeners.get(i).name(), bound.get(i).getPort());
+        }
+        Map<String, BrokerInfo.Endpoint> endpoints = new HashMap<>();
+        for (Listener advertised : config.listeners().advertisedListeners()) {
+            int port = advertised.port() == 0 ? boundPorts.getOrDefault(advertised.name(), 0) : advertised.port();
+            endpoints.put(advertised.name(), new BrokerInfo.Endpoint(advertised.name(), advertised.host(), port));
+        }
+        return new BrokerInfo(config.nodeId(), config.rack().orElse(null), endpoints);
+    }
+
+    private LogManagerConfig logManagerConfig(List<Path> logDirs) {
+        LogSettings log = config.log();
+        return LogManagerConfig.builder(logDirs)
+                .defaultLogConfig(LogConfigs.from(TopicConfig.resolve(Map.of(), config)))
+                .retentionCheckIntervalMs(log.retentionCheckIntervalMs())
+                .flushCheckIntervalMs(log.flushSchedulerIntervalMs())
+                .recoveryPointCheckpointIntervalMs(log.flushOffsetCheckpointIntervalMs())
+                .logStartOffsetCheckpointIntervalMs(log.flushStartOffsetCheckpointIntervalMs())
+                .cleanerEnabled(log.cleanerEnable())
+                .cleanerBackoffMs(log.cleanerBackoffMs())
+                .recoveryThreadsPerDataDir(log.numRecoveryThreadsPerDataDir())
+                .build();
+    }
+
+    /** The addresses the listeners are bound to, in listener order. */
+    public List<InetSocketAddress> boundAddresses() {
+        return server.boundAddresses();
+    }
+
+    public BrokerConfig config() {
+        return config;
+    }
+
+    public MetadataStore metadata() {
+        return metadata;
+    }
+
+    public PartitionManager partitions() {
+        return partitions;
+    }
+
+    /**
+     * Graceful stop: stop accepting and let in-flight requests finish, then flush and close the logs
+     * (which writes the clean-shutdown marker), then the metadata store.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List<Runnable> steps = new ArrayList<>();
+        steps.add(() -> {
+            if (server != null) {
+                server.shutdown(config.socket().requestTimeoutMs());
+            }
+        });
+        steps.add(() -> {
+            if (producePurgatory != null) {
+                producePurgatory.close();
+            }
+            if (fetchPurgatory != null) {
+                fetchPurgatory.close();
+            }
+        });
+        steps.add(() -> {
+            if (logManager != null) {
+                logManager.close();
+            }
+        });
+        steps.add(() -> {
+            if (metadata != null) {
+                metadata.close();
+            }
+        });
+        RuntimeException failure = null;
+        for (Runnable step : steps) {
+            try {
+                step.run();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        LOG.info("Krill broker {} stopped", config.nodeId());
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}

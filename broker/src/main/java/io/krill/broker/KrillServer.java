@@ -1,0 +1,55 @@
+package io.krill.broker;
+
+import io.krill.broker.config.BrokerConfig;
+import io.krill.broker.config.ConfigException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Entry point of {@code bin/krill-server-start.sh}:
+ * {@code KrillServer <server.properties> [--override key=value ...]}. Runs in the foreground; SIGTERM
+ * (or Ctrl-C) stops it gracefully.
+ */
+public final class KrillServer {
+    private KrillServer() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        long jvmStart = java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
+        if (args.length < 1) {
+            System.err.println("USAGE: KrillServer server.properties [--override property=value]*");
+            System.exit(1);
+        }
+        List<String> overrides = new ArrayList<>();
+        for (int i = 1; i < args.length; i++) {
+            if (args[i].equals("--override") && i + 1 < args.length) {
+                overrides.add(args[++i]);
+            } else {
+                System.err.println("Unexpected argument " + args[i] + "; expected --override property=value");
+                System.exit(1);
+            }
+        }
+        BrokerConfig config;
+        try {
+            config = BrokerConfig.load(Path.of(args[0]), overrides);
+        } catch (ConfigException e) {
+            System.err.println("Invalid configuration: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+        Broker broker = Broker.start(config);
+        org.slf4j.LoggerFactory.getLogger(KrillServer.class).info("Started in {} ms after the JVM",
+                System.currentTimeMillis() - jvmStart);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                broker.close();
+            } finally {
+                stopped.countDown();
+            }
+        }, "krill-shutdown"));
+        stopped.await();
+    }
+}

@@ -1,0 +1,39 @@
+package io.krill.broker.api;
+
+import io.krill.log.LogException;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
+import io.krill.wire.record.CorruptRecordException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one table from exceptions to wire error codes: typed outcomes map to their code without a log
+ * line; anything else is a bug, logged with its stack trace and answered UNKNOWN_SERVER_ERROR.
+ * Stateless; thread-safe.
+ */
+public final class ErrorMapping {
+    private static final Logger LOG = LoggerFactory.getLogger(ErrorMapping.class);
+
+    private ErrorMapping() {
+    }
+
+    public static Errors toError(Throwable error, Object context) {
+        if (error instanceof ApiException api) {
+            return api.error();
+        }
+        if (error instanceof LogException log) {
+            try {
+                return Errors.valueOf(log.errorName());
+            } catch (IllegalArgumentException e) {
+                LOG.error("Log error {} names no Kafka error", log.errorName(), error);
+                return Errors.UNKNOWN_SERVER_ERROR;
+            }
+        }
+        if (error instanceof CorruptRecordException) {
+            return Errors.CORRUPT_MESSAGE;
+        }
+        LOG.error("Unexpected error handling {}", context, error);
+        return Errors.UNKNOWN_SERVER_ERROR;
+    }
+}

@@ -1,0 +1,104 @@
+package io.krill.broker.api;
+
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.RequestHeader;
+import io.krill.wire.protocol.ApiMessage;
+import java.net.SocketAddress;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One decoded request and the means to answer it. Built by the network layer, handed to one
+ * {@link ApiHandler}.
+ *
+ * <p>Thread-safe for {@link #respond}/{@link #noResponse} (the first call wins, later ones are a bug
+ * and throw); the body belongs to the handler.
+ */
+public final class Request {
+    private final RequestHeader header;
+    private final ApiKeys api;
+    private final ApiMessage body;
+    private final Connection connection;
+    private final ResponseChannel channel;
+    private final long sequence;
+    private final long receivedNanos;
+    private final AtomicBoolean answered = new AtomicBoolean();
+
+    /** Who sent a request: the peer's address and the listener it connected to. Immutable. */
+    public record Connection(SocketAddress remoteAddress, String listenerName, String connectionId) {
+    }
+
+    public Request(RequestHeader header, ApiKeys api, ApiMessage body, Connection connection, ResponseChannel channel,
+                   long sequence, long receivedNanos) {
+        this.header = header;
+        this.api = api;
+        this.body = body;
+        this.connection = connection;
+        this.channel = channel;
+        this.sequence = sequence;
+        this.receivedNanos = receivedNanos;
+    }
+
+    public RequestHeader header() {
+        return header;
+    }
+
+    public ApiKeys api() {
+        return api;
+    }
+
+    public short version() {
+        return header.requestApiVersion();
+    }
+
+    public String clientId() {
+        return header.clientId();
+    }
+
+    @SuppressWarnings("unchecked")
+    public <T extends ApiMessage> T body() {
+        return (T) body;
+    }
+
+    public Connection connection() {
+        return connection;
+    }
+
+    /** Position of this request among its connection's requests; the order responses go out in. */
+    public long sequence() {
+        return sequence;
+    }
+
+    public long receivedNanos() {
+        return receivedNanos;
+    }
+
+    /** Answers the request. Any thread; exactly once. */
+    public void respond(ApiMessage response) {
+        if (response == null) {
+            throw new IllegalArgumentException("use noResponse() to answer with nothing");
+        }
+        answer(response);
+    }
+
+    /** Completes the request without a response (Produce with acks=0). */
+    public void noResponse() {
+        answer(null);
+    }
+
+    public boolean isAnswered() {
+        return answered.get();
+    }
+
+    private void answer(ApiMessage response) {
+        if (!answered.compareAndSet(false, true)) {
+            throw new IllegalStateException(api + " request " + header.correlationId() + " answered twice");
+        }
+        channel.send(this, response);
+    }
+
+    @Override
+    public String toString() {
+        return api.apiName() + " v" + version() + " correlationId=" + header.correlationId() + " clientId="
+                + header.clientId() + " from " + connection.remoteAddress();
+    }
+}

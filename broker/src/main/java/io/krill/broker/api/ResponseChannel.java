@@ -1,0 +1,10 @@
+package io.krill.broker.api;
+
+import io.krill.wire.protocol.ApiMessage;
+
+/** Where a {@link Request}'s answer goes: the connection it came from. Implementations are thread-safe. */
+public interface ResponseChannel {
+
+    /** Sends {@code response} (or nothing, when null) for {@code request}, in request order. */
+    void send(Request request, ApiMessage response);
+}

@@ -1,0 +1,91 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.ApiHandlerRegistry;
+import io.krill.broker.api.Request;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.ApiVersionsRequest;
+import io.krill.wire.message.ApiVersionsResponse;
+import io.krill.wire.protocol.ApiMessage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+/**
+ * ApiVersions: the versions of every API this broker serves, exactly the registry's table. Answered
+ * before anything else on a connection (and, later, before authentication).
+ *
+ * <p>Thread-safe: stateless but for the registry, which is set once.
+ */
+public final class ApiVersionsHandler implements ApiHandler {
+    /** KIP-511: what a client may call itself. */
+    private static final Pattern SOFTWARE = Pattern.compile("[a-zA-Z0-9](?:[a-zA-Z0-9\\-.]*[a-zA-Z0-9])?");
+
+    private final Supplier<ApiHandlerRegistry> registry;
+    private final int nodeId;
+    private final Supplier<String> clusterId;
+
+    /**
+     * {@code registry} is read lazily: this handler is itself in the table it reports. {@code nodeId} and
+     * {@code clusterId} answer KIP-1242's check that a client reached the broker it meant to.
+     */
+    public ApiVersionsHandler(Supplier<ApiHandlerRegistry> registry, int nodeId, Supplier<String> clusterId) {
+        this.registry = registry;
+        this.nodeId = nodeId;
+        this.clusterId = clusterId;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.API_VERSIONS;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 5;
+    }
+
+    @Override
+    public void handle(Request request) {
+        ApiVersionsRequest body = request.body();
+        if (request.version() >= 3 && (!SOFTWARE.matcher(body.clientSoftwareName()).matches()
+                || !SOFTWARE.matcher(body.clientSoftwareVersion()).matches())) {
+            request.respond(supported(registry.get()).setErrorCode(Errors.INVALID_REQUEST.code()));
+            return;
+        }
+        if (request.version() >= 5 && body.clusterId() != null && body.nodeId() >= 0
+                && (!body.clusterId().equals(clusterId.get()) || body.nodeId() != nodeId)) {
+            request.respond(supported(registry.get()).setErrorCode(Errors.REBOOTSTRAP_REQUIRED.code()));
+            return;
+        }
+        request.respond(supported(registry.get()));
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        return supported(registry.get()).setErrorCode(error.code());
+    }
+
+    /** The v0-encodable answer to an ApiVersions request of a version this broker does not know. */
+    public static ApiVersionsResponse unsupportedVersionResponse(ApiHandlerRegistry registry) {
+        return supported(registry).setErrorCode(Errors.UNSUPPORTED_VERSION.code());
+    }
+
+    private static ApiVersionsResponse supported(ApiHandlerRegistry registry) {
+        List<ApiVersionsResponse.ApiVersion> versions = new ArrayList<>();
+        for (ApiHandler handler : registry.handlers()) {
+            versions.add(new ApiVersionsResponse.ApiVersion()
+                    .setApiKey(handler.apiKey().id())
+                    .setMinVersion(handler.minVersion())
+                    .setMaxVersion(handler.maxVersion()));
+        }
+        return new ApiVersionsResponse().setApiKeys(versions);
+    }
+}

@@ -1,0 +1,112 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.BrokerContext;
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.ErrorMapping;
+import io.krill.broker.api.Request;
+import io.krill.broker.partition.Partition;
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.log.PartitionLog;
+import io.krill.log.TimestampAndOffset;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.ListOffsetsRequest;
+import io.krill.wire.message.ListOffsetsResponse;
+import io.krill.wire.protocol.ApiMessage;
+import java.util.Optional;
+
+/**
+ * ListOffsets: earliest (-2, and -4 earliest-local), latest (-1: the high watermark, or the last stable
+ * offset under read_committed), max timestamp (-3), and the first offset at or after a timestamp.
+ * Offsets a consumer may not read yet (past the high watermark) are never returned.
+ *
+ * <p>Thread-safe: stateless.
+ */
+public final class ListOffsetsHandler implements ApiHandler {
+    private static final byte READ_COMMITTED = 1;
+    private static final long UNKNOWN = -1;
+
+    private final BrokerContext context;
+
+    public ListOffsetsHandler(BrokerContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.LIST_OFFSETS;
+    }
+
+    @Override
+    public short minVersion() {
+        return 1;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 10;
+    }
+
+    @Override
+    public void handle(Request request) {
+        ListOffsetsRequest body = request.body();
+        MetadataImage image = context.metadata().image();
+        ListOffsetsResponse response = new ListOffsetsResponse();
+        for (ListOffsetsRequest.ListOffsetsTopic topic : body.topics()) {
+            ListOffsetsResponse.ListOffsetsTopicResponse topicResponse =
+                    new ListOffsetsResponse.ListOffsetsTopicResponse().setName(topic.name());
+            response.topics().add(topicResponse);
+            for (ListOffsetsRequest.ListOffsetsPartition wanted : topic.partitions()) {
+                ListOffsetsResponse.ListOffsetsPartitionResponse answer =
+                        new ListOffsetsResponse.ListOffsetsPartitionResponse().setPartitionIndex(wanted.partitionIndex());
+                topicResponse.partitions().add(answer);
+                try {
+                    lookUp(image, topic.name(), wanted, body.isolationLevel() == READ_COMMITTED, answer);
+                } catch (RuntimeException e) {
+                    answer.setErrorCode(ErrorMapping.toError(e, request).code()).setTimestamp(UNKNOWN).setOffset(UNKNOWN);
+                }
+            }
+        }
+        request.respond(response);
+    }
+
+    private void lookUp(MetadataImage image, String topic, ListOffsetsRequest.ListOffsetsPartition wanted,
+                        boolean readCommitted, ListOffsetsResponse.ListOffsetsPartitionResponse answer) {
+        Partition partition = context.partitions().leaderPartition(image, topic, wanted.partitionIndex());
+        Partition.checkLeaderEpoch(wanted.currentLeaderEpoch(), partition.state());
+        long visibleEnd = readCommitted ? partition.lastStableOffset() : partition.highWatermark();
+        long timestamp = wanted.timestamp();
+        if (timestamp == PartitionLog.LATEST_TIMESTAMP) {
+            answer.setTimestamp(UNKNOWN).setOffset(visibleEnd).setLeaderEpoch(partition.leaderEpoch());
+            return;
+        }
+        if (timestamp < PartitionLog.EARLIEST_LOCAL_TIMESTAMP) {
+            throw new ApiException(Errors.INVALID_REQUEST, "Unsupported special timestamp " + timestamp);
+        }
+        Optional<TimestampAndOffset> found = partition.log().fetchOffsetByTimestamp(timestamp);
+        if (found.isEmpty() || found.get().offset() >= visibleEnd && timestamp >= 0) {
+            answer.setTimestamp(UNKNOWN).setOffset(UNKNOWN).setLeaderEpoch(-1);
+            return;
+        }
+        TimestampAndOffset result = found.get();
+        answer.setTimestamp(result.timestamp())
+                .setOffset(Math.min(result.offset(), visibleEnd))
+                .setLeaderEpoch(result.leaderEpoch().orElse(-1));
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        ListOffsetsRequest body = request.body();
+        ListOffsetsResponse response = new ListOffsetsResponse();
+        for (ListOffsetsRequest.ListOffsetsTopic topic : body.topics()) {
+            ListOffsetsResponse.ListOffsetsTopicResponse t = new ListOffsetsResponse.ListOffsetsTopicResponse().setName(topic.name());
+            for (ListOffsetsRequest.ListOffsetsPartition p : topic.partitions()) {
+                t.partitions().add(new ListOffsetsResponse.ListOffsetsPartitionResponse().setPartitionIndex(p.partitionIndex())
+                        .setErrorCode(error.code()).setTimestamp(UNKNOWN).setOffset(UNKNOWN));
+            }
+            response.topics().add(t);
+        }
+        return response;
+    }
+}

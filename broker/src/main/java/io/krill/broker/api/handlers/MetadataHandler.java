@@ -1,0 +1,172 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.BrokerContext;
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.Request;
+import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.NewTopic;
+import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicImage;
+import io.krill.controller.metadata.TopicNames;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.MetadataRequest;
+import io.krill.wire.message.MetadataResponse;
+import io.krill.wire.protocol.ApiMessage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Metadata: brokers (their endpoints on the listener the client came in by), cluster id, controller,
+ * and topics with partition leaders, leader epochs, replicas and ISR. Unknown topics are created when
+ * {@code auto.create.topics.enable} and the client allow it. Answers from one metadata image.
+ *
+ * <p>Thread-safe: stateless.
+ */
+public final class MetadataHandler implements ApiHandler {
+    /** Kafka's value for "authorized operations not requested". */
+    private static final int AUTHORIZED_OPERATIONS_OMITTED = Integer.MIN_VALUE;
+
+    private final BrokerContext context;
+
+    public MetadataHandler(BrokerContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.METADATA;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 13;
+    }
+
+    @Override
+    public void handle(Request request) {
+        MetadataRequest body = request.body();
+        short version = request.version();
+        MetadataImage image = context.metadata().image();
+        List<MetadataResponse.MetadataResponseTopic> topics = new ArrayList<>();
+        boolean all = body.topics() == null || (version == 0 && body.topics().isEmpty());
+        if (all) {
+            for (TopicImage topic : image.topics()) {
+                topics.add(describe(topic));
+            }
+        } else {
+            boolean autoCreate = context.config().autoCreateTopicsEnable() && (version < 4 || body.allowAutoTopicCreation());
+            for (MetadataRequest.MetadataRequestTopic wanted : body.topics()) {
+                topics.add(lookUp(image, wanted, autoCreate));
+            }
+            image = context.metadata().image();
+        }
+        request.respond(new MetadataResponse()
+                .setBrokers(brokers(image, request.connection().listenerName()))
+                .setClusterId(image.clusterId())
+                .setControllerId(image.controllerId())
+                .setTopics(topics)
+                .setClusterAuthorizedOperations(AUTHORIZED_OPERATIONS_OMITTED));
+    }
+
+    private MetadataResponse.MetadataResponseTopic lookUp(MetadataImage image, MetadataRequest.MetadataRequestTopic wanted,
+                                                          boolean autoCreate) {
+        String name = wanted.name();
+        UUID id = wanted.topicId();
+        if (name == null) {
+            TopicImage byId = id == null ? null : image.topic(id);
+            return byId != null ? describe(byId) : errorTopic(null, id, Errors.UNKNOWN_TOPIC_ID);
+        }
+        TopicImage topic = image.topic(name);
+        if (topic != null) {
+            return describe(topic);
+        }
+        try {
+            TopicNames.validate(name);
+        } catch (ApiException e) {
+            return errorTopic(name, null, Errors.INVALID_TOPIC_EXCEPTION);
+        }
+        if (!autoCreate || TopicNames.isInternal(name)) {
+            return errorTopic(name, null, Errors.UNKNOWN_TOPIC_OR_PARTITION);
+        }
+        try {
+            return describe(context.metadata().createTopic(NewTopic.of(name, context.config().log().numPartitions(),
+                    context.config().replication().defaultReplicationFactor())));
+        } catch (ApiException e) {
+            if (e.error() == Errors.TOPIC_ALREADY_EXISTS) {
+                TopicImage raced = context.metadata().image().topic(name);
+                if (raced != null) {
+                    return describe(raced);
+                }
+            }
+            return errorTopic(name, null, e.error() == Errors.TOPIC_ALREADY_EXISTS
+                    ? Errors.LEADER_NOT_AVAILABLE : e.error());
+        }
+    }
+
+    private static List<MetadataResponse.MetadataResponseBroker> brokers(MetadataImage image, String listenerName) {
+        List<MetadataResponse.MetadataResponseBroker> brokers = new ArrayList<>();
+        for (BrokerInfo broker : image.brokers()) {
+            BrokerInfo.Endpoint endpoint = broker.endpoint(listenerName);
+            if (endpoint != null) {
+                brokers.add(new MetadataResponse.MetadataResponseBroker()
+                        .setNodeId(broker.nodeId())
+                        .setHost(endpoint.host())
+                        .setPort(endpoint.port())
+                        .setRack(broker.rack()));
+            }
+        }
+        return brokers;
+    }
+
+    private static MetadataResponse.MetadataResponseTopic describe(TopicImage topic) {
+        List<MetadataResponse.MetadataResponsePartition> partitions = new ArrayList<>(topic.partitionCount());
+        for (PartitionState state : topic.partitions()) {
+            partitions.add(new MetadataResponse.MetadataResponsePartition()
+                    .setErrorCode(state.hasLeader() ? Errors.NONE.code() : Errors.LEADER_NOT_AVAILABLE.code())
+                    .setPartitionIndex(state.partition())
+                    .setLeaderId(state.leader())
+                    .setLeaderEpoch(state.leaderEpoch())
+                    .setReplicaNodes(new ArrayList<>(state.replicas()))
+                    .setIsrNodes(new ArrayList<>(state.isr()))
+                    .setOfflineReplicas(new ArrayList<>()));
+        }
+        return new MetadataResponse.MetadataResponseTopic()
+                .setName(topic.name())
+                .setTopicId(topic.id())
+                .setIsInternal(topic.internal())
+                .setPartitions(partitions)
+                .setTopicAuthorizedOperations(AUTHORIZED_OPERATIONS_OMITTED);
+    }
+
+    private static MetadataResponse.MetadataResponseTopic errorTopic(String name, UUID id, Errors error) {
+        MetadataResponse.MetadataResponseTopic topic = new MetadataResponse.MetadataResponseTopic()
+                .setErrorCode(error.code())
+                .setName(name)
+                .setTopicAuthorizedOperations(AUTHORIZED_OPERATIONS_OMITTED);
+        if (id != null) {
+            topic.setTopicId(id);
+        }
+        return topic;
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        MetadataRequest body = request.body();
+        List<MetadataResponse.MetadataResponseTopic> topics = new ArrayList<>();
+        if (body.topics() != null) {
+            for (MetadataRequest.MetadataRequestTopic t : body.topics()) {
+                topics.add(errorTopic(t.name(), t.topicId(), error));
+            }
+        }
+        return new MetadataResponse().setTopics(topics).setErrorCode(error.code());
+    }
+}

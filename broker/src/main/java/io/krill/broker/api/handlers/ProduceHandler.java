@@ -1,0 +1,145 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.BrokerContext;
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.ErrorMapping;
+import io.krill.broker.api.Request;
+import io.krill.broker.partition.Partition;
+import io.krill.broker.partition.ProduceValidator;
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.TopicImage;
+import io.krill.log.AppendInfo;
+import io.krill.log.AppendOrigin;
+import io.krill.log.TopicPartition;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.ProduceRequest;
+import io.krill.wire.message.ProduceResponse;
+import io.krill.wire.protocol.ApiMessage;
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Produce: validates each partition's batch from its header, appends it as leader (offsets and leader
+ * epoch assigned in place, no record decoding), then answers by acks: 0 not at all, 1 at once, -1 when
+ * the high watermark of every partition has passed its batch (a {@link DelayedProduce} until then).
+ * Errors are per partition, as Kafka gives them.
+ *
+ * <p>Versions 0-2 are advertised, as Kafka 4 does, because librdkafka enables compression only when
+ * they are; the request pipeline then refuses them, the schema having no such versions.
+ *
+ * <p>Thread-safe: stateless.
+ */
+public final class ProduceHandler implements ApiHandler {
+    private final BrokerContext context;
+
+    public ProduceHandler(BrokerContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.PRODUCE;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 13;
+    }
+
+    @Override
+    public void handle(Request request) {
+        ProduceRequest body = request.body();
+        short acks = body.acks();
+        MetadataImage image = context.metadata().image();
+        long now = System.currentTimeMillis();
+        List<DelayedProduce.PartitionStatus> statuses = new ArrayList<>();
+        ProduceResponse response = new ProduceResponse();
+        for (ProduceRequest.TopicProduceData topicData : body.topicData()) {
+            TopicImage topic = request.version() >= 13 ? image.topic(topicData.topicId()) : image.topic(topicData.name());
+            ProduceResponse.TopicProduceResponse topicResponse = new ProduceResponse.TopicProduceResponse()
+                    .setName(topicData.name())
+                    .setTopicId(topicData.topicId());
+            response.responses().add(topicResponse);
+            for (ProduceRequest.PartitionProduceData data : topicData.partitionData()) {
+                ProduceResponse.PartitionProduceResponse partitionResponse = new ProduceResponse.PartitionProduceResponse()
+                        .setIndex(data.index());
+                topicResponse.partitionResponses().add(partitionResponse);
+                if (topic == null) {
+                    fail(partitionResponse, request.version() >= 13 ? Errors.UNKNOWN_TOPIC_ID
+                            : Errors.UNKNOWN_TOPIC_OR_PARTITION, null);
+                    continue;
+                }
+                if (acks != 0 && acks != 1 && acks != -1) {
+                    fail(partitionResponse, Errors.INVALID_REQUIRED_ACKS, null);
+                    continue;
+                }
+                try {
+                    Partition partition = context.partitions().leaderPartition(image, topic.name(), data.index());
+                    if (topic.internal()) {
+                        throw new ApiException(Errors.INVALID_TOPIC_EXCEPTION, "Cannot append to internal topic " + topic.name());
+                    }
+                    ByteBuf records = data.records();
+                    if (records == null) {
+                        throw new ApiException(Errors.INVALID_RECORD, "Produce request without records");
+                    }
+                    ProduceValidator.get().validate(records, request.version(), partition.config(), now);
+                    AppendInfo info = partition.appendRecordsToLeader(records, acks, AppendOrigin.CLIENT);
+                    partitionResponse.setBaseOffset(info.firstOffset())
+                            .setLogAppendTimeMs(info.logAppendTime())
+                            .setLogStartOffset(info.logStartOffset());
+                    statuses.add(new DelayedProduce.PartitionStatus(partition, info.lastOffset() + 1, partitionResponse));
+                    context.fetchPurgatory().checkAndComplete(partition.topicPartition());
+                } catch (RuntimeException e) {
+                    fail(partitionResponse, ErrorMapping.toError(e, request), e.getMessage());
+                }
+            }
+        }
+        if (acks == 0) {
+            request.noResponse();
+            return;
+        }
+        if (acks == 1 || statuses.isEmpty()) {
+            request.respond(response);
+            return;
+        }
+        DelayedProduce delayed = new DelayedProduce(body.timeoutMs(), request, response, statuses);
+        List<TopicPartition> keys = new ArrayList<>(statuses.size());
+        for (DelayedProduce.PartitionStatus status : statuses) {
+            keys.add(status.partition().topicPartition());
+        }
+        context.producePurgatory().tryCompleteElseWatch(delayed, keys);
+    }
+
+    private static void fail(ProduceResponse.PartitionProduceResponse response, Errors error, String message) {
+        response.setErrorCode(error.code())
+                .setBaseOffset(-1)
+                .setLogAppendTimeMs(-1)
+                .setLogStartOffset(-1)
+                .setErrorMessage(message);
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        ProduceRequest body = request.body();
+        ProduceResponse response = new ProduceResponse();
+        for (ProduceRequest.TopicProduceData topicData : body.topicData()) {
+            ProduceResponse.TopicProduceResponse topic = new ProduceResponse.TopicProduceResponse()
+                    .setName(topicData.name()).setTopicId(topicData.topicId());
+            for (ProduceRequest.PartitionProduceData data : topicData.partitionData()) {
+                ProduceResponse.PartitionProduceResponse p = new ProduceResponse.PartitionProduceResponse().setIndex(data.index());
+                fail(p, error, null);
+                topic.partitionResponses().add(p);
+            }
+            response.responses().add(topic);
+        }
+        return response;
+    }
+}

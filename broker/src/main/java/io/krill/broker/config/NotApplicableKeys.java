@@ -1,0 +1,38 @@
+package io.krill.broker.config;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Kafka keys that are valid in a Kafka server.properties but mean nothing to Krill, mainly KRaft's: Krill keeps
+ * cluster metadata in ZooKeeper (Helix), so a Kafka 4 configuration can be used unchanged and these keys are
+ * reported apart from unknown (probably misspelt) keys. Stateless.
+ */
+public final class NotApplicableKeys {
+    static final String KRAFT = "KRaft only; Krill coordinates through ZooKeeper";
+    static final String SHARE_GROUPS = "share groups are not supported by Krill";
+
+    private static final Set<String> KRAFT_KEYS = Set.of(
+            "process.roles", "controller.listener.names", "metadata.log.dir", "broker.heartbeat.interval.ms",
+            "broker.session.timeout.ms", "initial.broker.registration.timeout.ms",
+            "sasl.mechanism.controller.protocol", "early.start.listeners", "eligible.leader.replicas.enable",
+            "log.dir.failure.timeout.ms");
+    private static final List<String> KRAFT_PREFIXES = List.of(
+            "controller.quorum.", "metadata.log.", "metadata.max.", "controller.performance.");
+    private static final List<String> SHARE_PREFIXES = List.of("share.coordinator.", "group.share.");
+
+    private NotApplicableKeys() {
+    }
+
+    /** Why {@code key} does not apply to Krill, or empty if it is not one of these keys. */
+    public static Optional<String> reason(String key) {
+        if (KRAFT_KEYS.contains(key) || KRAFT_PREFIXES.stream().anyMatch(key::startsWith)) {
+            return Optional.of(KRAFT);
+        }
+        if (SHARE_PREFIXES.stream().anyMatch(key::startsWith)) {
+            return Optional.of(SHARE_GROUPS);
+        }
+        return Optional.empty();
+    }
+}

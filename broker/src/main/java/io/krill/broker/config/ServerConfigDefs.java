@@ -1,0 +1,76 @@
+package io.krill.broker.config;
+
+import static io.krill.broker.config.ConfigKey.builder;
+import static io.krill.broker.config.ConfigType.BOOLEAN;
+import static io.krill.broker.config.ConfigType.INT;
+import static io.krill.broker.config.ConfigType.LONG;
+import static io.krill.broker.config.ConfigType.STRING;
+import static io.krill.broker.config.Importance.HIGH;
+import static io.krill.broker.config.Importance.LOW;
+import static io.krill.broker.config.Validators.atLeast;
+import static io.krill.broker.config.Validators.between;
+
+/** General broker keys: identity, threads, request limits, ZooKeeper and Krill's own keys. */
+final class ServerConfigDefs {
+    private ServerConfigDefs() {
+    }
+
+    static ConfigDef define() {
+        return new ConfigDef()
+            .define(builder("node.id", INT).defaultValue(-1).importance(HIGH)
+                .doc("The id of this broker; synonym of broker.id (if both are set they must be equal). "
+                    + "-1 lets the broker generate an id when broker.id.generation.enable is true."))
+            .define(builder("broker.id", INT).defaultValue(-1).importance(HIGH)
+                .doc("The broker id for this server; synonym of node.id."))
+            .define(builder("broker.id.generation.enable", BOOLEAN).defaultValue(true)
+                .doc("Generate a broker id, above reserved.broker.max.id, when neither broker.id nor node.id is set."))
+            .define(builder("reserved.broker.max.id", INT).defaultValue(1000).validator(atLeast(0))
+                .doc("The largest broker id an operator may configure; generated ids start above it."))
+            .define(builder("broker.rack", STRING)
+                .doc("The rack of this broker, used for rack-aware replica assignment (e.g. us-east-1d)."))
+            .define(builder("cluster.id", STRING)
+                .doc("Krill: the cluster id to use or expect; unset means the id kept in the cluster metadata."))
+            .define(builder("num.io.threads", INT).defaultValue(8).validator(atLeast(1)).importance(HIGH).clusterWide()
+                .doc("The number of threads that process requests, which may include disk I/O."))
+            .define(builder("background.threads", INT).defaultValue(10).validator(atLeast(1)).importance(HIGH)
+                .clusterWide()
+                .doc("The number of threads for background tasks (retention, checkpoints, expirations)."))
+            .define(builder("request.timeout.ms", INT).defaultValue(30000).importance(HIGH)
+                .doc("The maximum time the broker waits for a response to a request it sends to another broker."))
+            .define(builder("socket.connection.setup.timeout.ms", LONG).defaultValue(10000L)
+                .doc("The time to wait for an outgoing (inter-broker) connection to be established."))
+            .define(builder("socket.connection.setup.timeout.max.ms", LONG).defaultValue(30000L)
+                .doc("The maximum of the exponentially growing outgoing connection setup timeout."))
+            .define(builder("delete.topic.enable", BOOLEAN).defaultValue(true).importance(HIGH)
+                .doc("Whether DeleteTopics is allowed; when false deletions are rejected."))
+            .define(builder("auto.create.topics.enable", BOOLEAN).defaultValue(true).importance(HIGH)
+                .doc("Create a topic with the broker defaults when a client asks for metadata of a missing topic."))
+            .define(builder("controlled.shutdown.enable", BOOLEAN).defaultValue(true)
+                .doc("Move partition leadership away from this broker before it shuts down."))
+            .define(builder("controlled.shutdown.max.retries", INT).defaultValue(3)
+                .doc("How many times a controlled shutdown is attempted before shutting down uncleanly."))
+            .define(builder("controlled.shutdown.retry.backoff.ms", LONG).defaultValue(5000L)
+                .doc("The time to wait between controlled shutdown attempts."))
+            .define(builder("fetch.max.bytes", INT).defaultValue(55 * 1024 * 1024).validator(atLeast(1024))
+                .doc("The maximum number of bytes returned for one fetch request."))
+            .define(builder("max.incremental.fetch.session.cache.slots", INT).defaultValue(1000)
+                .validator(atLeast(0))
+                .doc("The maximum number of incremental fetch sessions kept by the broker."))
+            .define(builder("max.request.partition.size.limit", INT).defaultValue(2000).validator(atLeast(1))
+                .doc("The maximum number of partitions served in one request."))
+            .define(builder("authorizer.class.name", STRING).defaultValue("").importance(LOW).notSupported()
+                .doc("Kafka's authorizer plug-in class. Accepted for compatibility; Krill does not load plug-ins."))
+            .define(builder("zookeeper.connect", STRING).defaultValue("").importance(HIGH)
+                .doc("Krill: the ZooKeeper connection string (host:port,.../chroot) used for cluster coordination. "
+                    + "Empty starts an embedded single-node ZooKeeper."))
+            .define(builder("zookeeper.session.timeout.ms", INT).defaultValue(6000).validator(atLeast(1))
+                .importance(HIGH)
+                .doc("The ZooKeeper session timeout; a broker whose session expires leaves the cluster."))
+            .define(builder("zookeeper.connection.timeout.ms", INT).validator(atLeast(1)).importance(HIGH)
+                .doc("The time to wait for a ZooKeeper connection; if not set, zookeeper.session.timeout.ms."))
+            .define(builder("zookeeper.max.in.flight.requests", INT).defaultValue(10).validator(atLeast(1))
+                .doc("The maximum number of unacknowledged requests sent to ZooKeeper."))
+            .define(builder("krill.http.port", INT).defaultValue(0).validator(between(0, 65535))
+                .doc("Krill: the port of the HTTP server that serves Prometheus metrics on /metrics. 0 disables it."));
+    }
+}

@@ -1,0 +1,125 @@
+package io.krill.broker.net;
+
+import io.krill.broker.api.ApiHandlerRegistry;
+import io.krill.broker.config.Listener;
+import io.krill.broker.config.SocketSettings;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultEventExecutorGroup;
+import io.netty.util.concurrent.EventExecutorGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker's sockets: one server channel per listener, {@code num.network.threads} event loops for
+ * I/O (native epoll when available, else NIO), and {@code num.io.threads} request threads on which the
+ * {@link RequestChannelHandler}s run (each connection pinned to one).
+ *
+ * <p>Thread-safe for start/stop from one controlling thread.
+ */
+public final class NettyServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(NettyServer.class);
+    /** Per connection: requests read and not yet answered before the socket stops being read. */
+    static final int MAX_IN_FLIGHT_PER_CONNECTION = 64;
+
+    private final List<Listener> listeners;
+    private final SocketSettings socket;
+    private final ApiHandlerRegistry registry;
+    private final RequestMetrics metrics;
+    private final EventLoopGroup bossGroup;
+    private final EventLoopGroup ioGroup;
+    private final EventExecutorGroup requestGroup;
+    private final Class<? extends ServerChannel> channelClass;
+    private final List<Channel> serverChannels = new ArrayList<>();
+    private final List<InetSocketAddress> boundAddresses = new ArrayList<>();
+
+    public NettyServer(List<Listener> listeners, SocketSettings socket, ApiHandlerRegistry registry,
+                       RequestMetrics metrics) {
+        this.listeners = List.copyOf(listeners);
+        this.socket = socket;
+        this.registry = registry;
+        this.metrics = metrics;
+        boolean epoll = Epoll.isAvailable();
+        IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        this.channelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        this.bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("krill-acceptor", true), factory);
+        this.ioGroup = new MultiThreadIoEventLoopGroup(socket.numNetworkThreads(),
+                new DefaultThreadFactory("krill-network", true), factory);
+        this.requestGroup = new DefaultEventExecutorGroup(socket.numIoThreads(),
+                new DefaultThreadFactory("krill-request", true));
+        LOG.info("Transport: {}", epoll ? "epoll" : "nio");
+    }
+
+    /** Binds every listener; throws if one cannot be bound. */
+    public void start() throws InterruptedException {
+        for (Listener listener : listeners) {
+            ServerBootstrap bootstrap = new ServerBootstrap()
+                    .group(bossGroup, ioGroup)
+                    .channel(channelClass)
+                    .option(ChannelOption.SO_BACKLOG, socket.socketListenBacklogSize())
+                    .option(ChannelOption.SO_REUSEADDR, true)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.SO_KEEPALIVE, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            if (socket.socketSendBufferBytes() > 0) {
+                                ch.config().setSendBufferSize(socket.socketSendBufferBytes());
+                            }
+                            if (socket.socketReceiveBufferBytes() > 0) {
+                                ch.config().setReceiveBufferSize(socket.socketReceiveBufferBytes());
+                            }
+                            ch.pipeline().addLast("frames", new FrameDecoder(socket.socketRequestMaxBytes()));
+                            ch.pipeline().addLast(requestGroup, "requests",
+                                    new RequestChannelHandler(registry, listener.name(), MAX_IN_FLIGHT_PER_CONNECTION,
+                                            metrics));
+                        }
+                    });
+            InetSocketAddress address = listener.host() == null
+                    ? new InetSocketAddress(listener.port())
+                    : new InetSocketAddress(listener.host(), listener.port());
+            Channel channel = bootstrap.bind(address).sync().channel();
+            serverChannels.add(channel);
+            InetSocketAddress bound = (InetSocketAddress) channel.localAddress();
+            boundAddresses.add(bound);
+            LOG.info("Listening for {} on {} ({})", listener.name(), bound, listener.securityProtocol());
+        }
+    }
+
+    /** The addresses bound, in listener order (the real port when a listener asked for port 0). */
+    public List<InetSocketAddress> boundAddresses() {
+        return List.copyOf(boundAddresses);
+    }
+
+    /** Stops accepting, then lets in-flight requests finish within {@code graceMs} before closing sockets. */
+    public void shutdown(long graceMs) {
+        for (Channel channel : serverChannels) {
+            channel.close().awaitUninterruptibly();
+        }
+        requestGroup.shutdownGracefully(0, graceMs, TimeUnit.MILLISECONDS).awaitUninterruptibly();
+        ioGroup.shutdownGracefully(0, graceMs, TimeUnit.MILLISECONDS).awaitUninterruptibly();
+        bossGroup.shutdownGracefully(0, graceMs, TimeUnit.MILLISECONDS).awaitUninterruptibly();
+    }
+
+    @Override
+    public void close() {
+        shutdown(1000);
+    }
+}

@@ -1,0 +1,252 @@
+package io.krill.controller.local;
+
+import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.MetadataListener;
+import io.krill.controller.metadata.MetadataStore;
+import io.krill.controller.metadata.NewTopic;
+import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicImage;
+import io.krill.controller.metadata.TopicNames;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.nio.ByteBuffer;
+
+/**
+ * Cluster metadata of a single-node cluster: this broker is the only broker, the controller, and the
+ * leader (epoch 0) and sole in-sync replica of every partition. Topics persist in a {@link MetadataFile}
+ * under the first log dir, so they survive restarts.
+ *
+ * <p>Thread-safe: changes are serialised on this object's monitor, the image is published through a
+ * volatile field, listeners are told in order while the monitor is held.
+ */
+public final class LocalMetadataStore implements MetadataStore {
+    private final int nodeId;
+    private final MetadataFile file;
+    private final List<MetadataListener> listeners = new CopyOnWriteArrayList<>();
+    private volatile MetadataImage image;
+    private long nextProducerId;
+
+    /**
+     * Opens (or creates) the registry in {@code metadataDir}. {@code self} is this broker as clients reach
+     * it; {@code clusterId} is used only when the registry is new and may be null (one is generated).
+     */
+    public LocalMetadataStore(Path metadataDir, BrokerInfo self, String clusterId) {
+        this.nodeId = self.nodeId();
+        this.file = new MetadataFile(metadataDir);
+        MetadataFile.Contents contents = file.read(nodeId);
+        if (contents == null) {
+            String id = clusterId != null ? clusterId : newClusterId();
+            file.write(id, List.of(), 0);
+            contents = new MetadataFile.Contents(id, List.of(), 0);
+        } else if (clusterId != null && !clusterId.equals(contents.clusterId())) {
+            throw new IllegalStateException("cluster.id " + clusterId + " does not match " + contents.clusterId()
+                    + " stored in " + file.path());
+        }
+        this.image = new MetadataImage(contents.clusterId(), nodeId, List.of(self), contents.topics());
+        this.nextProducerId = contents.nextProducerId();
+    }
+
+    static PartitionState soleReplica(int partition, int nodeId) {
+        return new PartitionState(partition, nodeId, 0, List.of(nodeId), List.of(nodeId), 0);
+    }
+
+    /** A random cluster id in Kafka's form: 22 characters of URL-safe base64 of a UUID. */
+    static String newClusterId() {
+        UUID uuid = UUID.randomUUID();
+        ByteBuffer bytes = ByteBuffer.allocate(16).putLong(uuid.getMostSignificantBits())
+                .putLong(uuid.getLeastSignificantBits());
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes.array());
+    }
+
+    @Override
+    public MetadataImage image() {
+        return image;
+    }
+
+    @Override
+    public void addListener(MetadataListener listener) {
+        listeners.add(listener);
+    }
+
+    @Override
+    public synchronized long allocateProducerIds(int count) {
+        if (count <= 0) {
+            throw new IllegalArgumentException("count must be positive: " + count);
+        }
+        long first = nextProducerId;
+        file.write(image.clusterId(), image.topics(), first + count);
+        nextProducerId = first + count;
+        return first;
+    }
+
+    @Override
+    public synchronized void registerBroker(BrokerInfo broker) {
+        if (broker.nodeId() != nodeId) {
+            throw new IllegalArgumentException("a single-node cluster has only broker " + nodeId);
+        }
+        MetadataImage current = image;
+        MetadataImage next = current.withBrokers(nodeId, List.of(broker));
+        image = next;
+        for (MetadataListener listener : listeners) {
+            listener.onChange(current, next);
+        }
+    }
+
+    @Override
+    public synchronized TopicImage createTopic(NewTopic spec) {
+        TopicNames.validate(spec.name());
+        MetadataImage current = image;
+        if (current.topic(spec.name()) != null) {
+            throw new ApiException(Errors.TOPIC_ALREADY_EXISTS, "Topic '" + spec.name() + "' already exists.");
+        }
+        for (TopicImage existing : current.topics()) {
+            if (TopicNames.collide(existing.name(), spec.name())) {
+                throw new ApiException(Errors.INVALID_TOPIC_EXCEPTION, "Topic '" + spec.name()
+                        + "' collides with existing topic: " + existing.name());
+            }
+        }
+        int count = spec.assignments().isEmpty() ? spec.numPartitions() : spec.assignments().size();
+        if (count <= 0) {
+            throw new ApiException(Errors.INVALID_PARTITIONS, "Number of partitions was set to an invalid non-positive value.");
+        }
+        if (spec.assignments().isEmpty()) {
+            checkReplicationFactor(spec.replicationFactor());
+        } else {
+            for (int p = 0; p < count; p++) {
+                checkAssignment(spec.assignments().get(p), p);
+            }
+        }
+        List<PartitionState> partitions = new ArrayList<>(count);
+        for (int p = 0; p < count; p++) {
+            partitions.add(soleReplica(p, nodeId));
+        }
+        TopicImage topic = new TopicImage(spec.name(), newTopicId(current), partitions, spec.configs(), spec.internal());
+        publish(current.withTopic(topic));
+        return topic;
+    }
+
+    @Override
+    public synchronized void deleteTopic(String name) {
+        MetadataImage current = image;
+        if (current.topic(name) == null) {
+            throw unknownTopic(name);
+        }
+        publish(current.withoutTopic(name));
+    }
+
+    @Override
+    public synchronized TopicImage createPartitions(String name, int totalCount, List<List<Integer>> newAssignments) {
+        MetadataImage current = image;
+        TopicImage topic = current.topic(name);
+        if (topic == null) {
+            throw unknownTopic(name);
+        }
+        int existing = topic.partitionCount();
+        if (totalCount <= existing) {
+            throw new ApiException(Errors.INVALID_PARTITIONS, "Topic currently has " + existing
+                    + " partitions, which is higher than the requested " + totalCount + ".");
+        }
+        if (!newAssignments.isEmpty() && newAssignments.size() != totalCount - existing) {
+            throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT, "Increasing the number of partitions by "
+                    + (totalCount - existing) + " but " + newAssignments.size() + " assignments provided.");
+        }
+        for (int i = 0; i < newAssignments.size(); i++) {
+            checkAssignment(newAssignments.get(i), existing + i);
+        }
+        List<PartitionState> partitions = new ArrayList<>(topic.partitions());
+        for (int p = existing; p < totalCount; p++) {
+            partitions.add(soleReplica(p, nodeId));
+        }
+        TopicImage grown = new TopicImage(name, topic.id(), partitions, topic.configs(), topic.internal());
+        publish(current.withTopic(grown));
+        return grown;
+    }
+
+    @Override
+    public synchronized TopicImage alterTopicConfigs(String name, Map<String, String> overrides) {
+        MetadataImage current = image;
+        TopicImage topic = current.topic(name);
+        if (topic == null) {
+            throw unknownTopic(name);
+        }
+        TopicImage altered = new TopicImage(name, topic.id(), topic.partitions(), overrides, topic.internal());
+        publish(current.withTopic(altered));
+        return altered;
+    }
+
+    @Override
+    public synchronized PartitionState alterPartition(String topicName, PartitionState expected, PartitionState proposed) {
+        TopicImage topic = image.topic(topicName);
+        PartitionState current = topic == null ? null : topic.partition(expected.partition());
+        if (current == null) {
+            throw unknownTopic(topicName);
+        }
+        if (current.partitionEpoch() != expected.partitionEpoch()) {
+            throw new ApiException(Errors.INVALID_UPDATE_VERSION, "partition epoch " + expected.partitionEpoch()
+                    + " is stale, current is " + current.partitionEpoch());
+        }
+        // One node: the only replica is always the leader and the whole ISR. Nothing to change.
+        return current;
+    }
+
+    @Override
+    public void close() {
+        listeners.clear();
+    }
+
+    private void publish(MetadataImage next) {
+        file.write(next.clusterId(), next.topics(), nextProducerId);
+        MetadataImage previous = image;
+        image = next;
+        for (MetadataListener listener : listeners) {
+            listener.onChange(previous, next);
+        }
+    }
+
+    private void checkReplicationFactor(int replicationFactor) {
+        if (replicationFactor == 0 || replicationFactor < -1) {
+            throw new ApiException(Errors.INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0, or -1 to use the default value.");
+        }
+        if (replicationFactor > 1) {
+            throw new ApiException(Errors.INVALID_REPLICATION_FACTOR, "Unable to replicate the partition "
+                    + replicationFactor + " time(s): The target replication factor of " + replicationFactor
+                    + " cannot be reached because only 1 broker(s) are registered.");
+        }
+    }
+
+    private void checkAssignment(List<Integer> replicas, int partition) {
+        if (replicas == null || replicas.isEmpty()) {
+            throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT, "No replicas given for partition " + partition);
+        }
+        for (int replica : replicas) {
+            if (replica != nodeId) {
+                throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes broker "
+                        + replica + ", but no such broker is registered.");
+            }
+        }
+        if (replicas.size() > 1) {
+            throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes the broker "
+                    + nodeId + " more than once.");
+        }
+    }
+
+    private static UUID newTopicId(MetadataImage current) {
+        UUID id;
+        do {
+            id = UUID.randomUUID();
+        } while (current.topic(id) != null);
+        return id;
+    }
+
+    private static ApiException unknownTopic(String name) {
+        return new ApiException(Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic: " + name);
+    }
+}

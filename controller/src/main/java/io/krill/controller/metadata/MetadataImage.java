@@ -1,0 +1,86 @@
+package io.krill.controller.metadata;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * One consistent snapshot of cluster metadata: cluster id, controller, live brokers, topics. Request
+ * handlers read the current image once per request and answer from it, so one answer never mixes two
+ * versions of the cluster. Immutable; a change publishes a new image.
+ */
+public final class MetadataImage {
+    private final String clusterId;
+    private final int controllerId;
+    private final Map<Integer, BrokerInfo> brokers;
+    private final Map<String, TopicImage> topicsByName;
+    private final Map<UUID, TopicImage> topicsById;
+
+    public MetadataImage(String clusterId, int controllerId, Collection<BrokerInfo> brokers,
+                         Collection<TopicImage> topics) {
+        this.clusterId = clusterId;
+        this.controllerId = controllerId;
+        Map<Integer, BrokerInfo> byId = new HashMap<>();
+        for (BrokerInfo broker : brokers) {
+            byId.put(broker.nodeId(), broker);
+        }
+        this.brokers = Map.copyOf(byId);
+        Map<String, TopicImage> byName = new HashMap<>();
+        Map<UUID, TopicImage> byTopicId = new HashMap<>();
+        for (TopicImage topic : topics) {
+            byName.put(topic.name(), topic);
+            byTopicId.put(topic.id(), topic);
+        }
+        this.topicsByName = Map.copyOf(byName);
+        this.topicsById = Map.copyOf(byTopicId);
+    }
+
+    public String clusterId() {
+        return clusterId;
+    }
+
+    public int controllerId() {
+        return controllerId;
+    }
+
+    public Collection<BrokerInfo> brokers() {
+        return brokers.values();
+    }
+
+    public BrokerInfo broker(int nodeId) {
+        return brokers.get(nodeId);
+    }
+
+    public Collection<TopicImage> topics() {
+        return topicsByName.values();
+    }
+
+    public TopicImage topic(String name) {
+        return topicsByName.get(name);
+    }
+
+    public TopicImage topic(UUID id) {
+        return topicsById.get(id);
+    }
+
+    /** A copy with {@code topic} added or replaced. */
+    public MetadataImage withTopic(TopicImage topic) {
+        Map<String, TopicImage> updated = new HashMap<>(topicsByName);
+        updated.put(topic.name(), topic);
+        return new MetadataImage(clusterId, controllerId, brokers.values(), updated.values());
+    }
+
+    /** A copy without the topic named {@code name}. */
+    public MetadataImage withoutTopic(String name) {
+        Map<String, TopicImage> updated = new HashMap<>(topicsByName);
+        updated.remove(name);
+        return new MetadataImage(clusterId, controllerId, brokers.values(), updated.values());
+    }
+
+    /** A copy with these live brokers and controller. */
+    public MetadataImage withBrokers(int newControllerId, List<BrokerInfo> liveBrokers) {
+        return new MetadataImage(clusterId, newControllerId, liveBrokers, topicsByName.values());
+    }
+}

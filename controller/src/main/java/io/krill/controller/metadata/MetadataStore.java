@@ -1,0 +1,59 @@
+package io.krill.controller.metadata;
+
+import io.krill.wire.error.ApiException;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The cluster's metadata, as this broker sees it, and the only way to change it. The single-node
+ * implementation keeps it in a file; the cluster implementation in ZooKeeper under Helix's control.
+ * Either way a change is durable when the call returns and is then visible in {@link #image()}.
+ *
+ * <p>Changes may block (a ZooKeeper round trip): call them from request threads, never from a Netty
+ * event loop. Failures that clients should see are {@link ApiException}s carrying Kafka's error code
+ * (TOPIC_ALREADY_EXISTS, UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR, ...).
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface MetadataStore extends AutoCloseable {
+
+    /** The current snapshot; cheap, read it once per request. */
+    MetadataImage image();
+
+    /** Registers a listener that is told of every later change (and not of the current image). */
+    void addListener(MetadataListener listener);
+
+    /** Registers (or re-registers, with new endpoints) this broker as live. */
+    void registerBroker(BrokerInfo broker);
+
+    /**
+     * Reserves {@code count} producer ids for this broker and returns the first: ids are unique in the
+     * cluster and never handed out twice, across restarts too.
+     */
+    long allocateProducerIds(int count);
+
+    /** Creates a topic and places its replicas. */
+    TopicImage createTopic(NewTopic topic);
+
+    /** Deletes a topic; its data is removed by the brokers that host it. */
+    void deleteTopic(String name);
+
+    /**
+     * Grows a topic to {@code totalCount} partitions. {@code newAssignments}, if not empty, places the
+     * new partitions (one replica list each), otherwise they are placed like a new topic's.
+     */
+    TopicImage createPartitions(String name, int totalCount, List<List<Integer>> newAssignments);
+
+    /** Replaces the topic's config overrides with {@code overrides} (already validated). */
+    TopicImage alterTopicConfigs(String name, Map<String, String> overrides);
+
+    /**
+     * Changes a partition's state if it still is {@code expected} (same partition epoch): how a leader
+     * shrinks or grows its ISR. Returns the new state; a lost race is an ApiException with
+     * FENCED_LEADER_EPOCH or the like, after which the caller must re-read the state.
+     */
+    PartitionState alterPartition(String topic, PartitionState expected, PartitionState proposed);
+
+    @Override
+    void close();
+}

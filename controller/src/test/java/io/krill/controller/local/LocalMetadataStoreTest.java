@@ -1,0 +1,97 @@
+package io.krill.controller.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.NewTopic;
+import io.krill.controller.metadata.TopicImage;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LocalMetadataStoreTest {
+    private static final BrokerInfo SELF = new BrokerInfo(1, null,
+            Map.of("PLAINTEXT", new BrokerInfo.Endpoint("PLAINTEXT", "localhost", 9092)));
+
+    @TempDir
+    Path dir;
+
+    private static Errors errorOf(Runnable action) {
+        return assertThrows(ApiException.class, action::run).error();
+    }
+
+    @Test
+    void topicsSurviveARestartWithTheirIdsAndConfigs() {
+        TopicImage created;
+        String clusterId;
+        try (LocalMetadataStore store = new LocalMetadataStore(dir, SELF, null)) {
+            created = store.createTopic(new NewTopic("orders", 3, 1, Map.of(), Map.of("retention.ms", "1000 0"), false));
+            store.createPartitions("orders", 5, List.of());
+            clusterId = store.image().clusterId();
+            assertEquals(22, clusterId.length());
+        }
+        try (LocalMetadataStore store = new LocalMetadataStore(dir, SELF, null)) {
+            TopicImage topic = store.image().topic("orders");
+            assertEquals(created.id(), topic.id());
+            assertEquals(5, topic.partitionCount());
+            assertEquals("1000 0", topic.configs().get("retention.ms"));
+            assertEquals(1, topic.partition(4).leader());
+            assertEquals(List.of(1), topic.partition(4).isr());
+            assertEquals(clusterId, store.image().clusterId());
+            assertEquals(topic, store.image().topic(created.id()));
+        }
+    }
+
+    @Test
+    void refusesWhatKafkaRefuses() {
+        try (LocalMetadataStore store = new LocalMetadataStore(dir, SELF, "abc")) {
+            store.createTopic(NewTopic.of("a.b", 1, 1));
+            assertEquals(Errors.TOPIC_ALREADY_EXISTS, errorOf(() -> store.createTopic(NewTopic.of("a.b", 1, 1))));
+            assertEquals(Errors.INVALID_TOPIC_EXCEPTION, errorOf(() -> store.createTopic(NewTopic.of("a_b", 1, 1))));
+            assertEquals(Errors.INVALID_TOPIC_EXCEPTION, errorOf(() -> store.createTopic(NewTopic.of("bad name", 1, 1))));
+            assertEquals(Errors.INVALID_TOPIC_EXCEPTION, errorOf(() -> store.createTopic(NewTopic.of("x".repeat(250), 1, 1))));
+            assertEquals(Errors.INVALID_PARTITIONS, errorOf(() -> store.createTopic(NewTopic.of("p", 0, 1))));
+            assertEquals(Errors.INVALID_REPLICATION_FACTOR, errorOf(() -> store.createTopic(NewTopic.of("r", 1, 3))));
+            assertEquals(Errors.INVALID_REPLICA_ASSIGNMENT, errorOf(() -> store.createTopic(
+                    new NewTopic("m", -1, -1, Map.of(0, List.of(2)), Map.of(), false))));
+            assertEquals(Errors.INVALID_PARTITIONS, errorOf(() -> store.createPartitions("a.b", 1, List.of())));
+            assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, errorOf(() -> store.deleteTopic("nope")));
+        }
+    }
+
+    @Test
+    void listenersSeeEveryChangeInOrder() {
+        try (LocalMetadataStore store = new LocalMetadataStore(dir, SELF, null)) {
+            List<MetadataImage> seen = new ArrayList<>();
+            store.addListener((previous, current) -> seen.add(current));
+            store.createTopic(NewTopic.of("t", 1, -1));
+            store.alterTopicConfigs("t", Map.of("cleanup.policy", "compact"));
+            store.deleteTopic("t");
+            assertEquals(3, seen.size());
+            assertNotNull(seen.get(0).topic("t"));
+            assertEquals("compact", seen.get(1).topic("t").configs().get("cleanup.policy"));
+            assertNull(seen.get(2).topic("t"));
+        }
+    }
+
+    @Test
+    void aStaleTempFileIsIgnored() throws Exception {
+        try (LocalMetadataStore store = new LocalMetadataStore(dir, SELF, null)) {
+            store.createTopic(NewTopic.of("kept", 2, 1));
+        }
+        Files.writeString(dir.resolve(MetadataFile.NAME + ".tmp"), "garbage from a crash");
+        try (LocalMetadataStore store = new LocalMetadataStore(dir, SELF, null)) {
+            assertEquals(2, store.image().topic("kept").partitionCount());
+        }
+    }
+}
