@@ -9,7 +9,9 @@ package io.krill.log;
  * @param fetchOffset        the offset asked for
  * @param firstBatchOffset   base offset of the first batch returned (may be below fetchOffset: batches
  *                           are returned whole), or -1 when empty
- * @param nextOffset         the offset after the last batch returned (fetchOffset when empty)
+ * @param nextOffset         where to read on: after the last batch returned, or (when the offset index
+ *                           let the read skip headers) the base offset of the batch that did not fit,
+ *                           which is equivalent since no offset lies between; fetchOffset when empty
  * @param logStartOffset     the log start offset when read
  * @param logEndOffset       the log end offset when read
  * @param firstBatchTooLarge the first batch alone exceeded maxBytes and minOneBatch was false

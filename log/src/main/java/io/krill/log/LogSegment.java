@@ -345,6 +345,23 @@ final class LogSegment {
             int length = 0;
             long nextOffset = startOffset;
             boolean tooLarge = false;
+            // Skip the headers of batches the index proves whole and below the bounds: one header read
+            // per index entry instead of one per batch.
+            int limit = (int) Math.min(maxPosition, (long) firstPosition + maxSize);
+            if (scan.lastOffset < maxOffset && scan.position + scan.size <= limit) {
+                OffsetIndex.OffsetPosition jump = lastEntryWithin(limit, maxOffset);
+                if (jump != null && jump.position() > scan.position + scan.size) {
+                    scan.seek(jump.position());
+                    if (scan.next()) {
+                        length = jump.position() - firstPosition;
+                        // The batches before are returned; reading on from this batch's base is equivalent.
+                        nextOffset = scan.baseOffset;
+                    } else {
+                        scan.seek(firstPosition);
+                        scan.next();
+                    }
+                }
+            }
             do {
                 if (scan.lastOffset >= maxOffset) {
                     break;
@@ -364,6 +381,15 @@ final class LogSegment {
                 nextOffset = scan.lastOffset + 1;
             } while (scan.next());
             return new SegmentRead(records.slice(firstPosition, length), firstOffset, nextOffset, tooLarge);
+        }
+    }
+
+    private OffsetIndex.OffsetPosition lastEntryWithin(int limit, long maxOffset) throws IOException {
+        try {
+            return offsetIndex.lastEntryWithin(limit, maxOffset);
+        } catch (CorruptIndexException e) {
+            handleCorruptIndex(e);
+            return offsetIndex.lastEntryWithin(limit, maxOffset);
         }
     }
 
@@ -698,9 +724,14 @@ final class LogSegment {
         long producerId;
 
         HeaderScanner(FileRecords records, int start, int end) throws IOException {
-            this.window = new BatchReaderWindow(records, SCAN_BUFFER);
+            this.window = BatchReaderWindow.acquire(records, SCAN_BUFFER);
             this.end = end;
             this.next = start;
+        }
+
+        /** Continues at {@code position}, which must be a batch start. */
+        void seek(int position) {
+            next = position;
         }
 
         boolean next() throws IOException {
@@ -736,28 +767,56 @@ final class LogSegment {
         }
     }
 
-    /** A window of file bytes for {@link HeaderScanner}. */
+    /**
+     * A window of file bytes for {@link HeaderScanner}. After a large batch only the next header's bytes
+     * are read (so scanning large batches never reads their data); after small ones a whole window. The
+     * buffer is a per-thread scratch reused across scans (a fresh one when a scan nests in another).
+     */
     static final class BatchReaderWindow implements AutoCloseable {
-        private final FileRecords.ChannelHandle handle;
+        private static final int SMALL_BATCH = 2048;
+        private static final ThreadLocal<BatchReaderWindow> SCRATCH = new ThreadLocal<>();
+
         private final java.nio.ByteBuffer nio;
         final ByteBuf buf;
+        private FileRecords.ChannelHandle handle;
+        private boolean inUse;
         private long start = -1;
         private int filled;
+        private long lastPos = -1;
 
-        BatchReaderWindow(FileRecords records, int capacity) throws IOException {
-            this.handle = records.acquire();
+        private BatchReaderWindow(int capacity) {
             this.nio = java.nio.ByteBuffer.allocate(capacity);
             this.buf = io.netty.buffer.Unpooled.wrappedBuffer(nio.array());
         }
 
+        static BatchReaderWindow acquire(FileRecords records, int capacity) throws IOException {
+            BatchReaderWindow w = SCRATCH.get();
+            if (w == null || w.inUse || w.nio.capacity() != capacity) {
+                w = new BatchReaderWindow(capacity);
+                if (SCRATCH.get() == null) {
+                    SCRATCH.set(w);
+                }
+            }
+            w.handle = records.acquire();
+            w.inUse = true;
+            w.start = -1;
+            w.filled = 0;
+            w.lastPos = -1;
+            return w;
+        }
+
         boolean ensure(long pos, int len, int end) throws IOException {
             if (start >= 0 && pos >= start && pos + len <= start + filled) {
+                lastPos = pos;
                 return true;
             }
+            boolean largeBatches = lastPos >= 0 && pos - lastPos > SMALL_BATCH;
+            int want = largeBatches ? len : nio.capacity();
             nio.clear();
-            nio.limit((int) Math.min(nio.capacity(), end - pos));
+            nio.limit((int) Math.min(want, end - pos));
             filled = FileRecords.readFully(handle.channel, nio, pos);
             start = pos;
+            lastPos = pos;
             return filled >= len;
         }
 
@@ -767,7 +826,12 @@ final class LogSegment {
 
         @Override
         public void close() {
-            handle.release();
+            FileRecords.ChannelHandle h = handle;
+            handle = null;
+            inUse = false;
+            if (h != null) {
+                h.release();
+            }
         }
     }
 }

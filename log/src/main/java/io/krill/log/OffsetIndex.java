@@ -101,6 +101,41 @@ final class OffsetIndex extends AbstractIndex {
         }
     }
 
+    /**
+     * The last entry whose batch starts at or before {@code maxPosition} and whose offset is below
+     * {@code maxOffsetExclusive}, or null: every batch before that entry's position is whole within
+     * {@code maxPosition} and ends below the offset bound, so a read can skip scanning their headers.
+     */
+    OffsetPosition lastEntryWithin(int maxPosition, long maxOffsetExclusive) throws IOException {
+        int n = entries();
+        if (n == 0) {
+            return null;
+        }
+        MapHandle h = acquire();
+        try {
+            int lo = 0;
+            int hi = n - 1;
+            if (position(h.buffer, 0) > maxPosition) {
+                return null;
+            }
+            while (lo < hi) {
+                int mid = (lo + hi + 1) >>> 1;
+                if (position(h.buffer, mid) <= maxPosition) {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            int slot = lo;
+            if (key(h.buffer, slot) >= maxOffsetExclusive) {
+                slot = Math.min(slot, largestLowerBound(h.buffer, n, maxOffsetExclusive - 1));
+            }
+            return slot < 0 ? null : new OffsetPosition(key(h.buffer, slot), position(h.buffer, slot));
+        } finally {
+            h.release();
+        }
+    }
+
     /** Entry {@code n} (tests, diagnostics). */
     OffsetPosition entry(int n) throws IOException {
         MapHandle h = acquire();

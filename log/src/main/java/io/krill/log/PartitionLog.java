@@ -83,6 +83,8 @@ public final class PartitionLog implements AutoCloseable {
     private volatile long lastFlushTimeMs;
     private volatile long highWatermark = Long.MAX_VALUE;
     private long unflushedMessages;
+    /** Base offset of a segment rolled under the lock and not yet handed to the flush (-1: none). */
+    private long rolledAt = -1;
     private volatile boolean offline;
     private volatile boolean closed;
 
@@ -519,6 +521,7 @@ public final class PartitionLog implements AutoCloseable {
 
         boolean flushNeeded;
         AppendInfo info;
+        long rolledAt;
         lock.lock();
         try {
             checkOnline();
@@ -527,8 +530,10 @@ public final class PartitionLog implements AutoCloseable {
         } catch (IOException e) {
             throw fail("append to " + topicPartition, e);
         } finally {
+            rolledAt = takeRolledAt();
             lock.unlock();
         }
+        scheduleRollFlush(rolledAt);
         if (flushNeeded) {
             flush(info.lastOffset() + 1);
         }
@@ -611,9 +616,10 @@ public final class PartitionLog implements AutoCloseable {
         long maxTimestamp = RecordBatch.NO_TIMESTAMP;
         long offsetOfMaxTimestamp = -1;
         int recordCount = 0;
-        Map<Long, ProducerAppendInfo> staged = new LinkedHashMap<>();
-        Map<Long, ProducerAppend> producers = new LinkedHashMap<>();
-        List<CompletedTxn> completed = new ArrayList<>(0);
+        // Producer bookkeeping is allocated only for appends that carry producer ids.
+        Map<Long, ProducerAppendInfo> staged = null;
+        Map<Long, ProducerAppend> producers = null;
+        List<CompletedTxn> completed = null;
         for (int i = start; i < end; i += batch.sizeInBytes()) {
             batch.wrap(records, i);
             if (firstOffset < 0) {
@@ -640,6 +646,11 @@ public final class PartitionLog implements AutoCloseable {
                     return new AppendInfo(m.firstOffset(), m.lastOffset(), m.timestamp(), m.lastOffset(), -1,
                             logStartOffset, 0, 0, 0, List.of(), true);
                 }
+            }
+            if (staged == null) {
+                staged = new LinkedHashMap<>();
+                producers = new LinkedHashMap<>();
+                completed = new ArrayList<>(0);
             }
             CompletedTxn txn = stageProducerBatch(batch, origin, staged);
             if (txn != null) {
@@ -674,18 +685,21 @@ public final class PartitionLog implements AutoCloseable {
         }
 
         // Producer state and aborted transactions.
-        for (ProducerAppendInfo p : staged.values()) {
-            producerState.update(p);
-        }
-        for (CompletedTxn txn : completed) {
-            completeTxn(txn, segment);
+        if (staged != null) {
+            for (ProducerAppendInfo p : staged.values()) {
+                producerState.update(p);
+            }
+            for (CompletedTxn txn : completed) {
+                completeTxn(txn, segment);
+            }
         }
         producerState.updateMapEndOffset(lastOffset + 1);
 
         nextOffsetMetadata = new LogOffsetMetadata(lastOffset + 1, segment.baseOffset, segment.size());
         unflushedMessages += recordCount;
         return new AppendInfo(firstOffset, lastOffset, maxTimestamp, offsetOfMaxTimestamp, logAppendTime ? now : -1,
-                logStartOffset, batchCount, recordCount, end - start, new ArrayList<>(producers.values()), false);
+                logStartOffset, batchCount, recordCount, end - start,
+                producers == null ? List.of() : new ArrayList<>(producers.values()), false);
     }
 
     private LogSegment maybeRoll(int appendBytes, long firstOffset, long lastOffset, long now, LogConfig cfg)
@@ -700,6 +714,7 @@ public final class PartitionLog implements AutoCloseable {
     /** Rolls a new active segment at the log end offset if the current one is not empty. */
     public void roll() {
         checkOnline();
+        long rolledAt;
         lock.lock();
         try {
             checkOnline();
@@ -707,8 +722,34 @@ public final class PartitionLog implements AutoCloseable {
         } catch (IOException e) {
             throw fail("roll of " + topicPartition, e);
         } finally {
+            rolledAt = takeRolledAt();
             lock.unlock();
         }
+        scheduleRollFlush(rolledAt);
+    }
+
+    /** The base of the segment a roll under the lock created, to flush up to once the lock is released. */
+    private long takeRolledAt() {
+        long r = rolledAt;
+        rolledAt = -1;
+        return r;
+    }
+
+    /**
+     * Flushes the rolled segment off the append path, on the scheduler: never under the partition lock,
+     * since a flush takes the flush lock and then the partition lock.
+     */
+    private void scheduleRollFlush(long newBase) {
+        if (newBase < 0) {
+            return;
+        }
+        scheduler.schedule("flush-" + topicPartition, () -> {
+            try {
+                flush(newBase);
+            } catch (KafkaStorageException e) {
+                log.debug("post-roll flush of {} skipped: {}", topicPartition, e.getMessage());
+            }
+        }, 0);
     }
 
     private LogSegment roll(long newBase) throws IOException {
@@ -727,13 +768,7 @@ public final class PartitionLog implements AutoCloseable {
         // Producer state at the roll: written now (small), fsynced by the flush of the rolled segment.
         producerState.updateMapEndOffset(newBase);
         producerState.writeSnapshot(newBase, producerState.snapshotBytes(), false);
-        scheduler.schedule("flush-" + topicPartition, () -> {
-            try {
-                flush(newBase);
-            } catch (KafkaStorageException e) {
-                log.debug("post-roll flush of {} skipped: {}", topicPartition, e.getMessage());
-            }
-        }, 0);
+        rolledAt = Math.max(rolledAt, newBase);
         log.debug("{}: rolled segment {}", topicPartition, newBase);
         return segment;
     }

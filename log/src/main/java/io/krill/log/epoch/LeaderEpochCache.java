@@ -34,6 +34,8 @@ public final class LeaderEpochCache {
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
     /** Latest epoch, or UNDEFINED_EPOCH; read without the lock on the append path. */
     private volatile int latestEpoch = UNDEFINED_EPOCH;
+    /** Start offset of the latest epoch, read with it on the append path's fast check. */
+    private volatile long latestStartOffset = UNDEFINED_OFFSET;
 
     /**
      * Loads the cache from {@code checkpoint} (may be {@code null} for a cache kept only in memory). Entries
@@ -57,7 +59,7 @@ public final class LeaderEpochCache {
         if (epoch < 0 || startOffset < 0) {
             throw new IllegalArgumentException("invalid epoch entry " + epoch + "@" + startOffset);
         }
-        if (epoch == latestEpoch && !isUpdateNeeded(new EpochEntry(epoch, startOffset))) {
+        if (epoch == latestEpoch && startOffset >= latestStartOffset && latestStartOffset >= 0) {
             return;
         }
         lock.writeLock().lock();
@@ -70,15 +72,12 @@ public final class LeaderEpochCache {
         }
     }
 
-    private boolean isUpdateNeeded(EpochEntry entry) {
-        lock.readLock().lock();
-        try {
-            Map.Entry<Integer, EpochEntry> last = epochs.lastEntry();
-            return last == null || entry.epoch() != last.getValue().epoch()
-                    || entry.startOffset() < last.getValue().startOffset();
-        } finally {
-            lock.readLock().unlock();
-        }
+    /** Publishes the latest entry for the lock-free check in {@link #assign} (write lock held). */
+    private void publishLatest() {
+        Map.Entry<Integer, EpochEntry> last = epochs.lastEntry();
+        latestStartOffset = UNDEFINED_OFFSET;
+        latestEpoch = last == null ? UNDEFINED_EPOCH : last.getKey();
+        latestStartOffset = last == null ? UNDEFINED_OFFSET : last.getValue().startOffset();
     }
 
     private boolean assignInternal(EpochEntry entry) {
@@ -89,7 +88,7 @@ public final class LeaderEpochCache {
         }
         removeFromEnd(e -> e.epoch() >= entry.epoch() || e.startOffset() >= entry.startOffset());
         epochs.put(entry.epoch(), entry);
-        latestEpoch = epochs.lastKey();
+        publishLatest();
         return true;
     }
 
@@ -98,7 +97,7 @@ public final class LeaderEpochCache {
         while (!epochs.isEmpty() && matching.test(epochs.lastEntry().getValue())) {
             removed.add(epochs.pollLastEntry().getValue());
         }
-        latestEpoch = epochs.isEmpty() ? UNDEFINED_EPOCH : epochs.lastKey();
+        publishLatest();
         return removed;
     }
 
@@ -209,7 +208,7 @@ public final class LeaderEpochCache {
             }
             if (lastRemoved != null) {
                 epochs.put(lastRemoved.epoch(), new EpochEntry(lastRemoved.epoch(), startOffset));
-                latestEpoch = epochs.lastKey();
+                publishLatest();
                 if (removed > 1 || lastRemoved.startOffset() != startOffset) {
                     flush();
                 }
@@ -224,7 +223,7 @@ public final class LeaderEpochCache {
         lock.writeLock().lock();
         try {
             epochs.clear();
-            latestEpoch = UNDEFINED_EPOCH;
+            publishLatest();
             flush();
         } finally {
             lock.writeLock().unlock();
