@@ -63,6 +63,9 @@ public final class ListOffsetsHandler implements ApiHandler {
                 topicResponse.partitions().add(answer);
                 try {
                     lookUp(image, topic.name(), wanted, body.isolationLevel() == READ_COMMITTED, answer);
+                    if (request.version() < 4) {
+                        answer.setLeaderEpoch(-1); // not in the schema before v4 (and not ignorable)
+                    }
                 } catch (RuntimeException e) {
                     answer.setErrorCode(ErrorMapping.toError(e, request).code()).setTimestamp(UNKNOWN).setOffset(UNKNOWN);
                 }
