@@ -9,13 +9,13 @@ import io.krill.log.producer.ProducerAppendInfo;
 import io.krill.log.producer.ProducerSnapshotFile;
 import io.krill.log.producer.ProducerStateEntry;
 import io.krill.log.producer.ProducerStateManager;
-import io.krill.log.record.ControlRecord;
+import io.krill.wire.record.ControlRecordType;
+import io.krill.wire.record.ControlRecords;
 import io.krill.wire.record.CorruptRecordException;
 import io.krill.wire.record.RecordBatch;
 import io.krill.wire.record.TimestampType;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -382,12 +382,21 @@ public final class PartitionLog implements AutoCloseable {
         long pid = batch.producerId();
         ProducerAppendInfo info = staged.computeIfAbsent(pid, p -> producerState.prepareUpdate(p, origin));
         if (batch.isControl()) {
-            ControlRecord control = ControlRecord.parse(batch.buffer(), batch.offset());
-            if (!control.isTransactionMarker()) {
+            // The one record decoded on the append path: a control batch's single record says abort or commit.
+            ControlRecordType[] type = {ControlRecordType.UNKNOWN};
+            int[] coordinatorEpoch = {-1};
+            batch.forEachRecord(r -> {
+                type[0] = ControlRecords.type(r);
+                if (type[0].isTransactionMarker()) {
+                    coordinatorEpoch[0] = ControlRecords.coordinatorEpoch(r);
+                }
+                return false;
+            });
+            if (!type[0].isTransactionMarker()) {
                 return null;
             }
-            return info.appendEndTxnMarker(control.isAbort(), batch.producerEpoch(), control.coordinatorEpoch(),
-                    batch.baseOffset(), batch.maxTimestamp());
+            return info.appendEndTxnMarker(type[0] == ControlRecordType.ABORT, batch.producerEpoch(),
+                    coordinatorEpoch[0], batch.baseOffset(), batch.maxTimestamp());
         }
         info.appendDataBatch(batch.producerEpoch(), batch.baseSequence(), batch.lastSequence(), batch.maxTimestamp(),
                 batch.baseOffset(), batch.lastOffset(), batch.isTransactional());
@@ -1505,11 +1514,6 @@ public final class PartitionLog implements AutoCloseable {
             }
         }
         return new KafkaStorageException(what + " failed: " + e, e);
-    }
-
-    /** Wraps unchecked I/O from lambdas. */
-    static IOException unwrap(UncheckedIOException e) {
-        return e.getCause();
     }
 
     /** For tests: the sorted (base offset to segment) view. */
