@@ -190,6 +190,10 @@ public final class LogCleaner implements AutoCloseable {
 
     /** The log's first dirty offset: its checkpoint, clamped to [log start offset, log end offset]. */
     long firstDirtyOffset(PartitionLog l) {
+        long truncated = l.takeTruncationPoint();
+        if (truncated != Long.MAX_VALUE) {
+            firstDirty.computeIfPresent(l.topicPartition(), (tp, v) -> Math.min(v, truncated));
+        }
         long checkpointed = firstDirty.getOrDefault(l.topicPartition(), l.logStartOffset());
         if (checkpointed < l.logStartOffset() || checkpointed > l.logEndOffset()) {
             return l.logStartOffset();

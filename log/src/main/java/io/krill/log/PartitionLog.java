@@ -82,6 +82,8 @@ public final class PartitionLog implements AutoCloseable {
     private volatile long flushedOffset;
     private volatile long lastFlushTimeMs;
     private volatile long highWatermark = Long.MAX_VALUE;
+    /** The lowest log end offset a truncation left since the cleaner last looked (Long.MAX_VALUE: none). */
+    private final java.util.concurrent.atomic.AtomicLong truncatedTo = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
     private long unflushedMessages;
     /** Base offset of a segment rolled under the lock and not yet handed to the flush (-1: none). */
     private long rolledAt = -1;
@@ -201,6 +203,12 @@ public final class PartitionLog implements AutoCloseable {
             }
         }
         // Indexes of trusted segments that were missing or malformed are rebuilt from the batch headers.
+        for (LogSegment s : segments.values()) {
+            if (s.needsIndexRebuild()) {
+                log.warn("{}: indexes of segment {} are missing or malformed; rebuilding them from the log",
+                        topicPartition, s.baseOffset);
+            }
+        }
         for (LogSegment s : segments.headMap(recoverFrom).values()) {
             if (s.needsIndexRebuild() && s != segments.lastEntry().getValue()) {
                 s.activate();
@@ -1173,6 +1181,7 @@ public final class PartitionLog implements AutoCloseable {
             seg.activate();
             seg.truncateTo(targetOffset);
             long leo = seg.readNextOffset();
+            truncatedTo.accumulateAndGet(leo, Math::min);
             if (leo < logStartOffset) {
                 // A batch straddling the target held the log start offset: nothing readable is left.
                 deleteSegmentFiles(removed);
@@ -1220,6 +1229,7 @@ public final class PartitionLog implements AutoCloseable {
         seg.activate();
         segments.put(newOffset, seg);
         nextOffsetMetadata = new LogOffsetMetadata(newOffset, newOffset, 0);
+        truncatedTo.accumulateAndGet(newOffset, Math::min);
         logStartOffset = newOffset;
         recoveryPoint = newOffset;
         flushedOffset = newOffset;
@@ -1375,6 +1385,14 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     // =============================================================== compaction support
+
+    /**
+     * The lowest log end offset left by truncations since the last call (Long.MAX_VALUE if none), and
+     * forgets it: the cleaner moves its first dirty offset back so that re-appended data gets cleaned.
+     */
+    long takeTruncationPoint() {
+        return truncatedTo.getAndSet(Long.MAX_VALUE);
+    }
 
     /** The segments in order (a snapshot of the map). */
     List<LogSegment> segmentsSnapshot() {

@@ -376,6 +376,47 @@ class CleanerTest {
         assertTrue(checkpoint.get(new TopicPartition("compacted", 0)) > 0);
     }
 
+    @org.junit.jupiter.api.Test
+    void aTruncationMovesTheFirstDirtyOffsetBack() throws IOException {
+        LogConfig cfg = compacted().toBuilder().minCleanableDirtyRatio(0.99).build();
+        LogManagerConfig mc = LogManagerConfig.builder(List.of(tmp.resolve("trunc"))).defaultLogConfig(cfg)
+                .cleanerBackoffMs(3_600_000).build();
+        LogManager manager = new LogManager(mc, time, t -> cfg);
+        manager.startup();
+        try {
+            PartitionLog log = manager.getOrCreateLog(new TopicPartition("compacted", 1), cfg);
+            Random random = new Random(8);
+            writeWorkload(log, random, new Model(), 100, 10);
+            log.roll();
+            assertTrue(manager.cleaner().clean(log));
+            long cleanedTo = manager.cleaner().firstDirtyOffset(log);
+            assertEquals(activeBase(log), cleanedTo);
+            log.truncateTo(cleanedTo / 3);
+            Model model = new Model();
+            for (Rec r : readRecords(log)) {
+                model.latest.put(r.key(), r.value());
+                model.latestOffset.put(r.key(), r.offset());
+            }
+            // Keys a* only where the old dirty checkpoint says "clean", then other keys: without moving the
+            // first dirty offset back, the a* duplicates would never be compacted.
+            int i = 0;
+            while (log.logEndOffset() < cleanedTo) {
+                String key = "a" + (i++ % 4);
+                AppendInfo info = log.appendAsLeader(TestBatches.batch().add(key, "x" + i, time.milliseconds()).build(), 0,
+                        AppendOrigin.CLIENT);
+                model.latest.put(key, "x" + i);
+                model.latestOffset.put(key, info.firstOffset());
+            }
+            writeWorkload(log, random, model, 60, 10);
+            log.roll();
+            assertTrue(log.logEndOffset() > cleanedTo);
+            assertTrue(manager.cleaner().clean(log));
+            assertCompacted(readRecords(log), model, activeBase(log), Set.of(), "after truncation");
+        } finally {
+            manager.close();
+        }
+    }
+
     private static long activeBase(PartitionLog log) {
         List<Long> bases = log.segmentBaseOffsets();
         return bases.get(bases.size() - 1);
