@@ -1,7 +1,9 @@
 package io.krill.log;
 
-import io.krill.log.record.BatchRecords;
+import io.krill.wire.record.DecompressionBuffer;
 import io.krill.wire.record.RecordBatch;
+import io.krill.wire.record.RecordBatchBuilder;
+import io.krill.wire.record.TimestampType;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
@@ -20,8 +22,7 @@ import org.slf4j.LoggerFactory;
  * <li>The cleanable range ends at the first uncleanable offset: the active segment's base, the first
  *     unstable offset (open transaction), the high watermark, and the first segment holding a record
  *     younger than {@code min.compaction.lag.ms}.</li>
- * <li>A pass over batch headers: a compressed batch in the range stops the cleaning of this log (until
- *     wire's codecs are wired in, see {@link BatchRecords}); it notes each producer's last batch.</li>
+ * <li>A pass over batch headers notes each producer's last batch and each segment's last batch.</li>
  * <li>The {@link OffsetMap} is built from the dirty part [first dirty, end): key to latest offset,
  *     skipping control batches and aborted transactional batches; {@code end} stops early at a batch
  *     boundary when the map is full.</li>
@@ -31,8 +32,10 @@ import org.slf4j.LoggerFactory;
  *     map, or if it is the key's latest; a tombstone (null value) is dropped once its segment's largest
  *     timestamp is older than {@code delete.retention.ms} (it is then also the key's latest, so every
  *     older value of the key goes in the same pass). Records at or after {@code end} are kept.</li>
- * <li>Batches keep their base offset, last offset delta, producer fields and timestamps; only records
- *     go. A batch losing every record disappears, unless it is its producer's last batch in the range
+ * <li>Batches keep their base offset, last offset delta, codec, producer fields, timestamp type, base
+ *     and max timestamps; only records go (a batch losing some is re-encoded with
+ *     {@link RecordBatchBuilder}, compressed batches are decompressed and recompressed with their codec;
+ *     a batch losing none is copied byte for byte). A batch losing every record disappears, unless it is its producer's last batch in the range
  *     or the group's last batch: then an empty header-only batch stays, preserving producer sequence
  *     state and the group's last offset (which crash recovery of a swap relies on).</li>
  * </ol>
@@ -42,9 +45,9 @@ import org.slf4j.LoggerFactory;
  * below the end is dropped (as Kafka does); the tombstone horizon is by segment timestamps, not the
  * KIP-534 per-batch delete horizon.
  *
- * <p>Not thread-safe: one instance per cleaner thread.
+ * <p>Not thread-safe: one instance per cleaner thread; {@link #close()} frees its buffers.
  */
-final class Cleaner {
+final class Cleaner implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Cleaner.class);
 
     /** What a cleaning did. {@code endOffset} is the next first dirty offset. */
@@ -57,11 +60,19 @@ final class Cleaner {
     private final OffsetMap map;
     private final int ioBufferSize;
     private final Time time;
+    private final DecompressionBuffer scratch = new DecompressionBuffer();
+    private final RecordBatchBuilder builder = new RecordBatchBuilder();
 
     Cleaner(long dedupeBufferSize, int ioBufferSize, Time time) {
         this.map = new OffsetMap(dedupeBufferSize);
         this.ioBufferSize = ioBufferSize;
         this.time = time;
+    }
+
+    @Override
+    public void close() {
+        scratch.close();
+        builder.close();
     }
 
     /** The first offset the cleaner may not touch (see the class comment). */
@@ -106,7 +117,7 @@ final class Cleaner {
             range.add(s);
         }
 
-        // Header pass: codecs, producers' last batches, each segment's last batch and batch count.
+        // Header pass: producers' last batches, each segment's last batch and batch count.
         Map<Long, Long> lastBatchOfProducer = new HashMap<>();
         Map<LogSegment, Long> lastBatchOfSegment = new IdentityHashMap<>();
         Map<LogSegment, Integer> batchesOfSegment = new IdentityHashMap<>();
@@ -116,11 +127,6 @@ final class Cleaner {
                 while (scan.next()) {
                     batches++;
                     lastBatchOfSegment.put(s, scan.baseOffset);
-                    boolean control = (scan.attributes & 0x20) != 0;
-                    if ((scan.attributes & 0x07) != 0 && !control) {
-                        return new Result(firstDirty, 0, 0, 0, "compressed batch at offset " + scan.baseOffset
-                                + " (compaction of compressed batches needs the wire codecs)");
-                    }
                     if (scan.producerId >= 0 && scan.baseOffset < firstUncleanable) {
                         lastBatchOfProducer.put(scan.producerId, scan.baseOffset);
                     }
@@ -174,13 +180,12 @@ final class Cleaner {
                         if (!map.hasRoomFor(batch.recordCount())) {
                             return end;
                         }
-                        ByteBuf buf = batch.buffer();
-                        BatchRecords.forEach(batch, r -> {
+                        batch.forEachRecord(r -> {
                             if (r.hasKey()) {
-                                map.put(buf, r.keyIndex, r.keyLength, r.offset);
+                                map.put(r.buffer(), r.keyIndex(), r.keySize(), r.offset());
                             }
                             return true;
-                        });
+                        }, scratch);
                     }
                     end = batch.lastOffset() + 1;
                 }
@@ -283,8 +288,8 @@ final class Cleaner {
     }
 
     /**
-     * Appends the retained part of {@code batch} to {@code out}: the batch as is if every record stays,
-     * a rewritten batch (same header, fewer records, new length, count and CRC) if some go, an empty
+     * Appends the retained part of {@code batch} to {@code out}: the batch byte for byte if every record
+     * stays, a re-encoded batch (same header fields and codec, fewer records) if some go, an empty
      * header-only batch if none stay but {@code keepEmpty}, else nothing.
      */
     private void filterInto(RecordBatch batch, ByteBuf out, long end, AbortedRanges aborted, boolean tombstonesExpired,
@@ -292,49 +297,51 @@ final class Cleaner {
         ByteBuf buf = batch.buffer();
         int start = batch.offset();
         int size = batch.sizeInBytes();
-        if (batch.isControl() || batch.lastOffset() >= end && batch.baseOffset() >= end) {
+        if (batch.isControl() || batch.baseOffset() >= end) {
             out.writeBytes(buf, start, size);
             return;
         }
         boolean dropAll = aborted.isAborted(batch) && batch.lastOffset() < end;
-        List<int[]> kept = new ArrayList<>();
+        builder.reset()
+                .baseOffset(batch.baseOffset())
+                .partitionLeaderEpoch(batch.partitionLeaderEpoch())
+                .compression(batch.compression())
+                .producer(batch.producerId(), batch.producerEpoch(), batch.baseSequence())
+                .transactional(batch.isTransactional())
+                .baseTimestamp(batch.baseTimestamp())
+                .maxTimestamp(batch.maxTimestamp())
+                .lastOffsetDelta(batch.lastOffsetDelta());
+        if (batch.timestampType() == TimestampType.LOG_APPEND_TIME) {
+            builder.logAppendTime(batch.maxTimestamp());
+        }
         int[] removed = {0};
         if (!dropAll) {
-            BatchRecords.forEach(batch, r -> {
+            batch.forEachRecord(r -> {
                 boolean retain = true;
-                if (r.hasKey() && r.offset < end) {
-                    long latest = map.get(buf, r.keyIndex, r.keyLength);
-                    if (latest >= 0 && r.offset < latest) {
+                if (r.hasKey() && r.offset() < end) {
+                    long latest = map.get(r.buffer(), r.keyIndex(), r.keySize());
+                    if (latest >= 0 && r.offset() < latest) {
                         retain = false;
-                    } else if (r.isTombstone() && tombstonesExpired) {
+                    } else if (!r.hasValue() && tombstonesExpired) {
                         retain = false;
                     }
                 }
                 if (retain) {
-                    kept.add(new int[] {r.start, r.size});
+                    builder.appendCopyOf(r);
                 } else {
                     removed[0]++;
                 }
                 return true;
-            });
+            }, scratch);
         }
         if (!dropAll && removed[0] == 0) {
             out.writeBytes(buf, start, size);
             return;
         }
-        if (kept.isEmpty() && !keepEmpty) {
+        if (builder.recordCount() == 0 && !keepEmpty) {
             return;
         }
-        int at = out.writerIndex();
-        out.writeBytes(buf, start, RecordBatch.HEADER_SIZE);
-        for (int[] k : kept) {
-            out.writeBytes(buf, k[0], k[1]);
-        }
-        int newSize = out.writerIndex() - at;
-        out.setInt(at + RecordBatch.LENGTH_OFFSET, newSize - RecordBatch.LOG_OVERHEAD);
-        out.setInt(at + RecordBatch.RECORD_COUNT_OFFSET, kept.size());
-        long crc = RecordBatch.crc32c(out, at + RecordBatch.ATTRIBUTES_OFFSET, newSize - RecordBatch.ATTRIBUTES_OFFSET);
-        out.setInt(at + RecordBatch.CRC_OFFSET, (int) crc);
+        builder.buildInto(out);
     }
 
     /** Aborted transactions as per-producer offset ranges. */

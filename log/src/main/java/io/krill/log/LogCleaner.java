@@ -35,6 +35,7 @@ public final class LogCleaner implements AutoCloseable {
     private final Time time;
     private final Cleaner cleaner;
     private final Map<TopicPartition, Long> firstDirty = new ConcurrentHashMap<>();
+    private final java.util.Set<TopicPartition> uncleanable = ConcurrentHashMap.newKeySet();
     private final Object monitor = new Object();
     private final Object cleaningLock = new Object();
     private volatile boolean stopped;
@@ -102,7 +103,7 @@ public final class LogCleaner implements AutoCloseable {
                 if (stopped) {
                     return false;
                 }
-                if (!l.config().compactEnabled() || l.isOffline()) {
+                if (!l.config().compactEnabled() || l.isOffline() || uncleanable.contains(l.topicPartition())) {
                     continue;
                 }
                 try {
@@ -130,9 +131,6 @@ public final class LogCleaner implements AutoCloseable {
                 Cleaner.Result r = cleaner.clean(target, firstDirtyOffset(target));
                 if (r.skipped()) {
                     log.debug("{}: not cleaned: {}", tp, r.skippedReason());
-                    if (r.skippedReason().startsWith("compressed")) {
-                        log.warn("{}: not compacted: {}", tp, r.skippedReason());
-                    }
                     return false;
                 }
                 firstDirty.put(tp, r.endOffset());
@@ -143,6 +141,11 @@ public final class LogCleaner implements AutoCloseable {
                 return false;
             } catch (LogException | SegmentClosedException e) {
                 log.info("{}: cleaning abandoned: {}", tp, e.getMessage());
+                return false;
+            } catch (io.krill.wire.record.CorruptRecordException e) {
+                // Corrupt data (or a decompression bomb) in a segment: Kafka's answer too, leave the log alone.
+                log.error("{}: corrupt records, the log is no longer cleaned until restart", tp, e);
+                uncleanable.add(tp);
                 return false;
             }
         }
@@ -187,6 +190,10 @@ public final class LogCleaner implements AutoCloseable {
 
     /** The log's first dirty offset: its checkpoint, clamped to [log start offset, log end offset]. */
     long firstDirtyOffset(PartitionLog l) {
+        long truncated = l.takeTruncationPoint();
+        if (truncated != Long.MAX_VALUE) {
+            firstDirty.computeIfPresent(l.topicPartition(), (tp, v) -> Math.min(v, truncated));
+        }
         long checkpointed = firstDirty.getOrDefault(l.topicPartition(), l.logStartOffset());
         if (checkpointed < l.logStartOffset() || checkpointed > l.logEndOffset()) {
             return l.logStartOffset();
@@ -236,6 +243,9 @@ public final class LogCleaner implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        synchronized (cleaningLock) {
+            cleaner.close();
         }
     }
 }

@@ -1,7 +1,8 @@
 package io.krill.log;
 
-import io.krill.log.record.BatchRecords;
+import io.krill.wire.record.CompressionType;
 import io.krill.wire.record.CorruptRecordException;
+import io.krill.wire.record.DecompressionBuffer;
 import io.krill.wire.record.RecordBatch;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
@@ -395,9 +396,8 @@ final class LogSegment {
 
     /**
      * The first record at or after {@code startingOffset} with timestamp &gt;= {@code timestamp}, or null.
-     * Starts from the time index, scans batch headers, then walks the records of the matching batch (an
-     * uncompressed batch exactly; a compressed one is answered with its first offset until wire's codecs
-     * are wired in, see {@link BatchRecords}).
+     * Starts from the time index, scans batch headers, then walks the records of the matching batch
+     * (decompressing it if needed).
      */
     TimestampAndOffset findOffsetByTimestamp(long timestamp, long startingOffset) throws IOException {
         long fromOffset = Math.max(startingOffset, timeIndexLookup(timestamp).offset());
@@ -428,18 +428,16 @@ final class LogSegment {
     }
 
     static TimestampAndOffset firstRecordAtOrAfter(RecordBatch batch, long timestamp, long startingOffset) {
-        if (!BatchRecords.isDecodable(batch)) {
-            long offset = Math.max(batch.baseOffset(), startingOffset);
-            return new TimestampAndOffset(batch.maxTimestamp(), offset, java.util.OptionalInt.empty());
-        }
         TimestampAndOffset[] found = new TimestampAndOffset[1];
-        BatchRecords.forEach(batch, r -> {
-            if (r.offset >= startingOffset && r.timestamp >= timestamp) {
-                found[0] = new TimestampAndOffset(r.timestamp, r.offset, java.util.OptionalInt.empty());
-                return false;
-            }
-            return true;
-        });
+        try (DecompressionBuffer scratch = batch.compression() == CompressionType.NONE ? null : new DecompressionBuffer()) {
+            batch.forEachRecord(r -> {
+                if (r.offset() >= startingOffset && r.timestamp() >= timestamp) {
+                    found[0] = new TimestampAndOffset(r.timestamp(), r.offset(), java.util.OptionalInt.empty());
+                    return false;
+                }
+                return true;
+            }, scratch);
+        }
         return found[0];
     }
 

@@ -9,13 +9,13 @@ import io.krill.log.producer.ProducerAppendInfo;
 import io.krill.log.producer.ProducerSnapshotFile;
 import io.krill.log.producer.ProducerStateEntry;
 import io.krill.log.producer.ProducerStateManager;
-import io.krill.log.record.ControlRecord;
+import io.krill.wire.record.ControlRecordType;
+import io.krill.wire.record.ControlRecords;
 import io.krill.wire.record.CorruptRecordException;
 import io.krill.wire.record.RecordBatch;
 import io.krill.wire.record.TimestampType;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -82,6 +82,8 @@ public final class PartitionLog implements AutoCloseable {
     private volatile long flushedOffset;
     private volatile long lastFlushTimeMs;
     private volatile long highWatermark = Long.MAX_VALUE;
+    /** The lowest log end offset a truncation left since the cleaner last looked (Long.MAX_VALUE: none). */
+    private final java.util.concurrent.atomic.AtomicLong truncatedTo = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
     private long unflushedMessages;
     /** Base offset of a segment rolled under the lock and not yet handed to the flush (-1: none). */
     private long rolledAt = -1;
@@ -201,6 +203,12 @@ public final class PartitionLog implements AutoCloseable {
             }
         }
         // Indexes of trusted segments that were missing or malformed are rebuilt from the batch headers.
+        for (LogSegment s : segments.values()) {
+            if (s.needsIndexRebuild()) {
+                log.warn("{}: indexes of segment {} are missing or malformed; rebuilding them from the log",
+                        topicPartition, s.baseOffset);
+            }
+        }
         for (LogSegment s : segments.headMap(recoverFrom).values()) {
             if (s.needsIndexRebuild() && s != segments.lastEntry().getValue()) {
                 s.activate();
@@ -382,12 +390,21 @@ public final class PartitionLog implements AutoCloseable {
         long pid = batch.producerId();
         ProducerAppendInfo info = staged.computeIfAbsent(pid, p -> producerState.prepareUpdate(p, origin));
         if (batch.isControl()) {
-            ControlRecord control = ControlRecord.parse(batch.buffer(), batch.offset());
-            if (!control.isTransactionMarker()) {
+            // The one record decoded on the append path: a control batch's single record says abort or commit.
+            ControlRecordType[] type = {ControlRecordType.UNKNOWN};
+            int[] coordinatorEpoch = {-1};
+            batch.forEachRecord(r -> {
+                type[0] = ControlRecords.type(r);
+                if (type[0].isTransactionMarker()) {
+                    coordinatorEpoch[0] = ControlRecords.coordinatorEpoch(r);
+                }
+                return false;
+            });
+            if (!type[0].isTransactionMarker()) {
                 return null;
             }
-            return info.appendEndTxnMarker(control.isAbort(), batch.producerEpoch(), control.coordinatorEpoch(),
-                    batch.baseOffset(), batch.maxTimestamp());
+            return info.appendEndTxnMarker(type[0] == ControlRecordType.ABORT, batch.producerEpoch(),
+                    coordinatorEpoch[0], batch.baseOffset(), batch.maxTimestamp());
         }
         info.appendDataBatch(batch.producerEpoch(), batch.baseSequence(), batch.lastSequence(), batch.maxTimestamp(),
                 batch.baseOffset(), batch.lastOffset(), batch.isTransactional());
@@ -1164,6 +1181,7 @@ public final class PartitionLog implements AutoCloseable {
             seg.activate();
             seg.truncateTo(targetOffset);
             long leo = seg.readNextOffset();
+            truncatedTo.accumulateAndGet(leo, Math::min);
             if (leo < logStartOffset) {
                 // A batch straddling the target held the log start offset: nothing readable is left.
                 deleteSegmentFiles(removed);
@@ -1211,6 +1229,7 @@ public final class PartitionLog implements AutoCloseable {
         seg.activate();
         segments.put(newOffset, seg);
         nextOffsetMetadata = new LogOffsetMetadata(newOffset, newOffset, 0);
+        truncatedTo.accumulateAndGet(newOffset, Math::min);
         logStartOffset = newOffset;
         recoveryPoint = newOffset;
         flushedOffset = newOffset;
@@ -1367,6 +1386,14 @@ public final class PartitionLog implements AutoCloseable {
 
     // =============================================================== compaction support
 
+    /**
+     * The lowest log end offset left by truncations since the last call (Long.MAX_VALUE if none), and
+     * forgets it: the cleaner moves its first dirty offset back so that re-appended data gets cleaned.
+     */
+    long takeTruncationPoint() {
+        return truncatedTo.getAndSet(Long.MAX_VALUE);
+    }
+
     /** The segments in order (a snapshot of the map). */
     List<LogSegment> segmentsSnapshot() {
         return new ArrayList<>(segments.values());
@@ -1505,11 +1532,6 @@ public final class PartitionLog implements AutoCloseable {
             }
         }
         return new KafkaStorageException(what + " failed: " + e, e);
-    }
-
-    /** Wraps unchecked I/O from lambdas. */
-    static IOException unwrap(UncheckedIOException e) {
-        return e.getCause();
     }
 
     /** For tests: the sorted (base offset to segment) view. */

@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * or below the log end offset) and replays the batches after it; on truncation it reloads the same way;
  * snapshots are written at each roll and at clean shutdown; {@link #removeExpiredProducers} drops
  * producers idle for {@code producer.id.expiration.ms} (by their last batch's timestamp) that have no
- * open transaction.
+ * open transaction. Entries are not dropped when retention or DeleteRecords move the log start offset past
+ * a producer's batches (as since KIP-360): only expiry removes them.
  *
  * <p>Thread-safety: mutations are made by the owner of the partition log's lock; the queries
  * ({@link #lastEntry}, {@link #activeProducers}, {@link #firstUnstableOffset}, {@link #mapEndOffset}) are

@@ -26,7 +26,7 @@ import java.util.stream.Stream;
  * sizes on the same disk. Nothing is fsynced (the default flush policy), so both sides measure the
  * write path into the page cache; reads come from the page cache too.
  *
- * <p>Run: {@code mvn -B -o -q -pl log -am -Pbench -DskipTests test} (options: {@code -Dbench.dir=...},
+ * <p>Run: {@code mvn -B -o -q -pl log -am -Plog-bench -DskipTests test} (options: {@code -Dbench.dir=...},
  * {@code -Dbench.mib=512}, {@code -Dbench.rounds=3}).
  */
 public final class LogBench {
