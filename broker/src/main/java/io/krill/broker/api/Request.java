@@ -85,6 +85,14 @@ public final class Request {
         answer(null);
     }
 
+    /** Completes the request by closing its connection (after earlier responses are written). */
+    public void closeConnection(String reason) {
+        if (!answered.compareAndSet(false, true)) {
+            throw new IllegalStateException(api + " request " + header.correlationId() + " answered twice");
+        }
+        channel.close(this, reason);
+    }
+
     public boolean isAnswered() {
         return answered.get();
     }

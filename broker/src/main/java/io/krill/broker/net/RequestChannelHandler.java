@@ -145,6 +145,21 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
         }
     }
 
+    @Override
+    public void close(Request request, String reason) {
+        Runnable closing = () -> {
+            sequencer.complete(request.sequence(), null);
+            LOG.info("Closing connection {} from {}: {}", connection.connectionId(), connection.remoteAddress(), reason);
+            ctx.close();
+        };
+        EventExecutor executor = ctx.executor();
+        if (executor.inEventLoop()) {
+            closing.run();
+        } else {
+            executor.execute(closing);
+        }
+    }
+
     private void write(Request request, ApiMessage response) {
         Object encoded = null;
         if (response != null) {

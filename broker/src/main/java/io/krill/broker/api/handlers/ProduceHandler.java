@@ -103,7 +103,12 @@ public final class ProduceHandler implements ApiHandler {
             }
         }
         if (acks == 0) {
-            request.noResponse();
+            String failure = firstError(response);
+            if (failure != null) {
+                request.closeConnection("acks=0 produce failed (" + failure + "); closing so the producer refreshes");
+            } else {
+                request.noResponse();
+            }
             return;
         }
         if (acks == 1 || statuses.isEmpty()) {
@@ -116,6 +121,17 @@ public final class ProduceHandler implements ApiHandler {
             keys.add(status.partition().topicPartition());
         }
         context.producePurgatory().tryCompleteElseWatch(delayed, keys);
+    }
+
+    private static String firstError(ProduceResponse response) {
+        for (ProduceResponse.TopicProduceResponse topic : response.responses()) {
+            for (ProduceResponse.PartitionProduceResponse partition : topic.partitionResponses()) {
+                if (partition.errorCode() != Errors.NONE.code()) {
+                    return Errors.forCode(partition.errorCode()) + " on " + topic.name() + "-" + partition.index();
+                }
+            }
+        }
+        return null;
     }
 
     private static void fail(ProduceResponse.PartitionProduceResponse response, Errors error, String message) {
