@@ -10,10 +10,10 @@ import io.krill.wire.message.InitProducerIdResponse;
 import io.krill.wire.protocol.ApiMessage;
 
 /**
- * InitProducerId for idempotent producers (no transactional id): a fresh producer id at epoch 0, or,
- * when the producer presents its id and epoch (KIP-360, v3+), the same id with the epoch bumped (a new
- * id once the epoch would overflow). Transactional ids need the transaction coordinator, which is not
- * built yet: they are answered COORDINATOR_NOT_AVAILABLE.
+ * InitProducerId for idempotent producers (no transactional id): always a fresh producer id at epoch 0,
+ * as Kafka answers them, also when the producer presents its old id and epoch (KIP-360): a new id is a
+ * clean sequence space, and nothing about the old one needs verifying. Transactional ids need the
+ * transaction coordinator, which is not built yet: they are answered COORDINATOR_NOT_AVAILABLE.
  *
  * <p>Thread-safe.
  */
@@ -46,16 +46,7 @@ public final class InitProducerIdHandler implements ApiHandler {
             request.respond(errorResponse(request, Errors.COORDINATOR_NOT_AVAILABLE));
             return;
         }
-        long producerId;
-        short epoch;
-        if (body.producerId() >= 0 && body.producerEpoch() >= 0 && body.producerEpoch() < Short.MAX_VALUE - 1) {
-            producerId = body.producerId();
-            epoch = (short) (body.producerEpoch() + 1);
-        } else {
-            producerId = producerIds.nextProducerId();
-            epoch = 0;
-        }
-        request.respond(new InitProducerIdResponse().setProducerId(producerId).setProducerEpoch(epoch));
+        request.respond(new InitProducerIdResponse().setProducerId(producerIds.nextProducerId()).setProducerEpoch((short) 0));
     }
 
     @Override

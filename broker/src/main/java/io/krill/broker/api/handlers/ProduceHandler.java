@@ -6,6 +6,7 @@ import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.partition.Partition;
 import io.krill.broker.partition.ProduceValidator;
+import io.krill.broker.partition.Recompressor;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.log.AppendInfo;
@@ -91,7 +92,15 @@ public final class ProduceHandler implements ApiHandler {
                         throw new ApiException(Errors.INVALID_RECORD, "Produce request without records");
                     }
                     ProduceValidator.get().validate(records, request.version(), partition.config(), now);
-                    AppendInfo info = partition.appendRecordsToLeader(records, acks, AppendOrigin.CLIENT);
+                    ByteBuf stored = Recompressor.maybeRecompress(records, partition.config());
+                    AppendInfo info;
+                    try {
+                        info = partition.appendRecordsToLeader(stored, acks, AppendOrigin.CLIENT);
+                    } finally {
+                        if (stored != records) {
+                            stored.release();
+                        }
+                    }
                     partitionResponse.setBaseOffset(info.firstOffset())
                             .setLogAppendTimeMs(info.logAppendTime())
                             .setLogStartOffset(info.logStartOffset());
