@@ -2,6 +2,7 @@ package io.krill.broker;
 
 import io.krill.broker.config.BrokerConfig;
 import io.krill.broker.config.ConfigException;
+import io.krill.broker.config.EnvironmentOverrides;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,8 +10,10 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * Entry point of {@code bin/krill-server-start.sh}:
- * {@code KrillServer <server.properties> [--override key=value ...]}. Runs in the foreground; SIGTERM
- * (or Ctrl-C) stops it gracefully.
+ * {@code KrillServer <server.properties> [--override key=value ...] [--env-overrides]}. Runs in the
+ * foreground; SIGTERM (or Ctrl-C) stops it gracefully. {@code --env-overrides} (the container entrypoint)
+ * adds the {@code KAFKA_*} environment variables as properties (see {@link EnvironmentOverrides});
+ * explicit {@code --override}s win over them.
  */
 public final class KrillServer {
     private KrillServer() {
@@ -23,14 +26,18 @@ public final class KrillServer {
             System.exit(1);
         }
         List<String> overrides = new ArrayList<>();
+        List<String> explicit = new ArrayList<>();
         for (int i = 1; i < args.length; i++) {
             if (args[i].equals("--override") && i + 1 < args.length) {
-                overrides.add(args[++i]);
+                explicit.add(args[++i]);
+            } else if (args[i].equals("--env-overrides")) {
+                EnvironmentOverrides.from(System.getenv()).forEach((k, v) -> overrides.add(k + "=" + v));
             } else {
                 System.err.println("Unexpected argument " + args[i] + "; expected --override property=value");
                 System.exit(1);
             }
         }
+        overrides.addAll(explicit);
         BrokerConfig config;
         try {
             config = BrokerConfig.load(Path.of(args[0]), overrides);
