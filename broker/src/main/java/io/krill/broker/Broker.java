@@ -2,11 +2,22 @@ package io.krill.broker;
 
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.ApiHandlerRegistry;
+import io.krill.broker.api.handlers.AlterConfigsHandler;
 import io.krill.broker.api.handlers.ApiVersionsHandler;
+import io.krill.broker.api.handlers.CreatePartitionsHandler;
+import io.krill.broker.api.handlers.CreateTopicsHandler;
+import io.krill.broker.api.handlers.DeleteRecordsHandler;
+import io.krill.broker.api.handlers.DeleteTopicsHandler;
+import io.krill.broker.api.handlers.DescribeClusterHandler;
+import io.krill.broker.api.handlers.DescribeConfigsHandler;
+import io.krill.broker.api.handlers.DescribeLogDirsHandler;
+import io.krill.broker.api.handlers.DescribeTopicPartitionsHandler;
 import io.krill.broker.api.handlers.FetchHandler;
+import io.krill.broker.api.handlers.IncrementalAlterConfigsHandler;
 import io.krill.broker.api.handlers.InitProducerIdHandler;
 import io.krill.broker.api.handlers.ListOffsetsHandler;
 import io.krill.broker.api.handlers.MetadataHandler;
+import io.krill.broker.api.handlers.OffsetForLeaderEpochHandler;
 import io.krill.broker.api.handlers.ProduceHandler;
 import io.krill.broker.config.BrokerConfig;
 import io.krill.broker.config.Listener;
@@ -93,7 +104,18 @@ public final class Broker implements AutoCloseable {
                 new ProduceHandler(context),
                 new FetchHandler(context),
                 new ListOffsetsHandler(context),
-                new InitProducerIdHandler(context));
+                new InitProducerIdHandler(context),
+                new CreateTopicsHandler(context),
+                new DeleteTopicsHandler(context),
+                new DeleteRecordsHandler(context),
+                new OffsetForLeaderEpochHandler(context),
+                new DescribeConfigsHandler(context),
+                new AlterConfigsHandler(context),
+                new DescribeLogDirsHandler(logManager),
+                new CreatePartitionsHandler(context),
+                new IncrementalAlterConfigsHandler(context),
+                new DescribeClusterHandler(context),
+                new DescribeTopicPartitionsHandler(context));
         registry.set(new ApiHandlerRegistry(handlers));
 
         server = new NettyServer(config.listeners().listeners(), config.socket(), registry.get(), new RequestMetrics());

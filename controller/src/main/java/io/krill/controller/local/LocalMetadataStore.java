@@ -102,8 +102,25 @@ public final class LocalMetadataStore implements MetadataStore {
 
     @Override
     public synchronized TopicImage createTopic(NewTopic spec) {
-        TopicNames.validate(spec.name());
         MetadataImage current = image;
+        int count = checkNewTopic(current, spec);
+        List<PartitionState> partitions = new ArrayList<>(count);
+        for (int p = 0; p < count; p++) {
+            partitions.add(soleReplica(p, nodeId));
+        }
+        TopicImage topic = new TopicImage(spec.name(), newTopicId(current), partitions, spec.configs(), spec.internal());
+        publish(current.withTopic(topic));
+        return topic;
+    }
+
+    @Override
+    public void checkCreateTopic(NewTopic spec) {
+        checkNewTopic(image, spec);
+    }
+
+    /** Validates {@code spec} against {@code current}; returns its partition count. */
+    private int checkNewTopic(MetadataImage current, NewTopic spec) {
+        TopicNames.validate(spec.name());
         if (current.topic(spec.name()) != null) {
             throw new ApiException(Errors.TOPIC_ALREADY_EXISTS, "Topic '" + spec.name() + "' already exists.");
         }
@@ -121,16 +138,14 @@ public final class LocalMetadataStore implements MetadataStore {
             checkReplicationFactor(spec.replicationFactor());
         } else {
             for (int p = 0; p < count; p++) {
-                checkAssignment(spec.assignments().get(p), p);
+                if (!spec.assignments().containsKey(p)) {
+                    throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT,
+                            "partitions should be a consecutive 0-based integer sequence");
+                }
+                checkAssignment(spec.assignments().get(p));
             }
         }
-        List<PartitionState> partitions = new ArrayList<>(count);
-        for (int p = 0; p < count; p++) {
-            partitions.add(soleReplica(p, nodeId));
-        }
-        TopicImage topic = new TopicImage(spec.name(), newTopicId(current), partitions, spec.configs(), spec.internal());
-        publish(current.withTopic(topic));
-        return topic;
+        return count;
     }
 
     @Override
@@ -145,29 +160,44 @@ public final class LocalMetadataStore implements MetadataStore {
     @Override
     public synchronized TopicImage createPartitions(String name, int totalCount, List<List<Integer>> newAssignments) {
         MetadataImage current = image;
-        TopicImage topic = current.topic(name);
-        if (topic == null) {
-            throw unknownTopic(name);
-        }
-        int existing = topic.partitionCount();
-        if (totalCount <= existing) {
-            throw new ApiException(Errors.INVALID_PARTITIONS, "Topic currently has " + existing
-                    + " partitions, which is higher than the requested " + totalCount + ".");
-        }
-        if (!newAssignments.isEmpty() && newAssignments.size() != totalCount - existing) {
-            throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT, "Increasing the number of partitions by "
-                    + (totalCount - existing) + " but " + newAssignments.size() + " assignments provided.");
-        }
-        for (int i = 0; i < newAssignments.size(); i++) {
-            checkAssignment(newAssignments.get(i), existing + i);
-        }
+        TopicImage topic = checkNewPartitions(current, name, totalCount, newAssignments);
         List<PartitionState> partitions = new ArrayList<>(topic.partitions());
-        for (int p = existing; p < totalCount; p++) {
+        for (int p = topic.partitionCount(); p < totalCount; p++) {
             partitions.add(soleReplica(p, nodeId));
         }
         TopicImage grown = new TopicImage(name, topic.id(), partitions, topic.configs(), topic.internal());
         publish(current.withTopic(grown));
         return grown;
+    }
+
+    @Override
+    public void checkCreatePartitions(String name, int totalCount, List<List<Integer>> newAssignments) {
+        checkNewPartitions(image, name, totalCount, newAssignments);
+    }
+
+    /** Validates growing {@code name} to {@code totalCount} partitions (KRaft's messages); returns the topic. */
+    private TopicImage checkNewPartitions(MetadataImage current, String name, int totalCount,
+                                          List<List<Integer>> newAssignments) {
+        TopicImage topic = current.topic(name);
+        if (topic == null) {
+            throw unknownTopic(name);
+        }
+        int existing = topic.partitionCount();
+        if (totalCount == existing) {
+            throw new ApiException(Errors.INVALID_PARTITIONS, "Topic already has " + existing + " partition(s).");
+        }
+        if (totalCount < existing) {
+            throw new ApiException(Errors.INVALID_PARTITIONS, "The topic " + name + " currently has " + existing
+                    + " partition(s); " + totalCount + " would not be an increase.");
+        }
+        if (!newAssignments.isEmpty() && newAssignments.size() != totalCount - existing) {
+            throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT, "Attempted to add " + (totalCount - existing)
+                    + " additional partition(s), but only " + newAssignments.size() + " assignment(s) were specified.");
+        }
+        for (List<Integer> replicas : newAssignments) {
+            checkAssignment(replicas);
+        }
+        return topic;
     }
 
     @Override
@@ -222,19 +252,25 @@ public final class LocalMetadataStore implements MetadataStore {
         }
     }
 
-    private void checkAssignment(List<Integer> replicas, int partition) {
+    /** Kafka's checks of one manual replica list, in its order and words; one node makes most lists invalid. */
+    private void checkAssignment(List<Integer> replicas) {
         if (replicas == null || replicas.isEmpty()) {
-            throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT, "No replicas given for partition " + partition);
+            throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT,
+                    "The manual partition assignment includes an empty replica list.");
         }
-        for (int replica : replicas) {
+        List<Integer> sorted = new ArrayList<>(replicas);
+        sorted.sort(null);
+        Integer previous = null;
+        for (Integer replica : sorted) {
             if (replica != nodeId) {
                 throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes broker "
                         + replica + ", but no such broker is registered.");
             }
-        }
-        if (replicas.size() > 1) {
-            throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes the broker "
-                    + nodeId + " more than once.");
+            if (replica.equals(previous)) {
+                throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes the broker "
+                        + previous + " more than once.");
+            }
+            previous = replica;
         }
     }
 

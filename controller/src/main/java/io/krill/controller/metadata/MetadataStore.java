@@ -35,6 +35,12 @@ public interface MetadataStore extends AutoCloseable {
     /** Creates a topic and places its replicas. */
     TopicImage createTopic(NewTopic topic);
 
+    /**
+     * Fails exactly as {@link #createTopic} would on the current image, and changes nothing: CreateTopics
+     * with validateOnly. A later create may still fail (a concurrent change).
+     */
+    void checkCreateTopic(NewTopic topic);
+
     /** Deletes a topic; its data is removed by the brokers that host it. */
     void deleteTopic(String name);
 
@@ -43,6 +49,9 @@ public interface MetadataStore extends AutoCloseable {
      * new partitions (one replica list each), otherwise they are placed like a new topic's.
      */
     TopicImage createPartitions(String name, int totalCount, List<List<Integer>> newAssignments);
+
+    /** Fails exactly as {@link #createPartitions} would on the current image, and changes nothing. */
+    void checkCreatePartitions(String name, int totalCount, List<List<Integer>> newAssignments);
 
     /** Replaces the topic's config overrides with {@code overrides} (already validated). */
     TopicImage alterTopicConfigs(String name, Map<String, String> overrides);

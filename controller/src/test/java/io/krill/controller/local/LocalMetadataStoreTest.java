@@ -70,6 +70,30 @@ class LocalMetadataStoreTest {
     }
 
     @Test
+    void checksChangeNothing() {
+        try (LocalMetadataStore store = new LocalMetadataStore(dir, SELF, null)) {
+            List<MetadataImage> seen = new ArrayList<>();
+            store.addListener((previous, current) -> seen.add(current));
+            store.checkCreateTopic(NewTopic.of("checked", 2, 1));
+            store.checkCreateTopic(new NewTopic("manual", -1, -1, Map.of(0, List.of(1), 1, List.of(1)), Map.of(), false));
+            assertEquals(Errors.INVALID_REPLICA_ASSIGNMENT, errorOf(() -> store.checkCreateTopic(
+                    new NewTopic("gap", -1, -1, Map.of(0, List.of(1), 2, List.of(1)), Map.of(), false))));
+            assertEquals(Errors.INVALID_REPLICA_ASSIGNMENT, errorOf(() -> store.checkCreateTopic(
+                    new NewTopic("twice", -1, -1, Map.of(0, List.of(1, 1)), Map.of(), false))));
+            assertNull(store.image().topic("checked"));
+            store.createTopic(NewTopic.of("grown", 1, 1));
+            store.checkCreatePartitions("grown", 3, List.of());
+            store.checkCreatePartitions("grown", 2, List.of(List.of(1)));
+            assertEquals(Errors.INVALID_PARTITIONS, errorOf(() -> store.checkCreatePartitions("grown", 1, List.of())));
+            assertEquals(Errors.INVALID_REPLICA_ASSIGNMENT, errorOf(() -> store.checkCreatePartitions("grown", 3,
+                    List.of(List.of(1)))));
+            assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, errorOf(() -> store.checkCreatePartitions("nope", 3, List.of())));
+            assertEquals(1, store.image().topic("grown").partitionCount());
+            assertEquals(1, seen.size(), "only the real creation was published");
+        }
+    }
+
+    @Test
     void listenersSeeEveryChangeInOrder() {
         try (LocalMetadataStore store = new LocalMetadataStore(dir, SELF, null)) {
             List<MetadataImage> seen = new ArrayList<>();

@@ -15,6 +15,7 @@ import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.MetadataRequest;
 import io.krill.wire.message.MetadataResponse;
 import io.krill.wire.protocol.ApiMessage;
+import io.krill.wire.protocol.ByteBufCodec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -81,8 +82,10 @@ public final class MetadataHandler implements ApiHandler {
                                                           boolean autoCreate) {
         String name = wanted.name();
         UUID id = wanted.topicId();
-        if (name == null) {
-            TopicImage byId = id == null ? null : image.topic(id);
+        // By id whenever one is given (v12+), as Kafka does: the Java AdminClient sends the name "" with it.
+        boolean byTopicId = id != null && !id.equals(ByteBufCodec.ZERO_UUID);
+        if (name == null || byTopicId) {
+            TopicImage byId = byTopicId ? image.topic(id) : null;
             return byId != null ? describe(byId) : errorTopic(null, id, Errors.UNKNOWN_TOPIC_ID);
         }
         TopicImage topic = image.topic(name);

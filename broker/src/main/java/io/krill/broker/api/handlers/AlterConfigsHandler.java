@@ -1,0 +1,106 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.BrokerContext;
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.Request;
+import io.krill.broker.config.TopicConfigValidator;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.AlterConfigsRequest;
+import io.krill.wire.message.AlterConfigsResponse;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.protocol.ApiMessage;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * AlterConfigs, the legacy API: a TOPIC resource's overrides are replaced by exactly the given ones
+ * (validated as CreateTopics validates them). BROKER resources are refused while Krill has no dynamic
+ * broker configs (see {@link ConfigAlteration}). Each resource succeeds or fails on its own.
+ *
+ * <p>Thread-safe: stateless; see {@link ConfigAlteration} for concurrent changes.
+ */
+public final class AlterConfigsHandler implements ApiHandler {
+    private final BrokerContext context;
+
+    public AlterConfigsHandler(BrokerContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.ALTER_CONFIGS;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 2;
+    }
+
+    @Override
+    public void handle(Request request) {
+        AlterConfigsRequest body = request.body();
+        List<AlterConfigsRequest.AlterConfigsResource> resources = body.resources();
+        boolean[] repeated = ConfigAlteration.repeated(resources, r -> List.of(r.resourceType(), r.resourceName()));
+        AlterConfigsResponse response = new AlterConfigsResponse();
+        for (int i = 0; i < resources.size(); i++) {
+            AlterConfigsRequest.AlterConfigsResource resource = resources.get(i);
+            AlterConfigsResponse.AlterConfigsResourceResponse result = new AlterConfigsResponse.AlterConfigsResourceResponse()
+                    .setResourceType(resource.resourceType())
+                    .setResourceName(resource.resourceName())
+                    .setErrorMessage(null);
+            try {
+                if (repeated[i]) {
+                    throw new ApiException(Errors.INVALID_REQUEST, "Each resource must appear at most once.");
+                }
+                alter(resource, body.validateOnly());
+            } catch (ApiException e) {
+                result.setErrorCode(e.error().code()).setErrorMessage(e.getMessage());
+            }
+            response.responses().add(result);
+        }
+        request.respond(response);
+    }
+
+    private void alter(AlterConfigsRequest.AlterConfigsResource resource, boolean validateOnly) {
+        List<String> names = new ArrayList<>();
+        List<String> nulls = new ArrayList<>();
+        Map<String, String> configs = new HashMap<>();
+        for (AlterConfigsRequest.AlterableConfig config : resource.configs()) {
+            names.add(config.name());
+            if (config.value() == null) {
+                nulls.add(config.name());
+            }
+            configs.put(config.name(), config.value());
+        }
+        ConfigAlteration.checkNoDuplicateKeys(names);
+        ConfigAlteration.checkNoNullValues(nulls);
+        switch (ConfigResourceType.forId(resource.resourceType())) {
+            case TOPIC -> ConfigAlteration.alterTopic(context, resource.resourceName(),
+                    current -> TopicConfigValidator.validate(configs, context.config()), validateOnly);
+            case BROKER -> ConfigAlteration.alterBroker(context, resource.resourceName(), names);
+            default -> throw ConfigAlteration.unsupported(resource.resourceType());
+        }
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        AlterConfigsRequest body = request.body();
+        AlterConfigsResponse response = new AlterConfigsResponse();
+        for (AlterConfigsRequest.AlterConfigsResource resource : body.resources()) {
+            response.responses().add(new AlterConfigsResponse.AlterConfigsResourceResponse()
+                    .setErrorCode(error.code())
+                    .setErrorMessage(error.message())
+                    .setResourceType(resource.resourceType())
+                    .setResourceName(resource.resourceName()));
+        }
+        return response;
+    }
+}

@@ -1,0 +1,131 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.BrokerContext;
+import io.krill.broker.config.ConfigException;
+import io.krill.controller.metadata.TopicImage;
+import io.krill.controller.metadata.TopicNames;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+
+/**
+ * What AlterConfigs and IncrementalAlterConfigs share: the checks Kafka's broker makes before forwarding
+ * (ConfigAdminManager.preprocess), the controller's checks of a TOPIC resource in its order (name, new
+ * values, existence), and writing the new overrides to the metadata store, whose listener hands them to
+ * the live logs.
+ *
+ * <p>Dynamic broker configs are not supported yet: a BROKER resource with any change is refused with
+ * INVALID_REQUEST after Kafka's name checks; an empty change succeeds.
+ *
+ * <p>Thread-safe: a topic's overrides are read, changed and written under {@link #TOPIC_OVERRIDES}, so
+ * two concurrent incremental changes cannot lose one another (the store serialises writes, not the read
+ * before them).
+ */
+final class ConfigAlteration {
+    private static final Object TOPIC_OVERRIDES = new Object();
+
+    private ConfigAlteration() {
+    }
+
+    /**
+     * For each resource, whether the request names it (same type and name) more than once: Kafka answers
+     * every occurrence INVALID_REQUEST "Each resource must appear at most once.".
+     */
+    static <R> boolean[] repeated(List<R> resources, Function<R, Object> key) {
+        Map<Object, Integer> occurrences = new HashMap<>();
+        for (R resource : resources) {
+            occurrences.merge(key.apply(resource), 1, Integer::sum);
+        }
+        boolean[] repeated = new boolean[resources.size()];
+        for (int i = 0; i < repeated.length; i++) {
+            repeated[i] = occurrences.get(key.apply(resources.get(i))) > 1;
+        }
+        return repeated;
+    }
+
+    /** Throws INVALID_REQUEST, Kafka's answer, when a key is named twice in one resource. */
+    static void checkNoDuplicateKeys(List<String> names) {
+        Set<String> seen = new HashSet<>();
+        for (String name : names) {
+            if (!seen.add(name)) {
+                throw new ApiException(Errors.INVALID_REQUEST, "Error due to duplicate config keys");
+            }
+        }
+    }
+
+    /** Throws INVALID_REQUEST naming the keys set to null, if any. */
+    static void checkNoNullValues(List<String> keysWithNullValues) {
+        if (!keysWithNullValues.isEmpty()) {
+            throw new ApiException(Errors.INVALID_REQUEST, "Null value not supported for : "
+                    + String.join(", ", keysWithNullValues));
+        }
+    }
+
+    /**
+     * Changes the overrides of topic {@code name} to {@code change(current)}, or only checks them when
+     * {@code validateOnly}. {@code change} validates and throws {@link ConfigException}, answered
+     * INVALID_CONFIG; an unknown topic is UNKNOWN_TOPIC_OR_PARTITION, after the values are checked.
+     */
+    static void alterTopic(BrokerContext context, String name, UnaryOperator<Map<String, String>> change,
+                           boolean validateOnly) {
+        if (name.isEmpty()) {
+            throw new ApiException(Errors.INVALID_REQUEST, "Default topic resources are not allowed.");
+        }
+        TopicNames.validate(name);
+        synchronized (TOPIC_OVERRIDES) {
+            TopicImage topic = context.metadata().image().topic(name);
+            Map<String, String> overrides;
+            try {
+                overrides = change.apply(topic == null ? Map.of() : topic.configs());
+            } catch (ConfigException e) {
+                throw new ApiException(Errors.INVALID_CONFIG, e.getMessage());
+            }
+            if (topic == null) {
+                throw new ApiException(Errors.UNKNOWN_TOPIC_OR_PARTITION, "The topic '" + name + "' does not exist.");
+            }
+            if (!validateOnly) {
+                context.metadata().alterTopicConfigs(name, overrides);
+            }
+        }
+    }
+
+    /**
+     * A BROKER resource: {@code name} is empty (the cluster default) or this broker's id, as Kafka
+     * checks; then any change is refused, since Krill has no dynamic broker configs yet.
+     */
+    static void alterBroker(BrokerContext context, String name, Collection<String> keys) {
+        if (!name.isEmpty()) {
+            checkIsThisNode(context, name);
+        }
+        if (!keys.isEmpty()) {
+            throw new ApiException(Errors.INVALID_REQUEST, "Krill does not support dynamic broker configs yet; "
+                    + "set " + String.join(", ", keys) + " in server.properties and restart the broker");
+        }
+    }
+
+    /** Kafka's check that a BROKER or BROKER_LOGGER resource names this node. */
+    static void checkIsThisNode(BrokerContext context, String name) {
+        int id;
+        try {
+            id = Integer.parseInt(name);
+        } catch (NumberFormatException e) {
+            throw new ApiException(Errors.INVALID_REQUEST, "Node id must be an integer, but it is: " + name);
+        }
+        if (id != context.nodeId()) {
+            throw new ApiException(Errors.INVALID_REQUEST, "Unexpected broker id, expected " + context.nodeId()
+                    + ", but received " + name);
+        }
+    }
+
+    /** Resource types neither API handles here. */
+    static ApiException unsupported(byte resourceType) {
+        return new ApiException(Errors.INVALID_REQUEST, "Unknown resource type " + resourceType);
+    }
+}

@@ -1,0 +1,139 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.BrokerContext;
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.Request;
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.TopicImage;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.CreatePartitionsRequest;
+import io.krill.wire.message.CreatePartitionsResponse;
+import io.krill.wire.protocol.ApiMessage;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * CreatePartitions: grows topics to a new partition count, placing the new partitions automatically or
+ * as the request assigns them, or only checks that it could (validateOnly). Errors as Kafka's
+ * controller gives them: a topic named twice INVALID_REQUEST, UNKNOWN_TOPIC_OR_PARTITION,
+ * INVALID_PARTITIONS for no increase, INVALID_REPLICA_ASSIGNMENT for a wrong number of assignments or a
+ * replica list this cluster cannot host, POLICY_VIOLATION past {@link
+ * CreateTopicsHandler#MAX_PARTITIONS_PER_REQUEST} new partitions.
+ *
+ * <p>Thread-safe: stateless; the store serialises changes.
+ */
+public final class CreatePartitionsHandler implements ApiHandler {
+    private final BrokerContext context;
+
+    public CreatePartitionsHandler(BrokerContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.CREATE_PARTITIONS;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 3;
+    }
+
+    @Override
+    public void handle(Request request) {
+        CreatePartitionsRequest body = request.body();
+        Map<String, Integer> occurrences = new HashMap<>();
+        for (CreatePartitionsRequest.CreatePartitionsTopic topic : body.topics()) {
+            occurrences.merge(topic.name(), 1, Integer::sum);
+        }
+        Set<String> duplicates = new LinkedHashSet<>();
+        MetadataImage image = context.metadata().image();
+        long added = 0;
+        for (CreatePartitionsRequest.CreatePartitionsTopic topic : body.topics()) {
+            TopicImage existing = image.topic(topic.name());
+            if (occurrences.get(topic.name()) == 1 && existing != null && topic.count() > existing.partitionCount()) {
+                added += topic.count() - existing.partitionCount();
+            }
+        }
+        CreatePartitionsResponse response = new CreatePartitionsResponse();
+        for (CreatePartitionsRequest.CreatePartitionsTopic topic : body.topics()) {
+            if (occurrences.get(topic.name()) > 1) {
+                duplicates.add(topic.name());
+            } else if (added > CreateTopicsHandler.MAX_PARTITIONS_PER_REQUEST) {
+                response.results().add(result(topic.name(), Errors.POLICY_VIOLATION,
+                        "Unable to perform excessively large batch operation."));
+            } else {
+                response.results().add(grow(image, topic, body.validateOnly()));
+            }
+        }
+        for (String name : duplicates) {
+            response.results().add(result(name, Errors.INVALID_REQUEST, "Duplicate topic name."));
+        }
+        request.respond(response);
+    }
+
+    private CreatePartitionsResponse.CreatePartitionsTopicResult grow(MetadataImage image,
+                                                                      CreatePartitionsRequest.CreatePartitionsTopic topic,
+                                                                      boolean validateOnly) {
+        try {
+            List<List<Integer>> assignments = assignments(image, topic);
+            if (validateOnly) {
+                context.metadata().checkCreatePartitions(topic.name(), topic.count(), assignments);
+            } else {
+                context.metadata().createPartitions(topic.name(), topic.count(), assignments);
+            }
+            return result(topic.name(), Errors.NONE, null);
+        } catch (ApiException e) {
+            return result(topic.name(), e.error(), e.getMessage());
+        }
+    }
+
+    /**
+     * The replica lists of the new partitions, empty for automatic placement. The store reads an empty
+     * list as "place them yourself", so a present but empty list is refused here, as Kafka does.
+     */
+    private static List<List<Integer>> assignments(MetadataImage image, CreatePartitionsRequest.CreatePartitionsTopic topic) {
+        if (topic.assignments() == null) {
+            return List.of();
+        }
+        TopicImage existing = image.topic(topic.name());
+        if (topic.assignments().isEmpty() && existing != null && topic.count() > existing.partitionCount()) {
+            throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT, "Attempted to add "
+                    + (topic.count() - existing.partitionCount()) + " additional partition(s), but only 0 assignment(s)"
+                    + " were specified.");
+        }
+        List<List<Integer>> assignments = new ArrayList<>(topic.assignments().size());
+        for (CreatePartitionsRequest.CreatePartitionsAssignment assignment : topic.assignments()) {
+            assignments.add(assignment.brokerIds());
+        }
+        return assignments;
+    }
+
+    private static CreatePartitionsResponse.CreatePartitionsTopicResult result(String name, Errors error, String message) {
+        return new CreatePartitionsResponse.CreatePartitionsTopicResult()
+                .setName(name)
+                .setErrorCode(error.code())
+                .setErrorMessage(message);
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        CreatePartitionsRequest body = request.body();
+        CreatePartitionsResponse response = new CreatePartitionsResponse();
+        for (CreatePartitionsRequest.CreatePartitionsTopic topic : body.topics()) {
+            response.results().add(result(topic.name(), error, error.message()));
+        }
+        return response;
+    }
+}

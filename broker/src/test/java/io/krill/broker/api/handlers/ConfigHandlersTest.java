@@ -1,0 +1,177 @@
+package io.krill.broker.api.handlers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.krill.controller.metadata.NewTopic;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.AlterConfigsRequest;
+import io.krill.wire.message.AlterConfigsResponse;
+import io.krill.wire.message.DescribeConfigsRequest;
+import io.krill.wire.message.DescribeConfigsResponse;
+import io.krill.wire.message.IncrementalAlterConfigsRequest;
+import io.krill.wire.message.IncrementalAlterConfigsResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** DescribeConfigs, AlterConfigs and IncrementalAlterConfigs through the wire format. */
+class ConfigHandlersTest {
+    private static final byte TOPIC = ConfigResourceType.TOPIC.id();
+    private static final byte BROKER = ConfigResourceType.BROKER.id();
+    private static final byte BROKER_LOGGER = ConfigResourceType.BROKER_LOGGER.id();
+
+    @TempDir
+    Path dir;
+    private HandlerFixture broker;
+
+    @BeforeEach
+    void start() {
+        broker = HandlerFixture.start(dir);
+        broker.metadata.createTopic(new NewTopic("t", 1, 1, Map.of(), Map.of("retention.ms", "1000",
+                "segment.ms", "60000"), false));
+    }
+
+    @AfterEach
+    void stop() {
+        broker.close();
+    }
+
+    private DescribeConfigsResponse describe(int version, byte type, String name, String... keys) {
+        DescribeConfigsRequest.DescribeConfigsResource resource = new DescribeConfigsRequest.DescribeConfigsResource()
+                .setResourceType(type).setResourceName(name).setConfigurationKeys(keys.length == 0 ? null
+                        : new ArrayList<>(List.of(keys)));
+        return broker.call(new DescribeConfigsHandler(broker.context), version, new DescribeConfigsRequest()
+                .setResources(new ArrayList<>(List.of(resource))).setIncludeSynonyms(true).setIncludeDocumentation(version >= 3));
+    }
+
+    private AlterConfigsResponse alter(boolean validateOnly, byte type, String name, String... keyValues) {
+        AlterConfigsRequest.AlterConfigsResource resource = new AlterConfigsRequest.AlterConfigsResource()
+                .setResourceType(type).setResourceName(name);
+        for (int i = 0; i < keyValues.length; i += 2) {
+            resource.configs().add(new AlterConfigsRequest.AlterableConfig().setName(keyValues[i]).setValue(keyValues[i + 1]));
+        }
+        return broker.call(new AlterConfigsHandler(broker.context), 2, new AlterConfigsRequest()
+                .setResources(new ArrayList<>(List.of(resource))).setValidateOnly(validateOnly));
+    }
+
+    private static IncrementalAlterConfigsRequest.AlterableConfig op(String key, int op, String value) {
+        return new IncrementalAlterConfigsRequest.AlterableConfig().setName(key).setConfigOperation((byte) op).setValue(value);
+    }
+
+    private IncrementalAlterConfigsResponse incremental(int version, byte type, String name,
+                                                        IncrementalAlterConfigsRequest.AlterableConfig... ops) {
+        return broker.call(new IncrementalAlterConfigsHandler(broker.context), version, new IncrementalAlterConfigsRequest()
+                .setResources(new ArrayList<>(List.of(new IncrementalAlterConfigsRequest.AlterConfigsResource()
+                        .setResourceType(type).setResourceName(name).setConfigs(new ArrayList<>(List.of(ops)))))));
+    }
+
+    @Test
+    void describesTopicsAtEveryVersion() {
+        DescribeConfigsHandler handler = new DescribeConfigsHandler(broker.context);
+        for (int version = handler.minVersion(); version <= handler.maxVersion(); version++) {
+            DescribeConfigsResponse.DescribeConfigsResult result = describe(version, TOPIC, "t", "retention.ms",
+                    "cleanup.policy").results().get(0);
+            assertEquals(Errors.NONE.code(), result.errorCode());
+            assertEquals(List.of("cleanup.policy", "retention.ms"), result.configs().stream()
+                    .map(DescribeConfigsResponse.DescribeConfigsResourceResult::name).toList());
+            DescribeConfigsResponse.DescribeConfigsResourceResult retention = result.configs().get(1);
+            assertEquals("1000", retention.value());
+            assertEquals(1, retention.configSource());
+            assertEquals(1, retention.synonyms().size());
+            assertEquals(version >= 3 ? 5 : 0, retention.configType(), "LONG from v3");
+            assertEquals(version >= 3, retention.documentation() != null && !retention.documentation().isEmpty());
+        }
+        assertTrue(describe(4, TOPIC, "t").results().get(0).configs().size() > 30, "every topic key");
+    }
+
+    @Test
+    void describeErrorsAreKafkas() {
+        assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), describe(4, TOPIC, "missing").results().get(0).errorCode());
+        assertEquals(Errors.INVALID_TOPIC_EXCEPTION.code(), describe(4, TOPIC, "bad name").results().get(0).errorCode());
+        DescribeConfigsResponse.DescribeConfigsResult otherBroker = describe(4, BROKER, "2").results().get(0);
+        assertEquals(Errors.INVALID_REQUEST.code(), otherBroker.errorCode());
+        assertEquals("Unexpected broker id, expected 1 or empty string, but received 2", otherBroker.errorMessage());
+        assertEquals("Broker id must be an integer, but it is: x", describe(4, BROKER, "x").results().get(0).errorMessage());
+        assertEquals(Errors.NONE.code(), describe(4, BROKER_LOGGER, "1").results().get(0).errorCode());
+        assertEquals(Errors.INVALID_REQUEST.code(), describe(4, BROKER_LOGGER, "").results().get(0).errorCode());
+        assertEquals(Errors.INVALID_REQUEST.code(), describe(4, (byte) 32, "group").results().get(0).errorCode());
+        DescribeConfigsResponse.DescribeConfigsResult self = describe(4, BROKER, "1", "node.id").results().get(0);
+        assertEquals("1", self.configs().get(0).value());
+        assertTrue(self.configs().get(0).readOnly());
+    }
+
+    @Test
+    void legacyAlterConfigsReplacesEveryOverride() {
+        AlterConfigsResponse checked = alter(true, TOPIC, "t", "retention.ms", "2000");
+        assertEquals(Errors.NONE.code(), checked.responses().get(0).errorCode());
+        assertEquals(Map.of("retention.ms", "1000", "segment.ms", "60000"), broker.metadata.image().topic("t").configs());
+
+        assertEquals(Errors.NONE.code(), alter(false, TOPIC, "t", "retention.ms", "2000").responses().get(0).errorCode());
+        assertEquals(Map.of("retention.ms", "2000"), broker.metadata.image().topic("t").configs());
+        assertEquals(2000L, broker.partitions.partition("t", 0).log().config().retentionMs(), "the live log follows");
+
+        AlterConfigsResponse.AlterConfigsResourceResponse bad = alter(false, TOPIC, "t", "retention.ms", "x").responses().get(0);
+        assertEquals(Errors.INVALID_CONFIG.code(), bad.errorCode());
+        assertEquals(Errors.INVALID_REQUEST.code(), alter(false, TOPIC, "t", "retention.ms", null).responses().get(0)
+                .errorCode());
+        assertEquals(Errors.INVALID_REQUEST.code(), alter(false, TOPIC, "t", "retention.ms", "1", "retention.ms", "2")
+                .responses().get(0).errorCode());
+        AlterConfigsResponse.AlterConfigsResourceResponse missing = alter(false, TOPIC, "missing", "retention.ms", "1")
+                .responses().get(0);
+        assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), missing.errorCode());
+        assertEquals("The topic 'missing' does not exist.", missing.errorMessage());
+        assertEquals(Errors.INVALID_REQUEST.code(), alter(false, BROKER, "1", "log.retention.ms", "1").responses().get(0)
+                .errorCode());
+        assertEquals(Errors.NONE.code(), alter(false, BROKER, "1").responses().get(0).errorCode(), "nothing to change");
+        assertEquals(Errors.INVALID_REQUEST.code(), alter(false, BROKER_LOGGER, "1").responses().get(0).errorCode());
+        assertEquals(Map.of("retention.ms", "2000"), broker.metadata.image().topic("t").configs());
+    }
+
+    @Test
+    void incrementalAlterConfigsAppliesOperationsToTheCurrentOverrides() {
+        for (int version = 0; version <= 1; version++) {
+            IncrementalAlterConfigsResponse response = incremental(version, TOPIC, "t", op("segment.ms", 1, null),
+                    op("cleanup.policy", 2, "compact"), op("retention.ms", 0, "300" + version));
+            assertEquals(Errors.NONE.code(), response.responses().get(0).errorCode());
+            assertNull(response.responses().get(0).errorMessage());
+            assertEquals(Map.of("retention.ms", "300" + version, "cleanup.policy", "delete,compact"),
+                    broker.metadata.image().topic("t").configs());
+        }
+        assertTrue(broker.partitions.partition("t", 0).config().compact());
+        IncrementalAlterConfigsResponse.AlterConfigsResourceResponse notAList = incremental(1, TOPIC, "t",
+                op("retention.ms", 2, "1")).responses().get(0);
+        assertEquals(Errors.INVALID_CONFIG.code(), notAList.errorCode());
+        assertEquals("Can't APPEND to key retention.ms because its type is not LIST.", notAList.errorMessage());
+        assertEquals(Errors.INVALID_REQUEST.code(), incremental(1, TOPIC, "t", op("retention.ms", 9, "1")).responses().get(0)
+                .errorCode(), "unknown operation");
+        assertEquals(Errors.INVALID_REQUEST.code(), incremental(1, TOPIC, "t", op("retention.ms", 0, null)).responses().get(0)
+                .errorCode());
+        assertEquals(Errors.INVALID_REQUEST.code(), incremental(1, TOPIC, "", op("retention.ms", 0, "1")).responses().get(0)
+                .errorCode(), "no default topic resource");
+        assertEquals(Errors.INVALID_REQUEST.code(), incremental(1, BROKER_LOGGER, "1", op("root", 0, "DEBUG")).responses()
+                .get(0).errorCode());
+        assertEquals("Unexpected broker id, expected 1, but received 3", incremental(1, BROKER, "3",
+                op("log.retention.ms", 0, "1")).responses().get(0).errorMessage());
+        assertEquals(Map.of("retention.ms", "3001", "cleanup.policy", "delete,compact"),
+                broker.metadata.image().topic("t").configs());
+    }
+
+    @Test
+    void aResourceNamedTwiceFailsBothTimes() {
+        IncrementalAlterConfigsRequest.AlterConfigsResource resource = new IncrementalAlterConfigsRequest.AlterConfigsResource()
+                .setResourceType(TOPIC).setResourceName("t").setConfigs(new ArrayList<>(List.of(op("retention.ms", 0, "5"))));
+        IncrementalAlterConfigsRequest.AlterConfigsResource again = new IncrementalAlterConfigsRequest.AlterConfigsResource()
+                .setResourceType(TOPIC).setResourceName("t").setConfigs(new ArrayList<>(List.of(op("retention.ms", 0, "6"))));
+        IncrementalAlterConfigsResponse response = broker.call(new IncrementalAlterConfigsHandler(broker.context), 1,
+                new IncrementalAlterConfigsRequest().setResources(new ArrayList<>(List.of(resource, again))));
+        response.responses().forEach(r -> assertEquals("Each resource must appear at most once.", r.errorMessage()));
+        assertEquals("1000", broker.metadata.image().topic("t").configs().get("retention.ms"));
+    }
+}

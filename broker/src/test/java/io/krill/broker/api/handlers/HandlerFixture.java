@@ -1,0 +1,134 @@
+package io.krill.broker.api.handlers;
+
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import io.krill.broker.BrokerContext;
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.Request;
+import io.krill.broker.config.BrokerConfig;
+import io.krill.broker.config.TopicConfig;
+import io.krill.broker.partition.LogConfigs;
+import io.krill.broker.partition.Partition;
+import io.krill.broker.partition.PartitionManager;
+import io.krill.controller.local.LocalMetadataStore;
+import io.krill.controller.metadata.BrokerInfo;
+import io.krill.log.AppendOrigin;
+import io.krill.log.LogManager;
+import io.krill.log.LogManagerConfig;
+import io.krill.log.Time;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.RequestHeader;
+import io.krill.wire.protocol.ApiMessage;
+import io.krill.wire.record.RecordBatchBuilder;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A broker's parts without the network, for handler tests: node 1 with its metadata store, log
+ * manager and partition manager in {@code dir}. {@link #call} sends a request through the wire format
+ * at a given version and returns the decoded response, so fields a version lacks are lost as on the
+ * wire and a response a version cannot carry fails the test.
+ */
+final class HandlerFixture implements AutoCloseable {
+    static final String LISTENER = "PLAINTEXT";
+
+    final BrokerConfig config;
+    final LocalMetadataStore metadata;
+    final LogManager logManager;
+    final PartitionManager partitions;
+    final BrokerContext context;
+
+    private HandlerFixture(Path dir, Map<String, String> overrides) {
+        Map<String, String> props = new HashMap<>();
+        props.put("node.id", "1");
+        props.put("listeners", LISTENER + "://127.0.0.1:9092");
+        props.put("log.dirs", dir.toString());
+        props.putAll(overrides);
+        config = BrokerConfig.from(props);
+        metadata = new LocalMetadataStore(dir, new BrokerInfo(1, null,
+                Map.of(LISTENER, new BrokerInfo.Endpoint(LISTENER, "127.0.0.1", 9092))), null);
+        logManager = new LogManager(LogManagerConfig.builder(List.of(dir))
+                .defaultLogConfig(LogConfigs.from(TopicConfig.resolve(Map.of(), config))).build(), Time.SYSTEM,
+                topic -> LogConfigs.from(TopicConfig.resolve(Map.of(), config)));
+        logManager.startup();
+        partitions = new PartitionManager(1, logManager, config);
+        partitions.startup(metadata.image());
+        metadata.addListener(partitions);
+        context = new BrokerContext(config, metadata, partitions, null, null);
+    }
+
+    static HandlerFixture start(Path dir) {
+        return new HandlerFixture(dir, Map.of());
+    }
+
+    static HandlerFixture start(Path dir, Map<String, String> overrides) {
+        return new HandlerFixture(dir, overrides);
+    }
+
+    /**
+     * Encodes {@code body} at {@code version}, lets {@code handler} answer the decoded request (an
+     * ApiException becomes its errorResponse, as the network layer does), and decodes the response.
+     */
+    @SuppressWarnings("unchecked")
+    <T extends ApiMessage> T call(ApiHandler handler, int version, ApiMessage body) {
+        short v = (short) version;
+        ApiKeys api = handler.apiKey();
+        ApiMessage decoded = api.newRequest();
+        decoded.read(roundTrip(body, v), v);
+        RequestHeader header = new RequestHeader().setRequestApiKey(api.id()).setRequestApiVersion(v)
+                .setCorrelationId(7).setClientId("test");
+        AtomicReference<ApiMessage> answer = new AtomicReference<>();
+        Request request = new Request(header, api, decoded, new Request.Connection(
+                new InetSocketAddress("127.0.0.1", 5555), LISTENER, "test-1"), (r, response) -> answer.set(response), 0,
+                System.nanoTime());
+        try {
+            handler.handle(request);
+        } catch (ApiException e) {
+            request.respond(handler.errorResponse(request, e.error()));
+        }
+        assertNotNull(answer.get(), "answered");
+        ApiMessage response = api.newResponse();
+        response.read(roundTrip(answer.get(), v), v);
+        return (T) response;
+    }
+
+    /** Appends {@code count} one-record batches to a partition led here, as a producer with acks=1 would. */
+    void append(String topic, int partition, int count) {
+        Partition leader = partitions.partition(topic, partition);
+        for (int i = 0; i < count; i++) {
+            try (RecordBatchBuilder batch = new RecordBatchBuilder(UnpooledByteBufAllocator.DEFAULT)) {
+                ByteBuf records = batch.append(1000L + i, ("k" + i).getBytes(StandardCharsets.UTF_8),
+                        ("v" + i).getBytes(StandardCharsets.UTF_8)).build();
+                try {
+                    leader.appendRecordsToLeader(records, 1, AppendOrigin.CLIENT);
+                } finally {
+                    records.release();
+                }
+            }
+        }
+    }
+
+    private static ByteBuf roundTrip(ApiMessage message, short version) {
+        ByteBuf buf = Unpooled.buffer(message.size(version));
+        message.write(buf, version);
+        return buf;
+    }
+
+    @Override
+    public void close() {
+        try {
+            logManager.close();
+        } finally {
+            metadata.close();
+        }
+    }
+}
