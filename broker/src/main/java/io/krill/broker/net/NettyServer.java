@@ -16,7 +16,10 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -49,6 +52,7 @@ public final class NettyServer implements AutoCloseable {
     private final Class<? extends ServerChannel> channelClass;
     private final List<Channel> serverChannels = new ArrayList<>();
     private final List<InetSocketAddress> boundAddresses = new ArrayList<>();
+    private final ChannelGroup connections = new DefaultChannelGroup("krill-connections", GlobalEventExecutor.INSTANCE);
 
     public NettyServer(List<Listener> listeners, SocketSettings socket, ApiHandlerRegistry registry,
                        RequestMetrics metrics) {
@@ -80,6 +84,7 @@ public final class NettyServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            connections.add(ch);
                             if (socket.socketSendBufferBytes() > 0) {
                                 ch.config().setSendBufferSize(socket.socketSendBufferBytes());
                             }
@@ -108,11 +113,19 @@ public final class NettyServer implements AutoCloseable {
         return List.copyOf(boundAddresses);
     }
 
-    /** Stops accepting, then lets in-flight requests finish within {@code graceMs} before closing sockets. */
+    /**
+     * Stops accepting, lets requests being handled finish (the request threads drain within
+     * {@code graceMs}), then closes the connections and the event loops, in that order so that no
+     * close event finds its executor gone.
+     */
     public void shutdown(long graceMs) {
         for (Channel channel : serverChannels) {
             channel.close().awaitUninterruptibly();
         }
+        for (Channel connection : connections) {
+            connection.config().setAutoRead(false);
+        }
+        connections.close().awaitUninterruptibly(graceMs);
         requestGroup.shutdownGracefully(0, graceMs, TimeUnit.MILLISECONDS).awaitUninterruptibly();
         ioGroup.shutdownGracefully(0, graceMs, TimeUnit.MILLISECONDS).awaitUninterruptibly();
         bossGroup.shutdownGracefully(0, graceMs, TimeUnit.MILLISECONDS).awaitUninterruptibly();

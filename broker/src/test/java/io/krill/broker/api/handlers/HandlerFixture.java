@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.api.ResponseChannel;
 import io.krill.broker.config.BrokerConfig;
 import io.krill.broker.config.TopicConfig;
 import io.krill.broker.partition.LogConfigs;
@@ -88,8 +89,17 @@ final class HandlerFixture implements AutoCloseable {
                 .setCorrelationId(7).setClientId("test");
         AtomicReference<ApiMessage> answer = new AtomicReference<>();
         Request request = new Request(header, api, decoded, new Request.Connection(
-                new InetSocketAddress("127.0.0.1", 5555), LISTENER, "test-1"), (r, response) -> answer.set(response), 0,
-                System.nanoTime());
+                new InetSocketAddress("127.0.0.1", 5555), LISTENER, "test-1"), new ResponseChannel() {
+                    @Override
+                    public void send(Request r, ApiMessage response) {
+                        answer.set(response);
+                    }
+
+                    @Override
+                    public void close(Request r, String reason) {
+                        throw new AssertionError("connection closed: " + reason);
+                    }
+                }, 0, System.nanoTime());
         try {
             handler.handle(request);
         } catch (ApiException e) {
