@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -19,6 +20,8 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -94,15 +97,15 @@ class ClientEdgeCasesTest {
                 f.get();
             }
         }
-        java.util.Properties props = Clients.base(KRILL.bootstrapServers());
+        Properties props = Clients.base(KRILL.bootstrapServers());
         props.put("max.partition.fetch.bytes", "1024");
         props.put("fetch.max.bytes", "1024");
         props.put("enable.auto.commit", "false");
         TopicPartition tp = new TopicPartition(topic, 0);
         int read = 0;
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props,
-                new org.apache.kafka.common.serialization.StringDeserializer(),
-                new org.apache.kafka.common.serialization.StringDeserializer())) {
+                new StringDeserializer(),
+                new StringDeserializer())) {
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -126,6 +129,6 @@ class ClientEdgeCasesTest {
         }
         ConsumerRecord<String, String> r = Clients.consume(KRILL.bootstrapServers(), topic, 0, 1).get(0);
         assertEquals(ts, r.timestamp());
-        assertEquals(org.apache.kafka.common.record.TimestampType.CREATE_TIME, r.timestampType());
+        assertEquals(TimestampType.CREATE_TIME, r.timestampType());
     }
 }

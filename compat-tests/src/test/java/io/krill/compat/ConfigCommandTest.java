@@ -10,6 +10,7 @@ import io.krill.compat.support.ToolRunner.Result;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -42,7 +43,7 @@ class ConfigCommandTest {
 
     /** "  name=value sensitive=false synonyms={...}" lines of a describe, as name -> value. */
     private static Map<String, String> entries(Result describe) {
-        java.util.LinkedHashMap<String, String> out = new java.util.LinkedHashMap<>();
+        Map<String, String> out = new LinkedHashMap<>();
         for (String line : describe.outLines()) {
             if (line.startsWith("  ")) {
                 String entry = line.trim();
@@ -107,7 +108,9 @@ class ConfigCommandTest {
         Clients.produce(KRILL.bootstrapServers(), topic, 0, List.of("x"));
         Result bad = configs("--entity-type", "topics", "--entity-name", topic, "--alter", "--add-config",
                 "retention.ms=not-a-number");
-        assertEquals(1, bad.exitCode(), "InvalidConfigurationException (or the tool's own check):\n" + bad.describe());
+        assertEquals(1, bad.exitCode(), bad.describe());
+        assertTrue(bad.err().contains("InvalidConfigurationException"), "INVALID_CONFIG from the broker:\n"
+                + bad.describe());
     }
 
     @Test

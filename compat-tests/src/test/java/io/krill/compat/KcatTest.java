@@ -10,9 +10,12 @@ import io.krill.compat.support.Processes.Result;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -117,6 +120,24 @@ class KcatTest {
         assertTrue(json.out().contains("\"topic\":\"" + topic + "\""), json.describe());
         assertTrue(json.out().contains("\"controllerid\":1") || json.out().contains("\"controllerid\": 1"),
                 json.describe());
+    }
+
+    @Test
+    void consumeFromTimestamp() {
+        String topic = "kcat-from-time";
+        List<String> lines = new ArrayList<>();
+        long base = 1_700_000_000_000L;
+        try (KafkaProducer<String, String> producer = Clients.producer(KRILL.bootstrapServers(), Map.of())) {
+            for (int i = 0; i < 10; i++) {
+                producer.send(new ProducerRecord<>(topic, 0, base + 1000L * i, "k", "t" + i));
+                lines.add("t" + i);
+            }
+        }
+        // -o s@TS: start at the first record with a timestamp >= TS (ListOffsets by time).
+        Result fromTime = kcat("", "-C", "-t", topic, "-p", "0", "-o", "s@" + (base + 6500), "-e", "-f", "%o %T %s\\n")
+                .assertSuccess();
+        assertEquals(List.of("7 " + (base + 7000) + " t7", "8 " + (base + 8000) + " t8", "9 " + (base + 9000) + " t9"),
+                fromTime.outLines(), tail(fromTime));
     }
 
     @Test

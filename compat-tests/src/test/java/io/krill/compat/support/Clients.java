@@ -125,6 +125,13 @@ public final class Clients {
         }
     }
 
+    /** Makes the broker auto-create a topic (a producer's Metadata request) without writing to it. */
+    public static List<PartitionInfo> autoCreate(String bootstrap, String topic) {
+        try (KafkaProducer<String, String> producer = producer(bootstrap, Map.of())) {
+            return producer.partitionsFor(topic);
+        }
+    }
+
     /** The partitions of a topic as Metadata tells a consumer (auto-creation off for this lookup). */
     public static List<PartitionInfo> partitionsFor(String bootstrap, String topic) {
         Properties props = base(bootstrap);
