@@ -17,7 +17,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.tools.GetOffsetShell;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -105,9 +104,6 @@ class GetOffsetShellTest {
     }
 
     @Test
-    @Disabled("Krill bug: ListOffsets v9+ with timestamp -5 (LATEST_TIERED_TIMESTAMP) is answered INVALID_REQUEST "
-            + "per partition; Kafka without tiered storage answers NONE with offset -1, timestamp -1, leaderEpoch -1 "
-            + "(UnifiedLog.fetchOffsetByTimestamp)")
     void latestTieredWithoutTieredStorage() {
         // Nothing is tiered: Kafka answers offset -1, which the tool does not print (ListOffsets v9+).
         Result tiered = offsets("--topic", TOPIC, "--time", "-5");

@@ -17,7 +17,8 @@ import io.krill.wire.protocol.ApiMessage;
 import java.util.Optional;
 
 /**
- * ListOffsets: earliest (-2, and -4 earliest-local), latest (-1: the high watermark, or the last stable
+ * ListOffsets: earliest (-2, and -4 earliest-local), latest-tiered (-5: none, there is no tiered
+ * storage), latest (-1: the high watermark, or the last stable
  * offset under read_committed), max timestamp (-3), and the first offset at or after a timestamp.
  * Offsets a consumer may not read yet (past the high watermark) are never returned.
  *
@@ -26,6 +27,8 @@ import java.util.Optional;
 public final class ListOffsetsHandler implements ApiHandler {
     private static final byte READ_COMMITTED = 1;
     private static final long UNKNOWN = -1;
+    /** KIP-1005: the highest offset in remote storage. */
+    private static final long LATEST_TIERED_TIMESTAMP = -5;
 
     private final BrokerContext context;
 
@@ -82,6 +85,11 @@ public final class ListOffsetsHandler implements ApiHandler {
         long timestamp = wanted.timestamp();
         if (timestamp == PartitionLog.LATEST_TIMESTAMP) {
             answer.setTimestamp(UNKNOWN).setOffset(visibleEnd).setLeaderEpoch(partition.leaderEpoch());
+            return;
+        }
+        if (timestamp == LATEST_TIERED_TIMESTAMP) {
+            // Without tiered storage Kafka answers "no such offset" rather than an error.
+            answer.setTimestamp(UNKNOWN).setOffset(UNKNOWN).setLeaderEpoch(-1);
             return;
         }
         if (timestamp < PartitionLog.EARLIEST_LOCAL_TIMESTAMP) {
