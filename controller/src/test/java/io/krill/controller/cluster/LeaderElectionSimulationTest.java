@@ -1,0 +1,226 @@
+package io.krill.controller.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.krill.controller.metadata.PartitionState;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.function.IntPredicate;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A seeded, deterministic simulation of {@link LeaderElection}: brokers die and come back (a new
+ * session, so they resign), leaders shrink and grow their ISR, and after every event the controller
+ * applies the rule to every partition. Thousands of steps per seed; a failure names seed and step.
+ */
+class LeaderElectionSimulationTest {
+    private static final int BROKERS = 5;
+    private static final int PARTITIONS = 24;
+    private static final int STEPS = 4_000;
+
+    @Test
+    void theRuleHoldsOverThousandsOfRandomSteps() {
+        for (long seed = 1; seed <= 5; seed++) {
+            new Simulation(seed).run();
+        }
+    }
+
+    @Test
+    void aProtocolWithStaleControllerViewsNeverElectsOutsideTheIsr() {
+        for (long seed = 11; seed <= 15; seed++) {
+            new StaleViewSimulation(seed).run();
+        }
+    }
+
+    @Test
+    void examples() {
+        PartitionState s = new PartitionState(0, 2, 4, List.of(2, 1, 0), List.of(2, 0), 9);
+        IntPredicate all = b -> true;
+        assertEquals(s, LeaderElection.next(s, all, false), "a live ISR leader stays");
+        // The prototype's case: preference [2,1,0], ISR [2,0], 2 dies: 0 leads, skipping 1.
+        PartitionState failed = LeaderElection.next(s, b -> b != 2, false);
+        assertEquals(0, failed.leader());
+        assertEquals(5, failed.leaderEpoch());
+        assertEquals(List.of(2, 0), failed.isr());
+        // Only 1 (not in the ISR) is left: nobody, unless unclean.
+        PartitionState none = LeaderElection.next(s, b -> b == 1, false);
+        assertEquals(PartitionState.NO_LEADER, none.leader());
+        assertEquals(5, none.leaderEpoch());
+        PartitionState unclean = LeaderElection.next(s, b -> b == 1, true);
+        assertEquals(1, unclean.leader());
+        assertEquals(List.of(1), unclean.isr());
+        // Promotion and resignation.
+        assertNull(LeaderElection.promote(s, 1, false));
+        assertEquals(0, LeaderElection.promote(s, 0, false).leader());
+        PartitionState resigned = LeaderElection.resign(s, 2);
+        assertEquals(PartitionState.NO_LEADER, resigned.leader());
+        assertEquals(List.of(0), resigned.isr());
+        assertNull(LeaderElection.resign(new PartitionState(0, -1, 3, List.of(2, 1), List.of(2), 7), 2),
+                "the last ISR member stays in the ISR");
+    }
+
+    /** Brokers, partitions and the events that change them; the controller reacts after each one. */
+    private static class Simulation {
+        final long seed;
+        final Random random;
+        final boolean[] live = new boolean[BROKERS];
+        final PartitionState[] states = new PartitionState[PARTITIONS];
+        final boolean[] unclean = new boolean[PARTITIONS];
+        int step;
+
+        Simulation(long seed) {
+            this.seed = seed;
+            this.random = new Random(seed);
+            java.util.Arrays.fill(live, true);
+            for (int p = 0; p < PARTITIONS; p++) {
+                List<Integer> brokers = new ArrayList<>(List.of(0, 1, 2, 3, 4));
+                Collections.shuffle(brokers, random);
+                List<Integer> replicas = brokers.subList(0, 1 + random.nextInt(3));
+                states[p] = new PartitionState(p, PartitionState.NO_LEADER, 0, replicas, replicas, 0);
+                unclean[p] = p % 6 == 5;
+            }
+        }
+
+        void run() {
+            controllerPass();
+            for (step = 0; step < STEPS; step++) {
+                int dice = random.nextInt(10);
+                if (dice < 3) {
+                    toggleBroker(random.nextInt(BROKERS));
+                } else {
+                    changeIsr(random.nextInt(PARTITIONS));
+                }
+                controllerPass();
+            }
+        }
+
+        void toggleBroker(int broker) {
+            live[broker] = !live[broker];
+            if (live[broker]) {
+                // A new session: the broker resigns before it goes live.
+                for (int p = 0; p < PARTITIONS; p++) {
+                    PartitionState resigned = LeaderElection.resign(states[p], broker);
+                    if (resigned != null) {
+                        check(resigned.leader() != broker, "a resigned broker does not lead");
+                        checkEpochs(states[p], resigned);
+                        states[p] = resigned;
+                    }
+                }
+            }
+        }
+
+        /** The leader (if live) shrinks its ISR by a follower or grows it by a live replica. */
+        void changeIsr(int p) {
+            PartitionState s = states[p];
+            if (s.leader() == PartitionState.NO_LEADER || !live[s.leader()]) {
+                return;
+            }
+            List<Integer> isr = new ArrayList<>(s.isr());
+            if (random.nextBoolean() && isr.size() > 1) {
+                List<Integer> followers = new ArrayList<>(isr);
+                followers.remove(Integer.valueOf(s.leader()));
+                isr.remove(followers.get(random.nextInt(followers.size())));
+            } else {
+                List<Integer> outside = new ArrayList<>(s.replicas());
+                outside.removeAll(isr);
+                outside.removeIf(b -> !live[b]);
+                if (outside.isEmpty()) {
+                    return;
+                }
+                isr.add(outside.get(random.nextInt(outside.size())));
+            }
+            PartitionState changed = s.withIsr(isr);
+            checkEpochs(s, changed);
+            states[p] = changed;
+        }
+
+        void controllerPass() {
+            IntPredicate isLive = b -> live[b];
+            for (int p = 0; p < PARTITIONS; p++) {
+                PartitionState before = states[p];
+                PartitionState after = LeaderElection.next(before, isLive, unclean[p]);
+                checkEpochs(before, after);
+                if (before.leader() != PartitionState.NO_LEADER && live[before.leader()]
+                        && before.isr().contains(before.leader())) {
+                    check(after.leader() == before.leader(), "a live ISR leader is never replaced");
+                }
+                if (after.leader() != before.leader() && after.leader() != PartitionState.NO_LEADER) {
+                    check(live[after.leader()], "only a live replica is elected");
+                    check(unclean[p] || before.isr().contains(after.leader()),
+                            "a clean election picks an ISR member");
+                }
+                check(after.leader() == PartitionState.NO_LEADER || after.isr().contains(after.leader()),
+                        "the leader is in the ISR");
+                boolean liveIsrMember = after.isr().stream().anyMatch(b -> live[b]);
+                check(!liveIsrMember || after.leader() != PartitionState.NO_LEADER,
+                        "a partition with a live ISR member has a leader");
+                check(LeaderElection.next(after, isLive, unclean[p]).equals(after), "the rule is idempotent");
+                states[p] = after;
+            }
+        }
+
+        void checkEpochs(PartitionState before, PartitionState after) {
+            check(after.leaderEpoch() >= before.leaderEpoch(), "leader epochs only grow");
+            if (after.leader() != before.leader()) {
+                check(after.leaderEpoch() > before.leaderEpoch(), "a new leader has a new epoch");
+            }
+            if (!after.equals(before)) {
+                check(after.partitionEpoch() > before.partitionEpoch(), "every change bumps the partition epoch");
+            }
+        }
+
+        void check(boolean condition, String invariant) {
+            assertTrue(condition, () -> invariant + " (seed " + seed + ", step " + step + ")");
+        }
+    }
+
+    /**
+     * The two-party protocol: the controller picks a target from a view of the record and of liveness
+     * up to a few steps old, and the target applies {@link LeaderElection#promote} to the fresh record
+     * (a compare-and-set). Stale views may cost an election, never safety.
+     */
+    private static final class StaleViewSimulation extends Simulation {
+        final List<PartitionState[]> recordHistory = new ArrayList<>();
+        final List<boolean[]> liveHistory = new ArrayList<>();
+
+        StaleViewSimulation(long seed) {
+            super(seed);
+        }
+
+        @Override
+        void controllerPass() {
+            recordHistory.add(states.clone());
+            liveHistory.add(live.clone());
+            int lag = Math.min(recordHistory.size() - 1, random.nextInt(4));
+            PartitionState[] seenRecords = recordHistory.get(recordHistory.size() - 1 - lag);
+            boolean[] seenLive = liveHistory.get(liveHistory.size() - 1 - lag);
+            for (int p = 0; p < PARTITIONS; p++) {
+                int target = LeaderElection.chooseLeader(seenRecords[p], b -> seenLive[b], unclean[p]);
+                PartitionState fresh = states[p];
+                if (target == PartitionState.NO_LEADER || target == fresh.leader() || !live[target]) {
+                    continue; // nothing to do, or Helix cannot reach a dead target
+                }
+                PartitionState promoted = LeaderElection.promote(fresh, target, unclean[p]);
+                if (promoted == null) {
+                    check(!fresh.isr().contains(target) && !unclean[p], "only a non-ISR target is refused");
+                    continue;
+                }
+                checkEpochs(fresh, promoted);
+                check(promoted.leader() == target, "the promoted replica leads");
+                check(promoted.isr().contains(target), "the leader is in the ISR");
+                check(unclean[p] || fresh.isr().contains(target), "a clean promotion starts in the ISR");
+                assertNotEquals(fresh.leaderEpoch(), promoted.leaderEpoch());
+                states[p] = promoted;
+            }
+            if (recordHistory.size() > 8) {
+                recordHistory.remove(0);
+                liveHistory.remove(0);
+            }
+        }
+    }
+}
