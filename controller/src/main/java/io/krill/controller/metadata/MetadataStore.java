@@ -23,6 +23,16 @@ public interface MetadataStore extends AutoCloseable {
     /** Registers a listener that is told of every later change (and not of the current image). */
     void addListener(MetadataListener listener);
 
+    /**
+     * Whether this broker must not act on its partition roles right now: a cluster store fences the
+     * broker when it loses (or may have lost) its coordination session, because another broker may
+     * already have been made leader. A leader checks it before acknowledging acks=all writes. Always
+     * false for a single node, which has nobody to be fenced by.
+     */
+    default boolean isFenced() {
+        return false;
+    }
+
     /** Registers (or re-registers, with new endpoints) this broker as live. */
     void registerBroker(BrokerInfo broker);
 

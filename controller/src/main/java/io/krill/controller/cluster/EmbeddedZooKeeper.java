@@ -1,0 +1,140 @@
+package io.krill.controller.cluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.server.ServerCnxnFactory;
+import org.apache.zookeeper.server.ZooKeeperServer;
+import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A standalone ZooKeeper server inside the broker's JVM, bound to loopback only, with its snapshots
+ * and transaction log in one folder: for a single-machine cluster and for tests, not for production
+ * clusters (which run a ZooKeeper ensemble).
+ *
+ * <p>On start it closes the sessions of the previous run before it accepts connections: their
+ * ephemeral nodes (a dead broker's live instance) would otherwise hold every participant back for a
+ * session timeout plus 5 s. This is safe only because every client of an embedded server lives in
+ * this JVM, so none of those sessions can still be in use; brokers in other processes must use a real
+ * ensemble (or pass {@code closeStaleSessions = false}).
+ *
+ * <p>Short session timeouts need a short tick: ZooKeeper grants between {@code minSessionTimeoutMs}
+ * and {@code maxSessionTimeoutMs} and checks expiry once per tick.
+ *
+ * <p>Thread-safe: start and close once; the server runs on ZooKeeper's own threads.
+ */
+public final class EmbeddedZooKeeper implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedZooKeeper.class);
+    public static final int DEFAULT_TICK_MS = 200;
+    private static final int MAX_SESSION_TIMEOUT_MS = 60_000;
+    private static final long STALE_SESSION_WAIT_MS = 10_000;
+
+    private final FileTxnSnapLog txnLog;
+    private final ZooKeeperServer server;
+    private final ServerCnxnFactory connections;
+    private final int closedSessions;
+
+    private EmbeddedZooKeeper(FileTxnSnapLog txnLog, ZooKeeperServer server, ServerCnxnFactory connections,
+                              int closedSessions) {
+        this.txnLog = txnLog;
+        this.server = server;
+        this.connections = connections;
+        this.closedSessions = closedSessions;
+    }
+
+    /** Starts a server on {@code 127.0.0.1:port} (0 for any free port) with data in {@code dataDir}. */
+    public static EmbeddedZooKeeper start(Path dataDir, int port) {
+        return start(dataDir, port, DEFAULT_TICK_MS, true);
+    }
+
+    public static EmbeddedZooKeeper start(Path dataDir, int port, int tickTimeMs, boolean closeStaleSessions) {
+        long started = System.nanoTime();
+        FileTxnSnapLog txnLog = null;
+        ZooKeeperServer server = null;
+        try {
+            Files.createDirectories(dataDir);
+            txnLog = new FileTxnSnapLog(dataDir.toFile(), dataDir.toFile());
+            server = new ZooKeeperServer(txnLog, tickTimeMs, "");
+            server.setMinSessionTimeout(2 * tickTimeMs);
+            server.setMaxSessionTimeout(MAX_SESSION_TIMEOUT_MS);
+            server.startdata();
+            server.startup();
+            int closed = closeStaleSessions ? closeStaleSessions(server) : 0;
+            ServerCnxnFactory connections = ServerCnxnFactory.createFactory(
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
+            connections.startup(server, false);
+            EmbeddedZooKeeper zk = new EmbeddedZooKeeper(txnLog, server, connections, closed);
+            LOG.info("embedded ZooKeeper on {} with data in {} ready in {} ms ({} stale session(s) closed)",
+                    zk.connectString(), dataDir, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), closed);
+            return zk;
+        } catch (IOException e) {
+            shutDown(server, txnLog);
+            throw new UncheckedIOException("cannot start embedded ZooKeeper in " + dataDir, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            shutDown(server, txnLog);
+            throw new IllegalStateException("interrupted while starting embedded ZooKeeper", e);
+        } catch (RuntimeException e) {
+            shutDown(server, txnLog);
+            throw e;
+        }
+    }
+
+    /** Closes every session restored from disk (no client can connect yet) and waits until they are gone. */
+    private static int closeStaleSessions(ZooKeeperServer server) throws InterruptedException {
+        Set<Long> stale = new HashSet<>(server.getZKDatabase().getSessions());
+        for (long sessionId : stale) {
+            server.closeSession(sessionId);
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STALE_SESSION_WAIT_MS);
+        while (stale.stream().anyMatch(server.getZKDatabase().getSessionWithTimeOuts()::containsKey)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("stale ZooKeeper sessions still open after " + STALE_SESSION_WAIT_MS
+                        + " ms");
+            }
+            Thread.sleep(10);
+        }
+        return stale.size();
+    }
+
+    /** {@code 127.0.0.1:<port>}, to which a chroot may be appended. */
+    public String connectString() {
+        return InetAddress.getLoopbackAddress().getHostAddress() + ":" + port();
+    }
+
+    public int port() {
+        return connections.getLocalPort();
+    }
+
+    /** How many sessions of a previous run were closed at start. */
+    public int closedStaleSessions() {
+        return closedSessions;
+    }
+
+    @Override
+    public void close() {
+        connections.shutdown();
+        shutDown(server, txnLog);
+    }
+
+    private static void shutDown(ZooKeeperServer server, FileTxnSnapLog txnLog) {
+        if (server != null) {
+            server.shutdown(true);
+        }
+        if (txnLog != null) {
+            try {
+                txnLog.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot close ZooKeeper transaction log", e);
+            }
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package io.krill.controller.cluster;
+
+import io.krill.controller.metadata.BrokerInfo;
+import java.nio.ByteBuffer;
+import java.util.Base64;
+import java.util.UUID;
+import org.apache.helix.HelixException;
+import org.apache.helix.manager.zk.ZKHelixAdmin;
+import org.apache.helix.zookeeper.datamodel.ZNRecord;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * Creates what a Krill cluster needs in ZooKeeper, once, whoever comes first: Helix's cluster
+ * structure and Krill's state model (with Helix's admin API), Krill's root, cluster id and
+ * producer-id counter, and registers brokers as Helix instances. Brokers starting together
+ * serialise the set-up on an ephemeral lock node; the producer-id counter is written last and marks
+ * a finished set-up (a half-made cluster left by a crash is made again from scratch: nothing of
+ * value can be in it, since no broker starts before the mark).
+ *
+ * <p>Stateless; safe to call from several brokers at once.
+ */
+final class HelixCluster {
+    private static final long LOCK_POLL_MS = 100;
+
+    private HelixCluster() {
+    }
+
+    /** Sets the cluster up if nobody has; returns once it is. */
+    static void ensure(ZkSession session, ZkPaths paths, String zkConnect, String clusterId, long timeoutMs) {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (!isSetUp(session, paths)) {
+            if (tryLock(session, paths)) {
+                try {
+                    if (!isSetUp(session, paths)) {
+                        setUp(session, paths, zkConnect, clusterId);
+                    }
+                } finally {
+                    unlock(session, paths);
+                }
+                return;
+            }
+            if (System.currentTimeMillis() > deadline) {
+                throw new ZkUnavailableException("cluster " + paths.cluster() + " still being set up by another broker"
+                        + " after " + timeoutMs + " ms (lock " + paths.setupLock() + ")", null);
+            }
+            sleep();
+        }
+    }
+
+    private static boolean isSetUp(ZkSession session, ZkPaths paths) {
+        return session.readOrNull(paths.producerIds(), new Stat()) != null;
+    }
+
+    private static void setUp(ZkSession session, ZkPaths paths, String zkConnect, String clusterId) {
+        ZKHelixAdmin admin = new ZKHelixAdmin.Builder().setZkAddress(zkConnect).build();
+        try {
+            if (!admin.addCluster(paths.cluster(), true)) {
+                throw new IllegalStateException("Helix could not create cluster " + paths.cluster());
+            }
+            admin.addStateModelDef(paths.cluster(), LeaderFollowerModel.NAME, LeaderFollowerModel.definition());
+        } finally {
+            admin.close();
+        }
+        session.createPath(paths.topics());
+        create(session, paths.clusterId(),
+                MetadataRecords.encodeClusterId(clusterId != null ? clusterId : newClusterId()));
+        create(session, paths.producerIds(), MetadataRecords.encodeNextProducerId(0));
+    }
+
+    /**
+     * Writes {@code broker} into its Helix instance config, creating the instance (config and
+     * Helix's per-instance nodes) the first time.
+     */
+    static void registerInstance(ZkSession session, ZkPaths paths, String zkConnect, BrokerInfo broker) {
+        String instance = ZkPaths.instanceName(broker.nodeId());
+        String path = paths.instanceConfig(instance);
+        for (int attempt = 0; attempt < 10; attempt++) {
+            Stat stat = new Stat();
+            byte[] data = session.readOrNull(path, stat);
+            if (data == null) {
+                ZKHelixAdmin admin = new ZKHelixAdmin.Builder().setZkAddress(zkConnect).build();
+                try {
+                    admin.addInstance(paths.cluster(), MetadataRecords.instanceConfig(broker));
+                    return;
+                } catch (HelixException e) {
+                    if (session.readOrNull(path, new Stat()) == null) {
+                        throw e;
+                    }
+                    // created meanwhile by another start of this broker: update it instead
+                } finally {
+                    admin.close();
+                }
+                continue;
+            }
+            ZNRecord record = MetadataRecords.deserialize(data);
+            MetadataRecords.writeBroker(record, broker);
+            byte[] updated = MetadataRecords.serialize(record);
+            try {
+                session.call(zk -> zk.setData(path, updated, stat.getVersion()));
+                return;
+            } catch (KeeperException.BadVersionException e) {
+                // changed meanwhile (Helix writes instance configs too): read again
+            } catch (KeeperException e) {
+                throw ZkSession.unexpected(e);
+            }
+        }
+        throw new IllegalStateException("instance config " + path + " kept changing");
+    }
+
+    /** A random cluster id in Kafka's form: 22 characters of URL-safe base64 of a UUID. */
+    static String newClusterId() {
+        UUID uuid = UUID.randomUUID();
+        ByteBuffer bytes = ByteBuffer.allocate(16).putLong(uuid.getMostSignificantBits())
+                .putLong(uuid.getLeastSignificantBits());
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes.array());
+    }
+
+    private static void create(ZkSession session, String path, byte[] data) {
+        try {
+            session.call(zk -> zk.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
+        } catch (KeeperException.NodeExistsException e) {
+            // a retried create that had succeeded: the node is there
+        } catch (KeeperException e) {
+            throw ZkSession.unexpected(e);
+        }
+    }
+
+    private static boolean tryLock(ZkSession session, ZkPaths paths) {
+        try {
+            session.call(zk -> zk.create(paths.setupLock(), new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                    CreateMode.EPHEMERAL));
+            return true;
+        } catch (KeeperException.NodeExistsException e) {
+            // Ours if a create retried after a lost connection had gone through the first time.
+            Stat stat = new Stat();
+            return session.readOrNull(paths.setupLock(), stat) != null && stat.getEphemeralOwner() == session.sessionId();
+        } catch (KeeperException e) {
+            throw ZkSession.unexpected(e);
+        }
+    }
+
+    private static void unlock(ZkSession session, ZkPaths paths) {
+        try {
+            session.call(zk -> {
+                zk.delete(paths.setupLock(), -1);
+                return null;
+            });
+        } catch (KeeperException.NoNodeException e) {
+            // gone with a renewed session
+        } catch (KeeperException e) {
+            throw ZkSession.unexpected(e);
+        }
+    }
+
+    private static void sleep() {
+        try {
+            Thread.sleep(LOCK_POLL_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ZkUnavailableException("interrupted while waiting for cluster set-up", e);
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package io.krill.controller.cluster;
+
+import java.util.Set;
+import org.apache.helix.PreConnectCallback;
+import org.apache.helix.controller.pipeline.Pipeline;
+import org.apache.helix.SystemPropertyKeys;
+
+/**
+ * This broker in Helix: a participant (its replicas follow {@link LeaderFollowerModel}) and a
+ * controller candidate (one broker of the cluster wins Helix's election through the ephemeral
+ * {@code CONTROLLER/LEADER} node and runs the pipeline with {@link IsrLeaderRebalancer}); one
+ * ZooKeeper session for both, so that losing it loses both roles at once.
+ *
+ * <p>Thread-safe: set up once by {@link #join}, then used from any thread.
+ */
+final class HelixParticipant implements AutoCloseable {
+    /** Helix reads its session timeout from a JVM-wide property, in its manager's constructor only. */
+    private static final Object SESSION_TIMEOUT_PROPERTY = new Object();
+
+    private final FencingHelixManager manager;
+
+    HelixParticipant(String zkConnect, ZkPaths paths, int nodeId, int sessionTimeoutMs, SessionFence fence) {
+        String cluster = paths.cluster();
+        synchronized (SESSION_TIMEOUT_PROPERTY) {
+            String previous = System.getProperty(SystemPropertyKeys.ZK_SESSION_TIMEOUT);
+            System.setProperty(SystemPropertyKeys.ZK_SESSION_TIMEOUT, Integer.toString(sessionTimeoutMs));
+            try {
+                manager = new FencingHelixManager(cluster, ZkPaths.instanceName(nodeId), zkConnect, fence);
+            } finally {
+                if (previous == null) {
+                    System.clearProperty(SystemPropertyKeys.ZK_SESSION_TIMEOUT);
+                } else {
+                    System.setProperty(SystemPropertyKeys.ZK_SESSION_TIMEOUT, previous);
+                }
+            }
+        }
+    }
+
+    /**
+     * Connects: {@code beforeLive} runs on every new session before the live-instance node is created
+     * (so before the controller can give this broker any role), then the manager joins as participant
+     * and controller candidate.
+     */
+    void join(ReplicaRoles roles, ElectionInputs inputs, PreConnectCallback beforeLive) throws Exception {
+        // Krill runs no Helix tasks: only the resource pipeline, half the controller's work per event.
+        manager.setEnabledControlPipelineTypes(Set.of(Pipeline.Type.DEFAULT));
+        manager.getStateMachineEngine().registerStateModelFactory(LeaderFollowerModel.NAME,
+                new PartitionStateModelFactory(roles));
+        manager.addPreConnectCallback(beforeLive);
+        ElectionRegistry.register(manager, inputs);
+        manager.connect();
+    }
+
+    String sessionId() {
+        return manager.getSessionId();
+    }
+
+    @Override
+    public void close() {
+        manager.disconnect();
+        ElectionRegistry.unregister(manager);
+    }
+}

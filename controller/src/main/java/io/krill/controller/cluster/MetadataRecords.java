@@ -1,0 +1,227 @@
+package io.krill.controller.cluster;
+
+import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.PartitionState;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.apache.helix.model.IdealState;
+import org.apache.helix.model.InstanceConfig;
+import org.apache.helix.zookeeper.datamodel.ZNRecord;
+import org.apache.helix.zookeeper.datamodel.serializer.ZNRecordSerializer;
+
+/**
+ * The byte formats of Krill's ZooKeeper nodes: Helix ZNRecords (JSON with {@code simpleFields},
+ * {@code listFields} and {@code mapFields}), so that Helix's tools and {@code zkCli} show them readably.
+ * Field names are part of the on-disk format: add fields, never rename them.
+ *
+ * <p>Thread-safe: one serializer per thread (Helix's serializer reconfigures its Jackson mapper on use).
+ */
+final class MetadataRecords {
+    static final String LEADER = "leader";
+    static final String LEADER_EPOCH = "leaderEpoch";
+    static final String PARTITION_EPOCH = "partitionEpoch";
+    static final String REPLICAS = "replicas";
+    static final String ISR = "isr";
+    static final String TOPIC_ID = "topicId";
+    static final String PARTITIONS = "partitions";
+    static final String INTERNAL = "internal";
+    static final String CONFIGS = "configs";
+    static final String CLUSTER_ID = "clusterId";
+    static final String NEXT_PRODUCER_ID = "nextProducerId";
+    static final String NODE_ID = "krill.nodeId";
+    static final String RACK = "krill.rack";
+    static final String ENDPOINTS = "krill.endpoints";
+
+    private static final ThreadLocal<ZNRecordSerializer> SERIALIZER = ThreadLocal.withInitial(ZNRecordSerializer::new);
+
+    /** A topic node: everything about a topic except its partitions' states. */
+    record TopicRecord(String name, UUID id, int partitionCount, boolean internal, Map<String, String> configs) {
+        TopicRecord {
+            configs = Map.copyOf(configs);
+        }
+    }
+
+    private MetadataRecords() {
+    }
+
+    static byte[] serialize(ZNRecord record) {
+        return SERIALIZER.get().serialize(record);
+    }
+
+    static ZNRecord deserialize(byte[] bytes) {
+        Object record = SERIALIZER.get().deserialize(bytes);
+        if (!(record instanceof ZNRecord znRecord)) {
+            throw new IllegalStateException("not a ZNRecord: " + (bytes == null ? "no data" : bytes.length + " bytes"));
+        }
+        return znRecord;
+    }
+
+    /** A partition's state record; it names its topic's id, so a re-created topic's records are told apart. */
+    static byte[] encodePartition(String topic, UUID topicId, PartitionState state) {
+        ZNRecord record = new ZNRecord(ZkPaths.helixPartition(topic, state.partition()));
+        record.setSimpleField(TOPIC_ID, topicId.toString());
+        record.setIntField(LEADER, state.leader());
+        record.setIntField(LEADER_EPOCH, state.leaderEpoch());
+        record.setIntField(PARTITION_EPOCH, state.partitionEpoch());
+        record.setListField(REPLICAS, strings(state.replicas()));
+        record.setListField(ISR, strings(state.isr()));
+        return serialize(record);
+    }
+
+    static PartitionState decodePartition(int partition, byte[] bytes) {
+        ZNRecord record = deserialize(bytes);
+        return new PartitionState(partition, requiredInt(record, LEADER), requiredInt(record, LEADER_EPOCH),
+                ints(record.getListField(REPLICAS)), ints(record.getListField(ISR)),
+                requiredInt(record, PARTITION_EPOCH));
+    }
+
+    /** The id of the topic a partition record belongs to. */
+    static UUID topicIdOf(byte[] partitionRecord) {
+        return UUID.fromString(required(deserialize(partitionRecord), TOPIC_ID));
+    }
+
+    static byte[] encodeTopic(TopicRecord topic) {
+        ZNRecord record = new ZNRecord(topic.name());
+        record.setSimpleField(TOPIC_ID, topic.id().toString());
+        record.setIntField(PARTITIONS, topic.partitionCount());
+        record.setBooleanField(INTERNAL, topic.internal());
+        record.setMapField(CONFIGS, new TreeMap<>(topic.configs()));
+        return serialize(record);
+    }
+
+    static TopicRecord decodeTopic(String name, byte[] bytes) {
+        ZNRecord record = deserialize(bytes);
+        Map<String, String> configs = record.getMapField(CONFIGS);
+        return new TopicRecord(name, UUID.fromString(required(record, TOPIC_ID)), requiredInt(record, PARTITIONS),
+                record.getBooleanField(INTERNAL, false), configs == null ? Map.of() : configs);
+    }
+
+    static byte[] encodeClusterId(String clusterId) {
+        ZNRecord record = new ZNRecord("cluster-id");
+        record.setSimpleField(CLUSTER_ID, clusterId);
+        return serialize(record);
+    }
+
+    static String decodeClusterId(byte[] bytes) {
+        return required(deserialize(bytes), CLUSTER_ID);
+    }
+
+    static byte[] encodeNextProducerId(long next) {
+        ZNRecord record = new ZNRecord("producer-ids");
+        record.setLongField(NEXT_PRODUCER_ID, next);
+        return serialize(record);
+    }
+
+    static long decodeNextProducerId(byte[] bytes) {
+        return Long.parseLong(required(deserialize(bytes), NEXT_PRODUCER_ID));
+    }
+
+    /**
+     * A broker's Helix instance config: Helix's host and port (the first advertised endpoint, shown by
+     * Helix's tools) plus Krill's node id, rack and every advertised endpoint.
+     */
+    static InstanceConfig instanceConfig(BrokerInfo broker) {
+        InstanceConfig config = new InstanceConfig(ZkPaths.instanceName(broker.nodeId()));
+        BrokerInfo.Endpoint first = broker.endpoints().values().stream()
+                .min(java.util.Comparator.comparing(BrokerInfo.Endpoint::listenerName)).orElse(null);
+        config.setHostName(first == null ? "unknown" : first.host());
+        config.setPort(first == null ? "0" : Integer.toString(first.port()));
+        writeBroker(config.getRecord(), broker);
+        return config;
+    }
+
+    /** Writes Krill's fields of {@code broker} into an instance config record, replacing earlier ones. */
+    static void writeBroker(ZNRecord record, BrokerInfo broker) {
+        record.setIntField(NODE_ID, broker.nodeId());
+        if (broker.rack() != null) {
+            record.setSimpleField(RACK, broker.rack());
+        } else {
+            record.getSimpleFields().remove(RACK);
+        }
+        Map<String, String> endpoints = new TreeMap<>();
+        for (BrokerInfo.Endpoint endpoint : broker.endpoints().values()) {
+            endpoints.put(endpoint.listenerName(), endpoint.host() + ":" + endpoint.port());
+        }
+        record.setMapField(ENDPOINTS, endpoints);
+    }
+
+    /** The broker in an instance config record, or null when the record has no Krill fields. */
+    static BrokerInfo readBroker(ZNRecord record) {
+        String nodeId = record.getSimpleField(NODE_ID);
+        Map<String, String> endpoints = record.getMapField(ENDPOINTS);
+        if (nodeId == null || endpoints == null) {
+            return null;
+        }
+        Map<String, BrokerInfo.Endpoint> parsed = new HashMap<>();
+        for (Map.Entry<String, String> entry : endpoints.entrySet()) {
+            String hostPort = entry.getValue();
+            int colon = hostPort.lastIndexOf(':');
+            parsed.put(entry.getKey(), new BrokerInfo.Endpoint(entry.getKey(), hostPort.substring(0, colon),
+                    Integer.parseInt(hostPort.substring(colon + 1))));
+        }
+        return new BrokerInfo(Integer.parseInt(nodeId), record.getSimpleField(RACK), parsed);
+    }
+
+    /** The Helix resource of a topic: Krill's state model, rebalanced by {@link IsrLeaderRebalancer}. */
+    static IdealState idealState(String topic, List<List<Integer>> assignments) {
+        IdealState idealState = new IdealState(topic);
+        idealState.setRebalanceMode(IdealState.RebalanceMode.USER_DEFINED);
+        idealState.setRebalancerClassName(IsrLeaderRebalancer.class.getName());
+        idealState.setStateModelDefRef(LeaderFollowerModel.NAME);
+        addPartitions(idealState, topic, 0, assignments);
+        return idealState;
+    }
+
+    /** Adds partitions {@code first ..} with their preference lists (the replica assignment). */
+    static void addPartitions(IdealState idealState, String topic, int first, List<List<Integer>> assignments) {
+        int maxReplicas = 0;
+        for (String partition : idealState.getPartitionSet()) {
+            maxReplicas = Math.max(maxReplicas, idealState.getPreferenceList(partition).size());
+        }
+        for (int i = 0; i < assignments.size(); i++) {
+            List<String> instances = new ArrayList<>();
+            for (int broker : assignments.get(i)) {
+                instances.add(ZkPaths.instanceName(broker));
+            }
+            idealState.setPreferenceList(ZkPaths.helixPartition(topic, first + i), instances);
+            maxReplicas = Math.max(maxReplicas, instances.size());
+        }
+        idealState.setNumPartitions(first + assignments.size());
+        idealState.setReplicas(Integer.toString(maxReplicas));
+    }
+
+    private static String required(ZNRecord record, String field) {
+        String value = record.getSimpleField(field);
+        if (value == null) {
+            throw new IllegalStateException("record " + record.getId() + " has no " + field);
+        }
+        return value;
+    }
+
+    private static int requiredInt(ZNRecord record, String field) {
+        return Integer.parseInt(required(record, field));
+    }
+
+    private static List<String> strings(List<Integer> ids) {
+        List<String> result = new ArrayList<>(ids.size());
+        for (int id : ids) {
+            result.add(Integer.toString(id));
+        }
+        return result;
+    }
+
+    private static List<Integer> ints(List<String> values) {
+        if (values == null) {
+            return List.of();
+        }
+        List<Integer> result = new ArrayList<>(values.size());
+        for (String value : values) {
+            result.add(Integer.parseInt(value));
+        }
+        return result;
+    }
+}

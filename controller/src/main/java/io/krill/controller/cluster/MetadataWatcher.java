@@ -1,0 +1,503 @@
+package io.krill.controller.cluster;
+
+import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.MetadataListener;
+import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicImage;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.helix.zookeeper.datamodel.ZNRecord;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps this broker's {@link MetadataImage} current from ZooKeeper and tells listeners of every new
+ * image, in order, on one thread ({@code krill-metadata-<nodeId>}). Driven by persistent recursive
+ * watches, not polling: on each event the thread re-reads the node it names (reads on one session
+ * are in order, so a re-read is never older than the event) and publishes a new image once the
+ * queue of pending work is empty, so a burst of changes makes one image. After every (re)connection
+ * the whole tree is read again, because ZooKeeper does not replay persistent-watch events missed
+ * while disconnected.
+ *
+ * <p>Thread-safety: the cache below is confined to the notification thread; {@link #image()} is a
+ * volatile read; the {@code refresh*} and {@code submit} methods may be called from any thread.
+ */
+final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(MetadataWatcher.class);
+    private static final long RETRY_DELAY_MS = 1_000;
+
+    private final ZkPaths paths;
+    private final SessionFence fence;
+    private final String ownLiveInstance;
+    private final Thread thread;
+    private final LinkedBlockingQueue<Task> tasks = new LinkedBlockingQueue<>();
+    private final List<MetadataListener> listeners = new CopyOnWriteArrayList<>();
+    private final List<FencingListener> fencingListeners = new CopyOnWriteArrayList<>();
+    private volatile ZkSession session;
+    private volatile MetadataImage image;
+    private volatile boolean closed;
+    private volatile long listenerFailures;
+
+    // Confined to the notification thread.
+    private String clusterId;
+    private int controllerId = -1;
+    private final Map<Integer, BrokerInfo> registered = new HashMap<>();
+    private Set<Integer> live = Set.of();
+    private final Map<String, CachedTopic> topics = new HashMap<>();
+    private boolean dirty;
+
+    /** A unit of work for the notification thread; {@code done} completes after the next publish. */
+    private record Task(Runnable work, CompletableFuture<MetadataImage> done) {
+    }
+
+    MetadataWatcher(ZkPaths paths, SessionFence fence, int nodeId) {
+        this.paths = paths;
+        this.fence = fence;
+        this.ownLiveInstance = paths.liveInstances() + "/" + ZkPaths.instanceName(nodeId);
+        this.image = new MetadataImage(null, -1, List.of(), List.of());
+        this.thread = new Thread(this::run, "krill-metadata-" + nodeId);
+        this.thread.setDaemon(true);
+    }
+
+    /** Starts the notification thread on {@code zkSession} and returns after the first full read. */
+    void start(ZkSession zkSession, long timeoutMs) {
+        this.session = zkSession;
+        thread.start();
+        await(submit(this::resync), timeoutMs);
+    }
+
+    MetadataImage image() {
+        return image;
+    }
+
+    void addListener(MetadataListener listener) {
+        listeners.add(listener);
+    }
+
+    void addFencingListener(FencingListener listener) {
+        fencingListeners.add(listener);
+    }
+
+    /** How many times a listener threw; each failure is logged with its stack trace. */
+    long listenerFailures() {
+        return listenerFailures;
+    }
+
+    /** Re-reads a topic (after this broker changed it) and completes once the image shows it. */
+    CompletableFuture<MetadataImage> refreshTopic(String name) {
+        return submit(() -> reloadTopic(name, false));
+    }
+
+    CompletableFuture<MetadataImage> refreshPartition(String topic, int partition) {
+        return submit(() -> reloadPartition(topic, partition));
+    }
+
+    CompletableFuture<MetadataImage> refreshBrokers() {
+        return submit(() -> {
+            reloadInstanceConfigs();
+            reloadLive();
+            reloadController();
+        });
+    }
+
+    /** Tells fencing listeners of a change, in order with images. */
+    void fencingChanged(boolean fenced) {
+        if (closed) {
+            return;
+        }
+        tasks.add(new Task(() -> {
+            for (FencingListener listener : fencingListeners) {
+                try {
+                    listener.onFencingChanged(fenced);
+                } catch (RuntimeException e) {
+                    listenerFailed(listener, e);
+                }
+            }
+        }, null));
+    }
+
+    /** Waits for {@code future}; a timeout or failure becomes a {@link ZkUnavailableException}. */
+    static MetadataImage await(CompletableFuture<MetadataImage> future, long timeoutMs) {
+        try {
+            return future.get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ZkUnavailableException("interrupted while waiting for metadata", e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new ZkUnavailableException("metadata not refreshed within " + timeoutMs + " ms", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    private CompletableFuture<MetadataImage> submit(Runnable work) {
+        CompletableFuture<MetadataImage> done = new CompletableFuture<>();
+        if (closed) {
+            done.completeExceptionally(new ZkUnavailableException("metadata store closed", null));
+            return done;
+        }
+        tasks.add(new Task(work, done));
+        return done;
+    }
+
+    // ZkSession.Listener, on ZooKeeper's event thread.
+
+    @Override
+    public void onConnected(boolean newSession) {
+        fence.dataConnected(true);
+        // After a disconnect, events may have been missed: read everything again.
+        if (!closed) {
+            tasks.add(new Task(this::resync, null));
+        }
+    }
+
+    @Override
+    public void onDisconnected() {
+        fence.dataConnected(false);
+        fence.liveInstanceOwner(0); // unknown until read again after reconnecting
+    }
+
+    @Override
+    public void onExpired() {
+        fence.dataConnected(false);
+        fence.liveInstanceOwner(0);
+    }
+
+    @Override
+    public void onNodeEvent(WatchedEvent event) {
+        if (!closed) {
+            tasks.add(new Task(() -> handle(event), null));
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        tasks.add(new Task(null, null));
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // The notification thread.
+
+    private void run() {
+        List<Task> done = new ArrayList<>();
+        while (true) {
+            Task task;
+            try {
+                task = tasks.take();
+            } catch (InterruptedException e) {
+                return;
+            }
+            boolean stop = false;
+            while (task != null) {
+                if (task.work() == null) {
+                    stop = true;
+                    break;
+                }
+                if (execute(task)) {
+                    done.add(task);
+                }
+                task = tasks.poll();
+            }
+            MetadataImage published = publish();
+            for (Task finished : done) {
+                finished.done().complete(published);
+            }
+            done.clear();
+            if (stop) {
+                failPending();
+                return;
+            }
+        }
+    }
+
+    /** Runs one task; false when it failed (its future is failed and a full re-read scheduled) or has no future. */
+    private boolean execute(Task task) {
+        try {
+            task.work().run();
+            return task.done() != null;
+        } catch (RuntimeException e) {
+            // The task's caller learns of the failure through its future; the cache may have missed a
+            // change, so everything is read again once ZooKeeper answers.
+            LOG.warn("metadata refresh failed ({}); reading everything again in {} ms", e.toString(), RETRY_DELAY_MS);
+            if (task.done() != null) {
+                task.done().completeExceptionally(e);
+            }
+            scheduleResync();
+            return false;
+        }
+    }
+
+    private void scheduleResync() {
+        CompletableFuture.delayedExecutor(RETRY_DELAY_MS, TimeUnit.MILLISECONDS).execute(() -> {
+            if (!closed) {
+                tasks.add(new Task(this::resync, null));
+            }
+        });
+    }
+
+    private void failPending() {
+        for (Task task; (task = tasks.poll()) != null; ) {
+            if (task.done() != null) {
+                task.done().completeExceptionally(new ZkUnavailableException("metadata store closed", null));
+            }
+        }
+    }
+
+    private MetadataImage publish() {
+        if (!dirty) {
+            return image;
+        }
+        dirty = false;
+        List<BrokerInfo> brokers = new ArrayList<>();
+        for (BrokerInfo broker : registered.values()) {
+            if (live.contains(broker.nodeId())) {
+                brokers.add(broker);
+            }
+        }
+        List<TopicImage> topicImages = new ArrayList<>(topics.size());
+        for (CachedTopic topic : topics.values()) {
+            topicImages.add(topic.image());
+        }
+        MetadataImage previous = image;
+        MetadataImage next = new MetadataImage(clusterId, controllerId, brokers, topicImages);
+        image = next;
+        for (MetadataListener listener : listeners) {
+            try {
+                listener.onChange(previous, next);
+            } catch (RuntimeException e) {
+                // One broken listener must not stop metadata from reaching the others (Kafka's metadata
+                // publishers make the same choice); the failure is logged with its stack and counted.
+                listenerFailed(listener, e);
+            }
+        }
+        return next;
+    }
+
+    private void listenerFailed(Object listener, RuntimeException e) {
+        listenerFailures++;
+        LOG.error("metadata listener {} failed", listener, e);
+    }
+
+    private void handle(WatchedEvent event) {
+        String path = event.getPath();
+        if (path == null) {
+            return;
+        }
+        String topicsPrefix = paths.topics() + "/";
+        if (path.startsWith(topicsPrefix)) {
+            String[] parts = path.substring(topicsPrefix.length()).split("/");
+            if (parts.length == 1) {
+                reloadTopic(parts[0], false);
+            } else if (parts.length == 2 && event.getType() != Watcher.Event.EventType.NodeDeleted) {
+                reloadPartition(parts[0], Integer.parseInt(parts[1]));
+            }
+        } else if (path.equals(paths.clusterId())) {
+            reloadClusterId();
+        } else if (path.startsWith(paths.liveInstances() + "/")) {
+            if (event.getType() != Watcher.Event.EventType.NodeDataChanged) {
+                reloadLive();
+            }
+        } else if (path.startsWith(paths.instanceConfigs() + "/")) {
+            reloadInstanceConfig(path.substring(paths.instanceConfigs().length() + 1));
+        } else if (path.equals(paths.controllerLeader())) {
+            reloadController();
+        }
+    }
+
+    /** Reads everything; the watches are (re-)added first so that no change slips in between. */
+    private void resync() {
+        ZkSession zk = session;
+        zk.watchRecursively(List.of(paths.krillRoot(), paths.liveInstances(), paths.instanceConfigs(),
+                paths.controllerLeader()));
+        reloadClusterId();
+        reloadInstanceConfigs();
+        reloadLive();
+        reloadController();
+        Set<String> names = new HashSet<>(zk.childrenOrEmpty(paths.topics()));
+        for (String name : new ArrayList<>(topics.keySet())) {
+            if (!names.contains(name)) {
+                topics.remove(name);
+                dirty = true;
+            }
+        }
+        for (String name : names) {
+            reloadTopic(name, true);
+        }
+        dirty = true;
+    }
+
+    private void reloadClusterId() {
+        byte[] data = session.readOrNull(paths.clusterId(), new Stat());
+        String id = data == null ? null : MetadataRecords.decodeClusterId(data);
+        if (id != null && !id.equals(clusterId)) {
+            clusterId = id;
+            dirty = true;
+        }
+    }
+
+    private void reloadInstanceConfigs() {
+        Set<Integer> seen = new HashSet<>();
+        for (String instance : session.childrenOrEmpty(paths.instanceConfigs())) {
+            BrokerInfo broker = reloadInstanceConfig(instance);
+            if (broker != null) {
+                seen.add(broker.nodeId());
+            }
+        }
+        if (registered.keySet().retainAll(seen)) {
+            dirty = true;
+        }
+    }
+
+    private BrokerInfo reloadInstanceConfig(String instance) {
+        int nodeId = ZkPaths.nodeId(instance);
+        if (nodeId < 0) {
+            return null;
+        }
+        byte[] data = session.readOrNull(paths.instanceConfig(instance), new Stat());
+        BrokerInfo broker = data == null ? null : MetadataRecords.readBroker(MetadataRecords.deserialize(data));
+        BrokerInfo previous = broker == null ? registered.remove(nodeId) : registered.put(nodeId, broker);
+        if (!java.util.Objects.equals(previous, broker)) {
+            dirty = true;
+        }
+        return broker;
+    }
+
+    private void reloadLive() {
+        Set<Integer> ids = new HashSet<>();
+        for (String instance : session.childrenOrEmpty(paths.liveInstances())) {
+            int nodeId = ZkPaths.nodeId(instance);
+            if (nodeId >= 0) {
+                ids.add(nodeId);
+            }
+        }
+        if (!ids.equals(live)) {
+            live = Set.copyOf(ids);
+            dirty = true;
+        }
+        Stat own = new Stat();
+        fence.liveInstanceOwner(session.readOrNull(ownLiveInstance, own) == null ? 0 : own.getEphemeralOwner());
+    }
+
+    private void reloadController() {
+        byte[] data = session.readOrNull(paths.controllerLeader(), new Stat());
+        int id = -1;
+        if (data != null) {
+            ZNRecord record = MetadataRecords.deserialize(data);
+            id = ZkPaths.nodeId(record.getId());
+        }
+        if (id != controllerId) {
+            controllerId = id;
+            dirty = true;
+        }
+    }
+
+    /**
+     * Re-reads a topic node; its partitions too when {@code all} or when they are new (otherwise their
+     * own events keep them current).
+     */
+    private void reloadTopic(String name, boolean all) {
+        Stat stat = new Stat();
+        byte[] data = session.readOrNull(paths.topic(name), stat);
+        CachedTopic cached = topics.get(name);
+        if (data == null) {
+            if (topics.remove(name) != null) {
+                dirty = true;
+            }
+            return;
+        }
+        if (!all && cached != null && stat.getMzxid() == cached.mzxid) {
+            return;
+        }
+        MetadataRecords.TopicRecord record = MetadataRecords.decodeTopic(name, data);
+        boolean sameTopic = !all && cached != null && cached.record.id().equals(record.id());
+        PartitionState[] partitions = new PartitionState[record.partitionCount()];
+        long[] partitionMzxids = new long[record.partitionCount()];
+        for (int p = 0; p < partitions.length; p++) {
+            if (sameTopic && p < cached.partitions.length) {
+                partitions[p] = cached.partitions[p];
+                partitionMzxids[p] = cached.partitionMzxids[p];
+                continue;
+            }
+            Stat partitionStat = new Stat();
+            byte[] partitionData = session.readOrNull(paths.partition(name, p), partitionStat);
+            if (partitionData == null) {
+                // Deleted under us (a topic is created and deleted in one multi-op): the deletion's
+                // own event removes it.
+                return;
+            }
+            partitions[p] = MetadataRecords.decodePartition(p, partitionData);
+            partitionMzxids[p] = partitionStat.getMzxid();
+        }
+        topics.put(name, new CachedTopic(record, stat.getMzxid(), partitions, partitionMzxids));
+        dirty = true;
+    }
+
+    private void reloadPartition(String name, int partition) {
+        CachedTopic cached = topics.get(name);
+        if (cached == null || partition >= cached.partitions.length) {
+            return; // the topic's own event (creation, growth) reads it
+        }
+        Stat stat = new Stat();
+        byte[] data = session.readOrNull(paths.partition(name, partition), stat);
+        if (data == null || stat.getMzxid() <= cached.partitionMzxids[partition]) {
+            return;
+        }
+        if (!MetadataRecords.topicIdOf(data).equals(cached.record.id())) {
+            reloadTopic(name, true); // the topic was deleted and created again
+            return;
+        }
+        cached.setPartition(partition, MetadataRecords.decodePartition(partition, data), stat.getMzxid());
+        dirty = true;
+    }
+
+    /** One topic in the cache, with the ZooKeeper modification zxids that order re-reads. */
+    private static final class CachedTopic {
+        final MetadataRecords.TopicRecord record;
+        final long mzxid;
+        final PartitionState[] partitions;
+        final long[] partitionMzxids;
+        private TopicImage image;
+
+        CachedTopic(MetadataRecords.TopicRecord record, long mzxid, PartitionState[] partitions, long[] partitionMzxids) {
+            this.record = record;
+            this.mzxid = mzxid;
+            this.partitions = partitions;
+            this.partitionMzxids = partitionMzxids;
+        }
+
+        void setPartition(int partition, PartitionState state, long partitionMzxid) {
+            partitions[partition] = state;
+            partitionMzxids[partition] = partitionMzxid;
+            image = null;
+        }
+
+        TopicImage image() {
+            if (image == null) {
+                image = new TopicImage(record.name(), record.id(), Arrays.asList(partitions), record.configs(),
+                        record.internal());
+            }
+            return image;
+        }
+    }
+}

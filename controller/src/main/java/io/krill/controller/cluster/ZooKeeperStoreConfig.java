@@ -1,0 +1,72 @@
+package io.krill.controller.cluster;
+
+import java.util.Objects;
+
+/**
+ * How a broker joins a cluster coordinated in ZooKeeper. Immutable.
+ *
+ * @param zkConnect              {@code host:port[,host:port...][/chroot]}; the chroot is created if missing
+ * @param clusterName            the Helix cluster, a node under the chroot ({@code /<clusterName>})
+ * @param nodeId                 this broker's {@code node.id}
+ * @param clusterId              the Kafka cluster id to create the cluster with, or null for a random one;
+ *                               when the cluster exists, it must match (null matches anything)
+ * @param sessionTimeoutMs       ZooKeeper session timeout: how long a broker may be silent before its
+ *                               leaderships move (the embedded server allows 400 ms to 60 s)
+ * @param operationTimeoutMs     how long a metadata change waits for an unreachable ZooKeeper before it
+ *                               fails with REQUEST_TIMED_OUT
+ * @param uncleanLeaderElection  the broker default of {@code unclean.leader.election.enable}, for topics
+ *                               that do not override it
+ * @param defaultPartitions      {@code num.partitions}, for a NewTopic with -1 partitions
+ * @param defaultReplicationFactor {@code default.replication.factor}, for a NewTopic with replication factor -1
+ */
+public record ZooKeeperStoreConfig(String zkConnect, String clusterName, int nodeId, String clusterId,
+                                   int sessionTimeoutMs, long operationTimeoutMs, boolean uncleanLeaderElection,
+                                   int defaultPartitions, int defaultReplicationFactor) {
+    public static final int DEFAULT_SESSION_TIMEOUT_MS = 6_000;
+    public static final long DEFAULT_OPERATION_TIMEOUT_MS = 15_000;
+
+    public ZooKeeperStoreConfig {
+        Objects.requireNonNull(zkConnect, "zkConnect");
+        Objects.requireNonNull(clusterName, "clusterName");
+        if (clusterName.isEmpty() || clusterName.contains("/")) {
+            throw new IllegalArgumentException("bad cluster name '" + clusterName + "'");
+        }
+        if (nodeId < 0) {
+            throw new IllegalArgumentException("node id must not be negative: " + nodeId);
+        }
+        if (sessionTimeoutMs <= 0 || operationTimeoutMs <= 0) {
+            throw new IllegalArgumentException("timeouts must be positive");
+        }
+    }
+
+    /** Defaults: 6 s sessions, 15 s operation timeout, clean elections only, 1 partition, 1 replica. */
+    public static ZooKeeperStoreConfig of(String zkConnect, String clusterName, int nodeId) {
+        return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, null, DEFAULT_SESSION_TIMEOUT_MS,
+                DEFAULT_OPERATION_TIMEOUT_MS, false, 1, 1);
+    }
+
+    public ZooKeeperStoreConfig withClusterId(String id) {
+        return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, id, sessionTimeoutMs, operationTimeoutMs,
+                uncleanLeaderElection, defaultPartitions, defaultReplicationFactor);
+    }
+
+    public ZooKeeperStoreConfig withSessionTimeoutMs(int timeoutMs) {
+        return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, timeoutMs, operationTimeoutMs,
+                uncleanLeaderElection, defaultPartitions, defaultReplicationFactor);
+    }
+
+    public ZooKeeperStoreConfig withOperationTimeoutMs(long timeoutMs) {
+        return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, sessionTimeoutMs, timeoutMs,
+                uncleanLeaderElection, defaultPartitions, defaultReplicationFactor);
+    }
+
+    public ZooKeeperStoreConfig withUncleanLeaderElection(boolean enabled) {
+        return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, sessionTimeoutMs, operationTimeoutMs,
+                enabled, defaultPartitions, defaultReplicationFactor);
+    }
+
+    public ZooKeeperStoreConfig withTopicDefaults(int partitions, int replicationFactor) {
+        return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, sessionTimeoutMs, operationTimeoutMs,
+                uncleanLeaderElection, partitions, replicationFactor);
+    }
+}

@@ -1,0 +1,138 @@
+package io.krill.controller.cluster;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.NewTopic;
+import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicImage;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** One broker on an embedded ZooKeeper: the MetadataStore contract, and what survives a crash of the node. */
+class ZooKeeperMetadataStoreTest {
+    private static final BrokerInfo SELF = new BrokerInfo(1, null,
+            Map.of("PLAINTEXT", new BrokerInfo.Endpoint("PLAINTEXT", "localhost", 9092)));
+    private static final Duration PATIENCE = Duration.ofSeconds(20);
+
+    @TempDir
+    Path dir;
+
+    private static Errors errorOf(Runnable action) {
+        return assertThrows(ApiException.class, action::run).error();
+    }
+
+    private static ZooKeeperStoreConfig config(EmbeddedZooKeeper zk) {
+        return ZooKeeperStoreConfig.of(zk.connectString() + "/krill/one", "single", 1).withSessionTimeoutMs(10_000);
+    }
+
+    @Test
+    void topicsPartitionsAndConfigsFollowKafkasRules() {
+        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir.resolve("zk"), 0);
+             ZooKeeperMetadataStore store = new ZooKeeperMetadataStore(config(zk))) {
+            assertTrue(store.isFenced(), "fenced until it joins");
+            List<MetadataImage> images = new CopyOnWriteArrayList<>();
+            store.addListener((previous, current) -> images.add(current));
+            store.registerBroker(SELF);
+            await().atMost(PATIENCE).until(() -> !store.isFenced());
+            assertEquals(1, store.image().controllerId());
+            assertEquals(SELF, store.image().broker(1));
+            BrokerInfo moved = new BrokerInfo(1, "rack-a",
+                    Map.of("PLAINTEXT", new BrokerInfo.Endpoint("PLAINTEXT", "localhost", 19092)));
+            store.registerBroker(moved);
+            assertEquals(moved, store.image().broker(1), "re-registered with new endpoints");
+
+            store.checkCreateTopic(NewTopic.of("orders", 3, 1));
+            assertNull(store.image().topic("orders"), "validation only");
+            TopicImage orders = store.createTopic(new NewTopic("orders", 3, 1, Map.of(), Map.of("retention.ms", "5"), false));
+            assertEquals(orders, store.image().topic("orders"), "visible when the call returns");
+            assertEquals(Errors.TOPIC_ALREADY_EXISTS, errorOf(() -> store.createTopic(NewTopic.of("orders", 1, 1))));
+            assertEquals(Errors.INVALID_TOPIC_EXCEPTION, errorOf(() -> store.createTopic(NewTopic.of("bad name", 1, 1))));
+            assertEquals(Errors.INVALID_REPLICATION_FACTOR, errorOf(() -> store.createTopic(NewTopic.of("two", 1, 2))));
+            assertEquals(Errors.INVALID_PARTITIONS, errorOf(() -> store.createTopic(NewTopic.of("none", 0, 1))));
+            assertEquals(Errors.INVALID_REPLICA_ASSIGNMENT, errorOf(() -> store.createTopic(
+                    new NewTopic("elsewhere", -1, -1, Map.of(0, List.of(7)), Map.of(), false))));
+            assertEquals(Errors.INVALID_PARTITIONS, errorOf(() -> store.createPartitions("orders", 2, List.of())));
+            assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, errorOf(() -> store.createPartitions("nope", 2, List.of())));
+            TopicImage defaults = store.createTopic(NewTopic.of("defaults", -1, -1));
+            assertEquals(1, defaults.partitionCount());
+
+            await().atMost(PATIENCE).until(() -> store.image().topic("orders").partitions().stream()
+                    .allMatch(p -> p.leader() == 1 && p.leaderEpoch() == 1));
+            assertEquals("LEADER", store.helixState("orders", 0));
+            TopicImage grown = store.createPartitions("orders", 5, List.of(List.of(1), List.of(1)));
+            assertEquals(5, grown.partitionCount());
+            await().atMost(PATIENCE).until(() -> store.image().topic("orders").partition(4).leader() == 1);
+            store.alterTopicConfigs("orders", Map.of("cleanup.policy", "compact"));
+            assertEquals(Map.of("cleanup.policy", "compact"), store.image().topic("orders").configs());
+            assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, errorOf(() -> store.alterTopicConfigs("nope", Map.of())));
+
+            // ISR changes that break the rules are refused before any write.
+            PartitionState p0 = store.image().topic("orders").partition(0);
+            assertEquals(Errors.INVALID_REQUEST, errorOf(() -> store.alterPartition("orders", p0, p0.withIsr(List.of()))));
+            assertEquals(Errors.INVALID_REQUEST, errorOf(() -> store.alterPartition("orders", p0, p0.withLeader(1, List.of(1)))));
+
+            store.deleteTopic("orders");
+            assertNull(store.image().topic("orders"));
+            assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, errorOf(() -> store.deleteTopic("orders")));
+            await().atMost(PATIENCE).until(() -> store.helixState("orders", 0) == null); // Helix dropped the replicas
+            assertTrue(images.size() > 5, "listeners saw the changes: " + images.size());
+            assertEquals(0, store.listenerFailures());
+        }
+    }
+
+    @Test
+    void metadataSurvivesACrashOfTheWholeNodeAndTheRestartIsQuick() throws Exception {
+        Path zkData = dir.resolve("zk");
+        TopicImage kept;
+        long firstIds;
+        String clusterId;
+        EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(zkData, 0);
+        try (ZooKeeperMetadataStore store = new ZooKeeperMetadataStore(config(zk))) {
+            store.registerBroker(SELF);
+            kept = store.createTopic(new NewTopic("kept", 2, 1, Map.of(), Map.of("retention.ms", "7"), false));
+            await().atMost(PATIENCE).until(() -> store.image().topic("kept").partition(1).hasLeader());
+            kept = store.image().topic("kept");
+            firstIds = store.allocateProducerIds(100);
+            clusterId = store.image().clusterId();
+            zk.close(); // the node dies: ZooKeeper first, the store finds it gone (fenced, no resignation)
+            await().atMost(PATIENCE).until(store::isFenced);
+        }
+
+        long restart = System.nanoTime();
+        try (EmbeddedZooKeeper restarted = EmbeddedZooKeeper.start(zkData, 0);
+             ZooKeeperMetadataStore store = new ZooKeeperMetadataStore(config(restarted).withClusterId(clusterId))) {
+            assertEquals(2, restarted.closedStaleSessions(), "the store's and Helix's sessions");
+            store.registerBroker(SELF);
+            long registeredMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restart);
+            assertTrue(registeredMs < 10_000, "no wait for the old live instance: " + registeredMs + " ms");
+            TopicImage again = store.image().topic("kept");
+            assertEquals(kept.id(), again.id());
+            assertEquals(kept.configs(), again.configs());
+            assertTrue(store.allocateProducerIds(100) >= firstIds + 100, "producer ids are never reused");
+            // The restarted broker resigned (it stayed in the ISR as its last member) and leads again, later.
+            TopicImage before = kept;
+            await().atMost(PATIENCE).untilAsserted(() -> {
+                for (PartitionState p : store.image().topic("kept").partitions()) {
+                    assertEquals(1, p.leader());
+                    assertTrue(p.leaderEpoch() > before.partition(p.partition()).leaderEpoch() + 1);
+                }
+            });
+            assertThrows(IllegalStateException.class,
+                    () -> new ZooKeeperMetadataStore(config(restarted).withClusterId("another-cluster")));
+        }
+    }
+}
