@@ -93,6 +93,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         this.controllerWork = Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, "krill-controller-" + nodeId);
             thread.setDaemon(true);
+            thread.setUncaughtExceptionHandler((t, e) -> LOG.error("unexpected failure on {}", t.getName(), e));
             return thread;
         });
         ZkSession.ensureChroot(config.zkConnect(), config.operationTimeoutMs());
@@ -698,6 +699,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         }
 
         private void writeLeaderless(String topic, int partition, Set<Integer> live, String key) {
+            boolean retry = false;
             try {
                 PartitionState written = records.update(topic, partition, s -> {
                     TopicImage image = image().topic(topic);
@@ -709,15 +711,17 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                     LOG.info("{}-{} has no eligible leader: leader epoch {}, ISR {}", topic, partition,
                             written.leaderEpoch(), written.isr());
                 }
-                pendingLeaderless.remove(key);
-            } catch (RuntimeException e) {
-                if (closed) {
-                    return;
-                }
-                // ZooKeeper unavailable: try again, the partition must not keep naming a dead leader.
+            } catch (ZkUnavailableException e) {
+                // The partition must not keep naming a dead leader: try again once ZooKeeper answers.
+                retry = !closed;
                 LOG.warn("cannot mark {}-{} leaderless yet: {}", topic, partition, e.toString());
-                CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS, controllerWork)
-                        .execute(() -> writeLeaderless(topic, partition, live, key));
+            } finally {
+                if (retry) {
+                    CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS, controllerWork)
+                            .execute(() -> writeLeaderless(topic, partition, live, key));
+                } else {
+                    pendingLeaderless.remove(key);
+                }
             }
         }
     }
