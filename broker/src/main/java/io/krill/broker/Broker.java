@@ -3,15 +3,27 @@ package io.krill.broker;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.ApiHandlerRegistry;
 import io.krill.broker.api.handlers.ApiVersionsHandler;
+import io.krill.broker.api.handlers.DeleteGroupsHandler;
+import io.krill.broker.api.handlers.DescribeGroupsHandler;
 import io.krill.broker.api.handlers.FetchHandler;
+import io.krill.broker.api.handlers.FindCoordinatorHandler;
+import io.krill.broker.api.handlers.HeartbeatHandler;
 import io.krill.broker.api.handlers.InitProducerIdHandler;
+import io.krill.broker.api.handlers.JoinGroupHandler;
+import io.krill.broker.api.handlers.LeaveGroupHandler;
+import io.krill.broker.api.handlers.ListGroupsHandler;
 import io.krill.broker.api.handlers.ListOffsetsHandler;
 import io.krill.broker.api.handlers.MetadataHandler;
+import io.krill.broker.api.handlers.OffsetCommitHandler;
+import io.krill.broker.api.handlers.OffsetDeleteHandler;
+import io.krill.broker.api.handlers.OffsetFetchHandler;
 import io.krill.broker.api.handlers.ProduceHandler;
+import io.krill.broker.api.handlers.SyncGroupHandler;
 import io.krill.broker.config.BrokerConfig;
 import io.krill.broker.config.Listener;
 import io.krill.broker.config.LogSettings;
 import io.krill.broker.config.TopicConfig;
+import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.net.NettyServer;
 import io.krill.broker.net.RequestMetrics;
 import io.krill.broker.partition.LogConfigs;
@@ -50,6 +62,7 @@ public final class Broker implements AutoCloseable {
     private PartitionManager partitions;
     private DelayedOperationPurgatory<TopicPartition> producePurgatory;
     private DelayedOperationPurgatory<TopicPartition> fetchPurgatory;
+    private GroupCoordinator groupCoordinator;
     private NettyServer server;
     private volatile boolean closed;
 
@@ -85,6 +98,9 @@ public final class Broker implements AutoCloseable {
         producePurgatory = new DelayedOperationPurgatory<>("produce");
         fetchPurgatory = new DelayedOperationPurgatory<>("fetch");
         BrokerContext context = new BrokerContext(config, metadata, partitions, producePurgatory, fetchPurgatory);
+        groupCoordinator = GroupCoordinator.forBroker(context);
+        metadata.addListener(groupCoordinator);
+        groupCoordinator.startup(metadata.image());
 
         AtomicReference<ApiHandlerRegistry> registry = new AtomicReference<>();
         List<ApiHandler> handlers = List.of(
@@ -93,7 +109,18 @@ public final class Broker implements AutoCloseable {
                 new ProduceHandler(context),
                 new FetchHandler(context),
                 new ListOffsetsHandler(context),
-                new InitProducerIdHandler(context));
+                new InitProducerIdHandler(context),
+                new FindCoordinatorHandler(context, groupCoordinator),
+                new JoinGroupHandler(groupCoordinator),
+                new SyncGroupHandler(groupCoordinator),
+                new HeartbeatHandler(groupCoordinator),
+                new LeaveGroupHandler(groupCoordinator),
+                new OffsetCommitHandler(groupCoordinator),
+                new OffsetFetchHandler(groupCoordinator),
+                new OffsetDeleteHandler(groupCoordinator),
+                new DescribeGroupsHandler(groupCoordinator),
+                new ListGroupsHandler(groupCoordinator),
+                new DeleteGroupsHandler(groupCoordinator));
         registry.set(new ApiHandlerRegistry(handlers));
 
         server = new NettyServer(config.listeners().listeners(), config.socket(), registry.get(), new RequestMetrics());
@@ -163,6 +190,11 @@ public final class Broker implements AutoCloseable {
         steps.add(() -> {
             if (server != null) {
                 server.shutdown(config.socket().requestTimeoutMs());
+            }
+        });
+        steps.add(() -> {
+            if (groupCoordinator != null) {
+                groupCoordinator.close();
             }
         });
         steps.add(() -> {
