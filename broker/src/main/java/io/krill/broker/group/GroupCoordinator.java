@@ -172,7 +172,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     void onElection(int partition) {
         Shard shard = new Shard(partition);
         if (shards.putIfAbsent(partition, shard) == null) {
-            LOG.info("Loading group coordinator partition {}-{}", TOPIC, partition);
+            LOG.debug("Loading group coordinator partition {}-{}", TOPIC, partition);
             timer.execute(() -> load(shard));
         }
     }
@@ -183,7 +183,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         if (shard == null) {
             return;
         }
-        LOG.info("Unloading group coordinator partition {}-{}", TOPIC, partition);
+        LOG.debug("Unloading group coordinator partition {}-{}", TOPIC, partition);
         for (ClassicGroup group : shard.groups.values()) {
             synchronized (group) {
                 for (ClassicMember member : group.members()) {
@@ -254,8 +254,10 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
             return; // resigned meanwhile
         }
         shard.loaded = true;
-        LOG.info("Loaded {}-{}: {} records, {} groups in {} ms", TOPIC, shard.partition, records.get(), groupIds.size(),
-                (System.nanoTime() - started) / 1_000_000);
+        if (records.get() > 0) {
+            LOG.info("Loaded {}-{}: {} records, {} groups in {} ms", TOPIC, shard.partition, records.get(),
+                    groupIds.size(), (System.nanoTime() - started) / 1_000_000);
+        }
     }
 
     private void restore(ClassicGroup group, GroupRecords.GroupValue value, long now) {
