@@ -353,6 +353,12 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                     continue;
                 }
                 join(context, group, request, memberId, protocols, callback);
+                if (group.is(GroupState.EMPTY) && group.generationId == 0 && group.isEmptyOfMembers()
+                        && group.pendingJoinMembers.isEmpty() && !group.hasOffsets()) {
+                    // A failed first join leaves nothing behind.
+                    group.transitionTo(GroupState.DEAD, now());
+                    shard.groups.remove(groupId, group);
+                }
                 return;
             }
         }
