@@ -234,6 +234,45 @@ class ConsumerGroupTest {
         }
     }
 
+    @Test
+    void adminResetsAndDeletesOffsetsAsTheConsumerGroupsToolDoes() throws Exception {
+        String topic = "group-admin";
+        String group = "admin-group";
+        produce(topic, 0, 600);
+        TopicPartition first = new TopicPartition(topic, 0);
+        try (Admin admin = admin()) {
+            // --reset-offsets on a group that does not exist yet: a simple commit creates it.
+            admin.alterConsumerGroupOffsets(group, Map.of(first, new OffsetAndMetadata(5)))
+                    .all().get(30, TimeUnit.SECONDS);
+            assertEquals(5, admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS).get(first).offset());
+            PollingConsumer consumer = new PollingConsumer(group, topic, props -> { });
+            try {
+                await(() -> consumer.records.size() >= 595, "consumed from the reset offset");
+                long firstOffset = consumer.records.stream().filter(r -> r.partition() == 0)
+                        .mapToLong(ConsumerRecord::offset).min().orElseThrow();
+                assertEquals(5, firstOffset, "resumed at the offset the admin set");
+
+                ExecutionException subscribed = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                        () -> admin.deleteConsumerGroupOffsets(group, Set.of(first)).all().get(30, TimeUnit.SECONDS));
+                assertInstanceOf(org.apache.kafka.common.errors.GroupSubscribedToTopicException.class,
+                        subscribed.getCause());
+                ExecutionException active = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                        () -> admin.alterConsumerGroupOffsets(group, Map.of(first, new OffsetAndMetadata(0)))
+                                .all().get(30, TimeUnit.SECONDS));
+                assertInstanceOf(org.apache.kafka.common.errors.UnknownMemberIdException.class, active.getCause(),
+                        "offsets of an active group cannot be reset");
+            } finally {
+                consumer.close();
+            }
+            assertEquals(GroupState.EMPTY, admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
+                    .get(30, TimeUnit.SECONDS).groupState());
+            admin.deleteConsumerGroupOffsets(group, Set.of(first)).all().get(30, TimeUnit.SECONDS);
+            assertFalse(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS).containsKey(first));
+        }
+    }
+
     // ------------------------------------------------------------------ helpers
 
     static void produce(String topic, int from, int count) throws Exception {

@@ -466,7 +466,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
             // A retried join replaces the one waiting; that one is answered so its connection moves on.
             Consumer<JoinGroupResponse> old = member.awaitingJoin;
             group.setAwaitingJoin(member, null);
-            old.accept(joinError(member.memberId(), Errors.REBALANCE_IN_PROGRESS));
+            deliver(old, joinError(member.memberId(), Errors.REBALANCE_IN_PROGRESS));
         }
         member.protocols = List.copyOf(protocols);
         member.rebalanceTimeoutMs = rebalanceTimeout(request);
@@ -493,7 +493,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         if (member.awaitingJoin != null) {
             Consumer<JoinGroupResponse> old = member.awaitingJoin;
             group.setAwaitingJoin(member, null);
-            old.accept(joinError(oldMemberId, Errors.FENCED_INSTANCE_ID));
+            deliver(old, joinError(oldMemberId, Errors.FENCED_INSTANCE_ID));
         }
         answerSync(group, member, syncError(Errors.FENCED_INSTANCE_ID));
         List<ClassicMember.Protocol> oldProtocols = member.protocols;
@@ -524,11 +524,11 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                                     member.rebalanceTimeoutMs = oldRebalanceTimeout;
                                     member.sessionTimeoutMs = oldSessionTimeout;
                                 }
-                                callback.accept(joinError(newMemberId, error));
+                                deliver(callback, joinError(newMemberId, error));
                                 return;
                             }
                             boolean leader = group.isLeader(newMemberId);
-                            callback.accept(currentGenerationResponse(group, member, leader, leader));
+                            deliver(callback, currentGenerationResponse(group, member, leader, leader));
                         }
                     });
                 } else {
@@ -731,7 +731,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         Consumer<JoinGroupResponse> callback = member.awaitingJoin;
         if (callback != null) {
             group.setAwaitingJoin(member, null);
-            callback.accept(response);
+            deliver(callback, response);
         }
     }
 
@@ -739,7 +739,19 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         Consumer<SyncGroupResponse> callback = member.awaitingSync;
         if (callback != null) {
             member.awaitingSync = null;
+            deliver(callback, response);
+        }
+    }
+
+    /**
+     * Hands a waiting request its answer. A failure to send (its connection is gone) is the
+     * connection's problem, not the group's: logged, so that a loop over members goes on.
+     */
+    private static <T> void deliver(Consumer<T> callback, T response) {
+        try {
             callback.accept(response);
+        } catch (RuntimeException e) {
+            LOG.warn("Could not answer a waiting group request: {}", e.toString());
         }
     }
 
