@@ -355,6 +355,7 @@ class ConsumerGroupTest {
         final List<ConsumerRecord<String, String>> records = new CopyOnWriteArrayList<>();
         final List<Collection<TopicPartition>> revoked = new CopyOnWriteArrayList<>();
         final AtomicInteger assignedCalls = new AtomicInteger();
+        final AtomicInteger commitFailures = new AtomicInteger();
         private final Set<TopicPartition> assignment = ConcurrentHashMap.newKeySet();
         private final Thread thread;
         private volatile boolean running = true;
@@ -427,7 +428,12 @@ class ConsumerGroupTest {
                         positionsKnown = true;
                     }
                     if (commitEachPoll && !consumer.assignment().isEmpty()) {
-                        consumer.commitSync(Duration.ofSeconds(10));
+                        try {
+                            consumer.commitSync(Duration.ofSeconds(10));
+                        } catch (org.apache.kafka.common.errors.RebalanceInProgressException
+                                 | org.apache.kafka.clients.consumer.CommitFailedException e) {
+                            commitFailures.incrementAndGet(); // redelivered after the rebalance: at least once
+                        }
                     }
                 }
             } finally {
