@@ -3,7 +3,7 @@ package io.krill.broker.group;
 import io.krill.broker.config.GroupSettings;
 
 /**
- * What the group coordinator is configured by (Kafka's names in the javadoc of each source key).
+ * What the group coordinator is configured by (the broker keys each comes from are listed). Immutable.
  *
  * @param offsetsTopicNumPartitions         offsets.topic.num.partitions
  * @param offsetsTopicReplicationFactor     offsets.topic.replication.factor (capped by the live brokers)

@@ -1,7 +1,7 @@
 package io.krill.broker.group;
 
 /**
- * One committed offset of a group for one partition, as stored in {@code __consumer_offsets}.
+ * One committed offset of a group for one partition, as stored in {@code __consumer_offsets}. Immutable.
  *
  * @param offset          the next offset the group will consume
  * @param leaderEpoch     the leader epoch of the last consumed record, or -1
