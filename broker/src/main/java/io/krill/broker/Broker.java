@@ -6,23 +6,35 @@ import io.krill.broker.api.handlers.AlterConfigsHandler;
 import io.krill.broker.api.handlers.ApiVersionsHandler;
 import io.krill.broker.api.handlers.CreatePartitionsHandler;
 import io.krill.broker.api.handlers.CreateTopicsHandler;
+import io.krill.broker.api.handlers.DeleteGroupsHandler;
 import io.krill.broker.api.handlers.DeleteRecordsHandler;
 import io.krill.broker.api.handlers.DeleteTopicsHandler;
 import io.krill.broker.api.handlers.DescribeClusterHandler;
 import io.krill.broker.api.handlers.DescribeConfigsHandler;
+import io.krill.broker.api.handlers.DescribeGroupsHandler;
 import io.krill.broker.api.handlers.DescribeLogDirsHandler;
 import io.krill.broker.api.handlers.DescribeTopicPartitionsHandler;
 import io.krill.broker.api.handlers.FetchHandler;
+import io.krill.broker.api.handlers.FindCoordinatorHandler;
+import io.krill.broker.api.handlers.HeartbeatHandler;
 import io.krill.broker.api.handlers.IncrementalAlterConfigsHandler;
 import io.krill.broker.api.handlers.InitProducerIdHandler;
+import io.krill.broker.api.handlers.JoinGroupHandler;
+import io.krill.broker.api.handlers.LeaveGroupHandler;
+import io.krill.broker.api.handlers.ListGroupsHandler;
 import io.krill.broker.api.handlers.ListOffsetsHandler;
 import io.krill.broker.api.handlers.MetadataHandler;
+import io.krill.broker.api.handlers.OffsetCommitHandler;
+import io.krill.broker.api.handlers.OffsetDeleteHandler;
+import io.krill.broker.api.handlers.OffsetFetchHandler;
 import io.krill.broker.api.handlers.OffsetForLeaderEpochHandler;
 import io.krill.broker.api.handlers.ProduceHandler;
+import io.krill.broker.api.handlers.SyncGroupHandler;
 import io.krill.broker.config.BrokerConfig;
 import io.krill.broker.config.Listener;
 import io.krill.broker.config.LogSettings;
 import io.krill.broker.config.TopicConfig;
+import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.net.NettyServer;
 import io.krill.broker.net.RequestMetrics;
 import io.krill.broker.partition.LogConfigs;
@@ -61,6 +73,7 @@ public final class Broker implements AutoCloseable {
     private PartitionManager partitions;
     private DelayedOperationPurgatory<TopicPartition> producePurgatory;
     private DelayedOperationPurgatory<TopicPartition> fetchPurgatory;
+    private GroupCoordinator groupCoordinator;
     private NettyServer server;
     private volatile boolean closed;
 
@@ -96,6 +109,9 @@ public final class Broker implements AutoCloseable {
         producePurgatory = new DelayedOperationPurgatory<>("produce");
         fetchPurgatory = new DelayedOperationPurgatory<>("fetch");
         BrokerContext context = new BrokerContext(config, metadata, partitions, producePurgatory, fetchPurgatory);
+        groupCoordinator = GroupCoordinator.forBroker(context);
+        metadata.addListener(groupCoordinator);
+        groupCoordinator.startup(metadata.image());
 
         AtomicReference<ApiHandlerRegistry> registry = new AtomicReference<>();
         List<ApiHandler> handlers = List.of(
@@ -115,7 +131,18 @@ public final class Broker implements AutoCloseable {
                 new CreatePartitionsHandler(context),
                 new IncrementalAlterConfigsHandler(context),
                 new DescribeClusterHandler(context),
-                new DescribeTopicPartitionsHandler(context));
+                new DescribeTopicPartitionsHandler(context),
+                new FindCoordinatorHandler(context, groupCoordinator),
+                new JoinGroupHandler(groupCoordinator),
+                new SyncGroupHandler(groupCoordinator),
+                new HeartbeatHandler(groupCoordinator),
+                new LeaveGroupHandler(groupCoordinator),
+                new OffsetCommitHandler(groupCoordinator),
+                new OffsetFetchHandler(groupCoordinator),
+                new OffsetDeleteHandler(groupCoordinator),
+                new DescribeGroupsHandler(groupCoordinator),
+                new ListGroupsHandler(groupCoordinator),
+                new DeleteGroupsHandler(groupCoordinator));
         registry.set(new ApiHandlerRegistry(handlers));
 
         server = new NettyServer(config.listeners().listeners(), config.socket(), registry.get(), new RequestMetrics());
@@ -185,6 +212,11 @@ public final class Broker implements AutoCloseable {
         steps.add(() -> {
             if (server != null) {
                 server.shutdown(config.socket().requestTimeoutMs());
+            }
+        });
+        steps.add(() -> {
+            if (groupCoordinator != null) {
+                groupCoordinator.close();
             }
         });
         steps.add(() -> {
