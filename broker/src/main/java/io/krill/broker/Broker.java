@@ -145,22 +145,53 @@ public final class Broker implements AutoCloseable {
                 new DeleteGroupsHandler(groupCoordinator));
         registry.set(new ApiHandlerRegistry(handlers));
 
-        server = new NettyServer(config.listeners().listeners(), config.socket(), registry.get(), new RequestMetrics());
+        server = new NettyServer(clientListeners(), config.socket(), registry.get(), new RequestMetrics());
         server.start();
         metadata.registerBroker(brokerInfo(server.boundAddresses()));
         LOG.info("Krill broker {} of cluster {} ready in {} ms", config.nodeId(), metadata.image().clusterId(),
                 (System.nanoTime() - started) / 1_000_000);
     }
 
+    /**
+     * The listeners to bind: all but those KRaft settings name as controller listeners (kept in configs
+     * copied from Kafka, e.g. the apache/kafka image's CONTROLLER listener); Krill has no KRaft quorum.
+     */
+    private List<Listener> clientListeners() {
+        String controllerNames = config.staticConfigs().getOrDefault("controller.listener.names", "");
+        java.util.Set<String> skipped = new java.util.HashSet<>();
+        for (String name : controllerNames.split(",")) {
+            if (!name.isBlank()) {
+                skipped.add(name.trim().toUpperCase(java.util.Locale.ROOT));
+            }
+        }
+        List<Listener> bound = new ArrayList<>();
+        for (Listener listener : config.listeners().listeners()) {
+            if (skipped.contains(listener.name())) {
+                LOG.info("Not binding listener {}: it is a KRaft controller listener (controller.listener.names)",
+                        listener.name());
+            } else {
+                bound.add(listener);
+            }
+        }
+        return bound;
+    }
+
     /** This broker as clients reach it; a configured port 0 is replaced by the port actually bound. */
     private BrokerInfo brokerInfo(List<InetSocketAddress> bound) {
         Map<String, Integer> boundPorts = new HashMap<>();
-        List<Listener> listeners = config.listeners().listeners();
+        List<Listener> listeners = clientListeners();
         for (int i = 0; i < bound.size(); i++) {
             boundPorts.put(listeners.get(i).name(), bound.get(i).getPort());
         }
         Map<String, BrokerInfo.Endpoint> endpoints = new HashMap<>();
+        java.util.Set<String> served = new java.util.HashSet<>();
+        for (Listener listener : listeners) {
+            served.add(listener.name());
+        }
         for (Listener advertised : config.listeners().advertisedListeners()) {
+            if (!served.contains(advertised.name())) {
+                continue;
+            }
             int port = advertised.port() == 0 ? boundPorts.getOrDefault(advertised.name(), 0) : advertised.port();
             endpoints.put(advertised.name(), new BrokerInfo.Endpoint(advertised.name(), advertised.host(), port));
         }
