@@ -35,6 +35,8 @@ import io.krill.broker.config.Listener;
 import io.krill.broker.config.LogSettings;
 import io.krill.broker.config.TopicConfig;
 import io.krill.broker.group.GroupCoordinator;
+import io.krill.broker.metrics.BrokerMetrics;
+import io.krill.broker.metrics.MetricsHttpServer;
 import io.krill.broker.net.NettyServer;
 import io.krill.broker.net.RequestMetrics;
 import io.krill.broker.partition.LogConfigs;
@@ -76,6 +78,9 @@ public final class Broker implements AutoCloseable {
     private GroupCoordinator groupCoordinator;
     private NettyServer server;
     private volatile boolean closed;
+    private volatile boolean ready;
+    private BrokerMetrics metrics;
+    private MetricsHttpServer http;
 
     private Broker(BrokerConfig config) {
         this.config = config;
@@ -108,10 +113,14 @@ public final class Broker implements AutoCloseable {
         metadata.addListener(partitions);
         producePurgatory = new DelayedOperationPurgatory<>("produce");
         fetchPurgatory = new DelayedOperationPurgatory<>("fetch");
-        BrokerContext context = new BrokerContext(config, metadata, partitions, producePurgatory, fetchPurgatory);
+        metrics = new BrokerMetrics();
+        metrics.bindPartitions(partitions, metadata, config.nodeId());
+        BrokerContext context = new BrokerContext(config, metadata, partitions, producePurgatory, fetchPurgatory,
+                metrics);
         groupCoordinator = GroupCoordinator.forBroker(context);
         metadata.addListener(groupCoordinator);
         groupCoordinator.startup(metadata.image());
+        metrics.bindGroups(groupCoordinator, partitions, metadata);
 
         AtomicReference<ApiHandlerRegistry> registry = new AtomicReference<>();
         List<ApiHandler> handlers = List.of(
@@ -145,9 +154,19 @@ public final class Broker implements AutoCloseable {
                 new DeleteGroupsHandler(groupCoordinator));
         registry.set(new ApiHandlerRegistry(handlers));
 
-        server = new NettyServer(clientListeners(), config.socket(), registry.get(), new RequestMetrics());
+        server = new NettyServer(clientListeners(), config.socket(), registry.get(),
+                new RequestMetrics(metrics.registry()));
         server.start();
         metadata.registerBroker(brokerInfo(server.boundAddresses()));
+        if (config.httpPort() > 0) {
+            try {
+                http = new MetricsHttpServer(config.httpPort(), metrics, () -> ready && !closed);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException("cannot bind krill.http.port " + config.httpPort(), e);
+            }
+            LOG.info("Serving /metrics, /health and /ready on port {}", http.port());
+        }
+        ready = true;
         LOG.info("Krill broker {} of cluster {} ready in {} ms", config.nodeId(), metadata.image().clusterId(),
                 (System.nanoTime() - started) / 1_000_000);
     }
@@ -212,6 +231,15 @@ public final class Broker implements AutoCloseable {
                 .build();
     }
 
+    /** The port of the HTTP endpoint (/metrics, /health, /ready), or -1 when it is off. */
+    public int httpPort() {
+        return http == null ? -1 : http.port();
+    }
+
+    public BrokerMetrics metrics() {
+        return metrics;
+    }
+
     /** The addresses the listeners are bound to, in listener order. */
     public List<InetSocketAddress> boundAddresses() {
         return server.boundAddresses();
@@ -240,6 +268,11 @@ public final class Broker implements AutoCloseable {
         }
         closed = true;
         List<Runnable> steps = new ArrayList<>();
+        steps.add(() -> {
+            if (http != null) {
+                http.close();
+            }
+        });
         steps.add(() -> {
             if (server != null) {
                 server.shutdown(config.socket().requestTimeoutMs());
