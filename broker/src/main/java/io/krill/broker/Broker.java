@@ -16,6 +16,7 @@ import io.krill.broker.api.handlers.DescribeLogDirsHandler;
 import io.krill.broker.api.handlers.DescribeTopicPartitionsHandler;
 import io.krill.broker.api.handlers.FetchHandler;
 import io.krill.broker.api.handlers.FindCoordinatorHandler;
+import io.krill.broker.api.handlers.ConsumerGroupHeartbeatHandler;
 import io.krill.broker.api.handlers.HeartbeatHandler;
 import io.krill.broker.api.handlers.IncrementalAlterConfigsHandler;
 import io.krill.broker.api.handlers.InitProducerIdHandler;
@@ -151,7 +152,8 @@ public final class Broker implements AutoCloseable {
                 new OffsetDeleteHandler(groupCoordinator),
                 new DescribeGroupsHandler(groupCoordinator),
                 new ListGroupsHandler(groupCoordinator),
-                new DeleteGroupsHandler(groupCoordinator));
+                new DeleteGroupsHandler(groupCoordinator),
+                new ConsumerGroupHeartbeatHandler(groupCoordinator));
         registry.set(new ApiHandlerRegistry(handlers));
 
         server = new NettyServer(clientListeners(), config.socket(), registry.get(),

@@ -60,6 +60,8 @@ final class ClassicGroup {
     /** Topics the members subscribe to (consumer protocol), null when unknown. */
     private Set<String> subscribedTopics = Set.of();
     private final Map<String, Map<Integer, OffsetAndMetadata>> offsets = new TreeMap<>();
+    /** Set when the group is of type "consumer" (KIP-848); the classic state then stays Empty. */
+    ConsumerGroup consumer;
 
     ClassicGroup(String groupId, int partition, long now) {
         this.groupId = groupId;

@@ -8,6 +8,8 @@ import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
+import io.krill.wire.message.ConsumerGroupHeartbeatRequest;
+import io.krill.wire.message.ConsumerGroupHeartbeatResponse;
 import io.krill.wire.message.DescribeGroupsResponse;
 import io.krill.wire.message.HeartbeatRequest;
 import io.krill.wire.message.JoinGroupRequest;
@@ -70,6 +72,12 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     /** How long a new member may wait in JoinGroup before it is dropped (Kafka's fixed 5 minutes). */
     static final long NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000L;
     static final String CLASSIC_TYPE = "classic";
+    static final String CONSUMER_TYPE = "consumer";
+    /** The latest metadata image (partition counts and topic ids for consumer groups). */
+    private volatile MetadataImage image;
+    /** group.consumer.heartbeat.interval.ms and group.consumer.session.timeout.ms. */
+    static final int CONSUMER_HEARTBEAT_INTERVAL_MS = Integer.getInteger("krill.group.consumer.heartbeat.interval.ms", 5000);
+    static final int CONSUMER_SESSION_TIMEOUT_MS = 45000;
 
     private final int nodeId;
     private final GroupConfig config;
@@ -136,6 +144,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         if (closed) {
             return;
         }
+        this.image = image;
         TopicImage topic = image.topic(TOPIC);
         Set<Integer> led = new HashSet<>();
         if (topic != null) {
@@ -351,6 +360,14 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                         return;
                     }
                     continue;
+                }
+                if (group.consumer != null) {
+                    if (!group.consumer.isEmpty()) {
+                        callback.accept(joinError(memberId, Errors.INCONSISTENT_GROUP_PROTOCOL));
+                        return;
+                    }
+                    group.consumer = null; // an empty consumer group becomes a classic one
+                    group.protocolType = null;
                 }
                 join(context, group, request, memberId, protocols, callback);
                 if (group.is(GroupState.EMPTY) && group.generationId == 0 && group.isEmptyOfMembers()
@@ -1022,6 +1039,202 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
      * OffsetCommit for classic and simple groups: checks the member and generation, writes the offsets
      * and makes them visible once committed. Answers through {@code callback}.
      */
+    // ------------------------------------------------------------------ ConsumerGroupHeartbeat (KIP-848)
+
+    /** ConsumerGroupHeartbeat: joins, leaves, keeps the session and reconciles the member's assignment. */
+    public ConsumerGroupHeartbeatResponse consumerGroupHeartbeat(RequestContext context,
+                                                                 ConsumerGroupHeartbeatRequest request) {
+        String groupId = request.groupId();
+        validateGroupId(groupId);
+        Shard shard = shardFor(groupId);
+        while (true) {
+            ClassicGroup group = group(shard, groupId);
+            if (group == null) {
+                if (request.memberEpoch() != 0) {
+                    return heartbeatError(Errors.UNKNOWN_MEMBER_ID, "Unknown group " + groupId);
+                }
+                group = shard.groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, shard.partition, now()));
+            }
+            synchronized (group) {
+                if (group.is(GroupState.DEAD)) {
+                    shard.groups.remove(groupId, group);
+                    continue;
+                }
+                if (group.consumer == null) {
+                    if (!group.is(GroupState.EMPTY) || group.size() > 0) {
+                        return heartbeatError(Errors.GROUP_ID_NOT_FOUND, "Group " + groupId + " is a classic group");
+                    }
+                    group.consumer = new ConsumerGroup();
+                    group.protocolType = ClassicGroup.CONSUMER_PROTOCOL_TYPE;
+                }
+                return consumerHeartbeat(context, group, request);
+            }
+        }
+    }
+
+    private static ConsumerGroupHeartbeatResponse heartbeatError(Errors error, String message) {
+        return new ConsumerGroupHeartbeatResponse().setErrorCode(error.code()).setErrorMessage(message);
+    }
+
+    private ConsumerGroupHeartbeatResponse consumerHeartbeat(RequestContext context, ClassicGroup group,
+                                                             ConsumerGroupHeartbeatRequest request) {
+        ConsumerGroup cg = group.consumer;
+        int epoch = request.memberEpoch();
+        String memberId = request.memberId() == null ? "" : request.memberId();
+        ConsumerGroup.Member member;
+        boolean changed = false;
+        if (epoch == -1 || epoch == -2) {
+            if (cg.members.remove(memberId) != null) {
+                LOG.info("Member {} left consumer group {}", memberId, group.groupId());
+                cg.groupEpoch++;
+                computeConsumerTarget(cg);
+            }
+            return new ConsumerGroupHeartbeatResponse().setMemberId(memberId).setMemberEpoch(epoch)
+                    .setHeartbeatIntervalMs(0);
+        }
+        if (epoch == 0) {
+            if (request.subscribedTopicNames() == null && request.subscribedTopicRegex() == null) {
+                return heartbeatError(Errors.INVALID_REQUEST, "SubscribedTopicNames must be set in first request");
+            }
+            if (memberId.isEmpty()) {
+                if (context.apiVersion() >= 1) {
+                    return heartbeatError(Errors.INVALID_REQUEST, "MemberId can't be empty");
+                }
+                memberId = UUID.randomUUID().toString();
+            }
+            member = cg.members.get(memberId);
+            if (member == null) {
+                if (cg.members.size() >= config.maxSize()) {
+                    return heartbeatError(Errors.GROUP_MAX_SIZE_REACHED, "The group is full");
+                }
+                member = new ConsumerGroup.Member(memberId);
+                cg.members.put(memberId, member);
+                changed = true;
+                LOG.info("Member {} joined consumer group {}", memberId, group.groupId());
+            } else {
+                // A rejoin: the member lost its partitions.
+                member.assigned = new java.util.TreeMap<>();
+                member.revoking = new java.util.TreeMap<>();
+                member.lastSent = null;
+                member.memberEpoch = 0;
+            }
+        } else {
+            member = cg.members.get(memberId);
+            if (member == null) {
+                return heartbeatError(Errors.UNKNOWN_MEMBER_ID, "Unknown member " + memberId);
+            }
+            if (epoch != member.memberEpoch && epoch != member.previousMemberEpoch) {
+                return heartbeatError(Errors.FENCED_MEMBER_EPOCH, "Member epoch " + epoch + " is not "
+                        + member.memberEpoch);
+            }
+        }
+        member.clientId = context.clientId();
+        member.clientHost = context.clientHost();
+        if (request.instanceId() != null) {
+            member.instanceId = request.instanceId();
+        }
+        if (request.rackId() != null) {
+            member.rackId = request.rackId();
+        }
+        if (request.rebalanceTimeoutMs() > 0) {
+            member.rebalanceTimeoutMs = request.rebalanceTimeoutMs();
+        }
+        if (request.serverAssignor() != null) {
+            String assignor = request.serverAssignor();
+            if (!assignor.equals(ConsumerGroup.UNIFORM) && !assignor.equals(ConsumerGroup.RANGE)) {
+                return heartbeatError(Errors.UNSUPPORTED_ASSIGNOR, "Unsupported assignor " + assignor);
+            }
+            member.serverAssignor = assignor;
+        }
+        if (request.subscribedTopicNames() != null
+                && !new HashSet<>(request.subscribedTopicNames()).equals(new HashSet<>(member.subscribedTopics))) {
+            member.subscribedTopics = List.copyOf(new java.util.TreeSet<>(request.subscribedTopicNames()));
+            changed = true;
+        }
+        if (changed || !partitionCounts(cg).equals(cg.subscriptionMetadata)) {
+            cg.groupEpoch++;
+            computeConsumerTarget(cg);
+        }
+        cg.reconcile(member, owned(request.topicPartitions()));
+        String id = member.memberId;
+        long deadline = now() + CONSUMER_SESSION_TIMEOUT_MS;
+        member.sessionDeadline = deadline;
+        timer.schedule(CONSUMER_SESSION_TIMEOUT_MS, () -> expireConsumerMember(group, id, deadline));
+        ConsumerGroupHeartbeatResponse response = new ConsumerGroupHeartbeatResponse()
+                .setMemberId(member.memberId).setMemberEpoch(member.memberEpoch)
+                .setHeartbeatIntervalMs(CONSUMER_HEARTBEAT_INTERVAL_MS);
+        boolean full = request.subscribedTopicNames() != null || request.topicPartitions() != null;
+        if (member.lastSent == null || !member.lastSent.equals(member.assigned) || (full && epoch == 0)) {
+            member.lastSent = ConsumerGroup.copy(member.assigned);
+            response.setAssignment(assignment(member.assigned));
+        }
+        return response;
+    }
+
+    private void expireConsumerMember(ClassicGroup group, String memberId, long deadline) {
+        synchronized (group) {
+            ConsumerGroup cg = group.consumer;
+            if (cg == null) {
+                return;
+            }
+            ConsumerGroup.Member member = cg.members.get(memberId);
+            if (member == null || member.sessionDeadline != deadline) {
+                return;
+            }
+            LOG.info("Member {} in consumer group {} has failed (session timeout)", memberId, group.groupId());
+            cg.members.remove(memberId);
+            cg.groupEpoch++;
+            computeConsumerTarget(cg);
+        }
+    }
+
+    private void computeConsumerTarget(ConsumerGroup cg) {
+        cg.computeTarget(partitionCounts(cg));
+    }
+
+    private Map<String, Integer> partitionCounts(ConsumerGroup cg) {
+        Map<String, Integer> counts = new HashMap<>();
+        MetadataImage current = image;
+        if (current == null) {
+            return counts;
+        }
+        for (String topic : cg.subscribedTopics()) {
+            TopicImage t = current.topic(topic);
+            if (t != null) {
+                counts.put(topic, t.partitionCount());
+            }
+        }
+        return counts;
+    }
+
+    private Map<String, Set<Integer>> owned(List<ConsumerGroupHeartbeatRequest.TopicPartitions> reported) {
+        if (reported == null) {
+            return null;
+        }
+        Map<String, Set<Integer>> owned = new HashMap<>();
+        MetadataImage current = image;
+        for (ConsumerGroupHeartbeatRequest.TopicPartitions tp : reported) {
+            TopicImage t = current == null ? null : current.topic(tp.topicId());
+            if (t != null) {
+                owned.computeIfAbsent(t.name(), n -> new HashSet<>()).addAll(tp.partitions());
+            }
+        }
+        return owned;
+    }
+
+    private ConsumerGroupHeartbeatResponse.Assignment assignment(Map<String, Set<Integer>> assigned) {
+        ConsumerGroupHeartbeatResponse.Assignment a = new ConsumerGroupHeartbeatResponse.Assignment();
+        MetadataImage current = image;
+        for (Map.Entry<String, Set<Integer>> e : assigned.entrySet()) {
+            TopicImage t = current == null ? null : current.topic(e.getKey());
+            if (t != null && !e.getValue().isEmpty()) {
+                a.topicPartitions().add(new ConsumerGroupHeartbeatResponse.TopicPartitions()
+                        .setTopicId(t.id()).setPartitions(new ArrayList<>(e.getValue())));
+            }
+        }
+        return a;
+    }
+
     public void commitOffsets(RequestContext context, OffsetCommitRequest request, Consumer<OffsetCommitResponse> callback) {
         String groupId = request.groupId();
         validateGroupId(groupId);
@@ -1060,6 +1273,16 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     }
 
     private static Errors validateOffsetCommit(ClassicGroup group, String memberId, String instanceId, int generation) {
+        if (group.consumer != null) {
+            if (generation < 0 && memberId.isEmpty()) {
+                return group.consumer.isEmpty() ? null : Errors.UNKNOWN_MEMBER_ID;
+            }
+            ConsumerGroup.Member member = group.consumer.members.get(memberId);
+            if (member == null) {
+                return Errors.UNKNOWN_MEMBER_ID;
+            }
+            return generation > member.memberEpoch ? Errors.STALE_MEMBER_EPOCH : null;
+        }
         if (generation < 0 && group.is(GroupState.EMPTY)) {
             return null; // a simple commit (admin tools, manually assigned consumers)
         }
@@ -1309,6 +1532,10 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
             return described;
         }
         synchronized (group) {
+            if (group.consumer != null) {
+                return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                        .setErrorMessage("Group " + groupId + " is not a classic group.");
+            }
             boolean stable = group.is(GroupState.STABLE);
             described.setGroupState(group.state().displayName())
                     .setProtocolType(group.protocolType == null ? "" : group.protocolType)
@@ -1342,9 +1569,6 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         states.forEach(s -> lowerStates.add(s.toLowerCase(java.util.Locale.ROOT)));
         Set<String> lowerTypes = new HashSet<>();
         types.forEach(t -> lowerTypes.add(t.toLowerCase(java.util.Locale.ROOT)));
-        if (!lowerTypes.isEmpty() && !lowerTypes.contains(CLASSIC_TYPE)) {
-            return new ListedGroups(error, listed);
-        }
         for (Shard shard : shards.values()) {
             if (!shard.loaded) {
                 error = Errors.COORDINATOR_LOAD_IN_PROGRESS;
@@ -1355,7 +1579,11 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                     if (group.is(GroupState.DEAD)) {
                         continue;
                     }
-                    String state = group.state().displayName();
+                    String type = group.consumer != null ? CONSUMER_TYPE : CLASSIC_TYPE;
+                    if (!lowerTypes.isEmpty() && !lowerTypes.contains(type)) {
+                        continue;
+                    }
+                    String state = group.consumer != null ? group.consumer.state() : group.state().displayName();
                     if (!lowerStates.isEmpty() && !lowerStates.contains(state.toLowerCase(java.util.Locale.ROOT))) {
                         continue;
                     }
@@ -1363,7 +1591,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                             .setGroupId(group.groupId())
                             .setProtocolType(group.protocolType == null ? "" : group.protocolType)
                             .setGroupState(state)
-                            .setGroupType(CLASSIC_TYPE));
+                            .setGroupType(type));
                 }
             }
         }
@@ -1407,7 +1635,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                 callback.accept(Errors.GROUP_ID_NOT_FOUND);
                 return;
             }
-            if (!group.is(GroupState.EMPTY)) {
+            if (!group.is(GroupState.EMPTY) || (group.consumer != null && !group.consumer.isEmpty())) {
                 callback.accept(Errors.NON_EMPTY_GROUP);
                 return;
             }
