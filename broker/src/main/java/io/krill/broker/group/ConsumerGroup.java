@@ -82,6 +82,17 @@ final class ConsumerGroup {
         return "Stable";
     }
 
+    /** The server-side assignor in use: the last member's choice, else uniform. */
+    String assignorName() {
+        String assignor = UNIFORM;
+        for (Member m : members.values()) {
+            if (m.serverAssignor != null) {
+                assignor = m.serverAssignor;
+            }
+        }
+        return assignor;
+    }
+
     Set<String> subscribedTopics() {
         Set<String> topics = new TreeSet<>();
         members.values().forEach(m -> topics.addAll(m.subscribedTopics));
@@ -91,12 +102,7 @@ final class ConsumerGroup {
     /** Recomputes the target assignment for the group epoch from the partition counts given. */
     void computeTarget(Map<String, Integer> partitionCounts) {
         subscriptionMetadata = partitionCounts;
-        String assignor = UNIFORM;
-        for (Member m : members.values()) {
-            if (m.serverAssignor != null) {
-                assignor = m.serverAssignor;
-            }
-        }
+        String assignor = assignorName();
         Map<String, Map<String, Set<Integer>>> next = new HashMap<>();
         members.keySet().forEach(id -> next.put(id, new TreeMap<>()));
         List<String> ids = new ArrayList<>(new TreeSet<>(members.keySet()));

@@ -8,6 +8,7 @@ import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
+import io.krill.wire.message.ConsumerGroupDescribeResponse;
 import io.krill.wire.message.ConsumerGroupHeartbeatRequest;
 import io.krill.wire.message.ConsumerGroupHeartbeatResponse;
 import io.krill.wire.message.DescribeGroupsResponse;
@@ -1552,6 +1553,75 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
             }
         }
         return described;
+    }
+
+    /**
+     * ConsumerGroupDescribe for one group: a consumer-protocol group with its epochs, assignor and members
+     * (current and target assignments); an unknown group, or a classic one, is GROUP_ID_NOT_FOUND as in
+     * Kafka. Authorized operations are left to the caller.
+     */
+    public ConsumerGroupDescribeResponse.DescribedGroup consumerGroupDescribe(String groupId) {
+        ConsumerGroupDescribeResponse.DescribedGroup described = new ConsumerGroupDescribeResponse.DescribedGroup()
+                .setGroupId(groupId)
+                .setGroupState("")
+                .setAssignorName("");
+        Shard shard;
+        try {
+            validateGroupId(groupId);
+            shard = shardFor(groupId);
+        } catch (ApiException e) {
+            return described.setErrorCode(e.error().code()).setErrorMessage(e.getMessage());
+        }
+        ClassicGroup group = group(shard, groupId);
+        if (group == null) {
+            return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                    .setErrorMessage("Group " + groupId + " not found.");
+        }
+        synchronized (group) {
+            if (group.is(GroupState.DEAD)) {
+                return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                        .setErrorMessage("Group " + groupId + " not found.");
+            }
+            ConsumerGroup cg = group.consumer;
+            if (cg == null) {
+                return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                        .setErrorMessage("Group " + groupId + " is not a consumer group.");
+            }
+            MetadataImage current = image;
+            described.setGroupState(cg.state().toLowerCase(java.util.Locale.ROOT))
+                    .setGroupEpoch(cg.groupEpoch)
+                    .setAssignmentEpoch(cg.assignmentEpoch)
+                    .setAssignorName(cg.assignorName());
+            for (ConsumerGroup.Member m : cg.members.values()) {
+                described.members().add(new ConsumerGroupDescribeResponse.Member()
+                        .setMemberId(m.memberId)
+                        .setInstanceId(m.instanceId)
+                        .setRackId(m.rackId)
+                        .setMemberEpoch(m.memberEpoch)
+                        .setClientId(m.clientId)
+                        .setClientHost(m.clientHost)
+                        .setSubscribedTopicNames(new ArrayList<>(m.subscribedTopics))
+                        .setSubscribedTopicRegex(null)
+                        .setAssignment(describedAssignment(current, m.assigned))
+                        .setTargetAssignment(describedAssignment(current,
+                                cg.target.getOrDefault(m.memberId, Map.of())))
+                        .setMemberType((byte) 1));
+            }
+        }
+        return described;
+    }
+
+    private static ConsumerGroupDescribeResponse.Assignment describedAssignment(MetadataImage current,
+                                                                                Map<String, Set<Integer>> partitions) {
+        ConsumerGroupDescribeResponse.Assignment a = new ConsumerGroupDescribeResponse.Assignment();
+        for (Map.Entry<String, Set<Integer>> e : new java.util.TreeMap<>(partitions).entrySet()) {
+            TopicImage t = current == null ? null : current.topic(e.getKey());
+            if (t != null && !e.getValue().isEmpty()) {
+                a.topicPartitions().add(new ConsumerGroupDescribeResponse.TopicPartitions()
+                        .setTopicId(t.id()).setTopicName(t.name()).setPartitions(new ArrayList<>(e.getValue())));
+            }
+        }
+        return a;
     }
 
     /** The result of ListGroups: the groups and the error of a partition still loading, if any. */
