@@ -18,8 +18,9 @@ import java.util.TreeSet;
  * it reports them gone.
  *
  * <p>Attached to the {@link ClassicGroup} that holds the group's committed offsets; not thread-safe:
- * every access holds that group's monitor. Member state is not persisted (members rejoin after a
- * coordinator change, as they would after a session timeout).
+ * every access holds that group's monitor. The group epoch and members' subscriptions are persisted
+ * ({@link GroupRecords} key type 3); member epochs and assignments are not (after a coordinator change
+ * members are fenced and rejoin under their member ids).
  */
 final class ConsumerGroup {
     static final String UNIFORM = "uniform";

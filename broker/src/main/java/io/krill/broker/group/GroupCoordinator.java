@@ -215,6 +215,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     private void load(Shard shard) {
         long started = System.nanoTime();
         Map<String, GroupRecords.GroupValue> groupValues = new HashMap<>();
+        Map<String, GroupRecords.ConsumerGroupValue> consumerValues = new HashMap<>();
         Map<String, Map<String, Map<Integer, OffsetAndMetadata>>> offsets = new HashMap<>();
         AtomicInteger records = new AtomicInteger();
         try {
@@ -235,6 +236,13 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                     } else {
                         groupValues.put(k.groupId(), GroupRecords.readGroupValue(Unpooled.wrappedBuffer(valueBytes)));
                     }
+                } else if (key instanceof GroupRecords.ConsumerGroupKey k) {
+                    if (valueBytes == null) {
+                        consumerValues.remove(k.groupId());
+                    } else {
+                        consumerValues.put(k.groupId(),
+                                GroupRecords.readConsumerGroupValue(Unpooled.wrappedBuffer(valueBytes)));
+                    }
                 }
             });
         } catch (RuntimeException e) {
@@ -243,6 +251,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         }
         long now = now();
         Set<String> groupIds = new HashSet<>(groupValues.keySet());
+        groupIds.addAll(consumerValues.keySet());
         offsets.forEach((groupId, byTopic) -> {
             if (byTopic.values().stream().anyMatch(m -> !m.isEmpty())) {
                 groupIds.add(groupId);
@@ -252,7 +261,10 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
             ClassicGroup group = new ClassicGroup(groupId, shard.partition, now);
             synchronized (group) {
                 GroupRecords.GroupValue value = groupValues.get(groupId);
-                if (value != null) {
+                GroupRecords.ConsumerGroupValue consumerValue = consumerValues.get(groupId);
+                if (consumerValue != null) {
+                    restoreConsumer(group, consumerValue, now);
+                } else if (value != null) {
                     restore(group, value, now);
                 }
                 Map<String, Map<Integer, OffsetAndMetadata>> byTopic = offsets.getOrDefault(groupId, Map.of());
@@ -268,6 +280,47 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
             LOG.info("Loaded {}-{}: {} records, {} groups in {} ms", TOPIC, shard.partition, records.get(),
                     groupIds.size(), (System.nanoTime() - started) / 1_000_000);
         }
+    }
+
+    /** A consumer-protocol group from its record: members start at epoch 0 (fenced, they rejoin). */
+    private void restoreConsumer(ClassicGroup group, GroupRecords.ConsumerGroupValue value, long now) {
+        ConsumerGroup cg = new ConsumerGroup();
+        group.consumer = cg;
+        group.protocolType = ClassicGroup.CONSUMER_PROTOCOL_TYPE;
+        cg.groupEpoch = value.groupEpoch();
+        for (GroupRecords.ConsumerMemberValue m : value.members()) {
+            ConsumerGroup.Member member = new ConsumerGroup.Member(m.memberId());
+            member.instanceId = m.instanceId();
+            member.rackId = m.rackId();
+            member.clientId = m.clientId();
+            member.clientHost = m.clientHost();
+            member.rebalanceTimeoutMs = m.rebalanceTimeoutMs();
+            member.serverAssignor = m.serverAssignor();
+            member.subscribedTopics = m.subscribedTopics();
+            cg.members.put(member.memberId, member);
+            long deadline = now + CONSUMER_SESSION_TIMEOUT_MS;
+            member.sessionDeadline = deadline;
+            String id = member.memberId;
+            timer.schedule(CONSUMER_SESSION_TIMEOUT_MS, () -> expireConsumerMember(group, id, deadline));
+        }
+        computeConsumerTarget(cg);
+    }
+
+    /** Writes the group's consumer-group record (after its group epoch moved); a failure is only logged. */
+    private void persistConsumerGroup(ClassicGroup group) {
+        ConsumerGroup cg = group.consumer;
+        List<GroupRecords.ConsumerMemberValue> members = new ArrayList<>();
+        for (ConsumerGroup.Member m : cg.members.values()) {
+            members.add(new GroupRecords.ConsumerMemberValue(m.memberId, m.instanceId, m.rackId, m.clientId,
+                    m.clientHost, m.rebalanceTimeoutMs, m.serverAssignor, m.subscribedTopics));
+        }
+        byte[] value = GroupRecords.consumerGroupValue(new GroupRecords.ConsumerGroupValue(cg.groupEpoch, members));
+        log.append(group.partition(), List.of(new CoordinatorLog.Entry(
+                GroupRecords.consumerGroupKey(group.groupId()), value))).whenComplete((ok, failure) -> {
+                    if (failure != null) {
+                        LOG.warn("Failed to store consumer group {}: {}", group.groupId(), failure.getMessage());
+                    }
+                });
     }
 
     private void restore(ClassicGroup group, GroupRecords.GroupValue value, long now) {
@@ -1089,6 +1142,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                 LOG.info("Member {} left consumer group {}", memberId, group.groupId());
                 cg.groupEpoch++;
                 computeConsumerTarget(cg);
+                persistConsumerGroup(group);
             }
             return new ConsumerGroupHeartbeatResponse().setMemberId(memberId).setMemberEpoch(epoch)
                     .setHeartbeatIntervalMs(0);
@@ -1155,6 +1209,9 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         if (changed || !partitionCounts(cg).equals(cg.subscriptionMetadata)) {
             cg.groupEpoch++;
             computeConsumerTarget(cg);
+            if (changed) {
+                persistConsumerGroup(group);
+            }
         }
         cg.reconcile(member, owned(request.topicPartitions()));
         String id = member.memberId;
@@ -1186,6 +1243,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
             cg.members.remove(memberId);
             cg.groupEpoch++;
             computeConsumerTarget(cg);
+            persistConsumerGroup(group);
         }
     }
 
@@ -1711,6 +1769,9 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
             }
             List<CoordinatorLog.Entry> entries = tombstones(group, allOffsets(group));
             entries.add(new CoordinatorLog.Entry(GroupRecords.groupKey(groupId), null));
+            if (group.consumer != null) {
+                entries.add(new CoordinatorLog.Entry(GroupRecords.consumerGroupKey(groupId), null));
+            }
             log.append(group.partition(), entries).whenComplete((ok, failure) -> {
                 synchronized (group) {
                     if (failure != null) {
@@ -1779,7 +1840,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                         continue;
                     }
                     List<String[]> expired = new ArrayList<>();
-                    boolean empty = group.is(GroupState.EMPTY);
+                    boolean empty = group.is(GroupState.EMPTY) && (group.consumer == null || group.consumer.isEmpty());
                     boolean stableConsumer = group.is(GroupState.STABLE)
                             && ClassicGroup.CONSUMER_PROTOCOL_TYPE.equals(group.protocolType);
                     group.offsets().forEach((topic, byPartition) -> byPartition.forEach((p, o) -> {
@@ -1807,6 +1868,9 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                     List<CoordinatorLog.Entry> entries = tombstones(group, expired);
                     if (removeGroup) {
                         entries.add(new CoordinatorLog.Entry(GroupRecords.groupKey(group.groupId()), null));
+                        if (group.consumer != null) {
+                            entries.add(new CoordinatorLog.Entry(GroupRecords.consumerGroupKey(group.groupId()), null));
+                        }
                     }
                     log.append(group.partition(), entries).whenComplete((ok, failure) -> {
                         synchronized (group) {
