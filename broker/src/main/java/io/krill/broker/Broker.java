@@ -16,6 +16,7 @@ import io.krill.broker.api.handlers.DescribeLogDirsHandler;
 import io.krill.broker.api.handlers.DescribeTopicPartitionsHandler;
 import io.krill.broker.api.handlers.FetchHandler;
 import io.krill.broker.api.handlers.FindCoordinatorHandler;
+import io.krill.broker.api.handlers.ConsumerGroupDescribeHandler;
 import io.krill.broker.api.handlers.ConsumerGroupHeartbeatHandler;
 import io.krill.broker.api.handlers.HeartbeatHandler;
 import io.krill.broker.api.handlers.IncrementalAlterConfigsHandler;
@@ -153,7 +154,8 @@ public final class Broker implements AutoCloseable {
                 new DescribeGroupsHandler(groupCoordinator),
                 new ListGroupsHandler(groupCoordinator),
                 new DeleteGroupsHandler(groupCoordinator),
-                new ConsumerGroupHeartbeatHandler(groupCoordinator));
+                new ConsumerGroupHeartbeatHandler(groupCoordinator),
+                new ConsumerGroupDescribeHandler(groupCoordinator));
         registry.set(new ApiHandlerRegistry(handlers));
 
         server = new NettyServer(clientListeners(), config.socket(), registry.get(),

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.krill.compat.support.Clients;
+import io.krill.compat.support.ToolRunner;
+import io.krill.compat.support.ToolRunner.Result;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -14,6 +16,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.ConsumerGroupListing;
+import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -21,16 +26,20 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.tools.consumer.group.ConsumerGroupCommand;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Stock KafkaConsumers (kafka-clients 4.4) with group.protocol=consumer (KIP-848): the coordinator
  * assigns; two consumers split a 6-partition topic and read every record once; when one leaves the
- * other gets every partition; offsets are committed and the group lists as type consumer.
+ * other gets every partition; offsets are committed and the group lists as type consumer. Admin's
+ * describeConsumerGroups (ConsumerGroupDescribe), listGroups/listConsumerGroups and kafka-consumer-groups
+ * --describe --members see such a group as type consumer, Stable, with both members' assignments.
  */
 class ConsumerGroupProtocolTest {
     @RegisterExtension
@@ -129,6 +138,68 @@ class ConsumerGroupProtocolTest {
                     .partitionsToOffsetAndMetadata().get();
             long total = offsets.values().stream().mapToLong(OffsetAndMetadata::offset).sum();
             assertEquals(1800, total, offsets.toString());
+        }
+    }
+
+    @Test
+    void adminAndToolDescribeAConsumerProtocolGroup() throws Exception {
+        String topic = "kip848-describe-topic";
+        String group = "kip848-describe-group";
+        produce(topic, 0, 60);
+        Map<String, Integer> seen = new ConcurrentHashMap<>();
+        Poller a = new Poller(group, topic, seen);
+        Poller b = new Poller(group, topic, seen);
+        try (Admin admin = Admin.create(Clients.base(KRILL.bootstrapServers()))) {
+            await("3 + 3 partitions", () -> a.assignment.size() == 3 && b.assignment.size() == 3);
+            ConsumerGroupDescription[] holder = new ConsumerGroupDescription[1];
+            await("a stable group", () -> {
+                try {
+                    holder[0] = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+                return holder[0].groupState() == GroupState.STABLE;
+            });
+            ConsumerGroupDescription description = holder[0];
+            assertEquals(GroupType.CONSUMER, description.type(), description.toString());
+            assertEquals(2, description.members().size(), description.toString());
+            assertEquals("uniform", description.partitionAssignor(), description.toString());
+            assertTrue(description.groupEpoch().orElse(-1) > 0, description.toString());
+            assertEquals(description.groupEpoch(), description.targetAssignmentEpoch(), description.toString());
+            Set<TopicPartition> described = new HashSet<>();
+            for (MemberDescription member : description.members()) {
+                assertEquals(3, member.assignment().topicPartitions().size(), description.toString());
+                assertEquals(member.assignment().topicPartitions(),
+                        member.targetAssignment().orElseThrow().topicPartitions(), description.toString());
+                assertEquals(description.groupEpoch(), member.memberEpoch(), description.toString());
+                described.addAll(member.assignment().topicPartitions());
+            }
+            Set<TopicPartition> expected = new HashSet<>(a.assignment);
+            expected.addAll(b.assignment);
+            assertEquals(expected, described);
+            assertEquals(6, described.size());
+
+            List<GroupListing> groups = new ArrayList<>(admin.listGroups().all().get());
+            GroupListing listing = groups.stream().filter(g -> g.groupId().equals(group)).findFirst()
+                    .orElseThrow(() -> new AssertionError(groups.toString()));
+            assertEquals(GroupType.CONSUMER, listing.type().orElseThrow(), groups.toString());
+            assertEquals(GroupState.STABLE, listing.groupState().orElseThrow(), groups.toString());
+            List<ConsumerGroupListing> consumerGroups = new ArrayList<>(admin.listConsumerGroups().all().get());
+            assertTrue(consumerGroups.stream().anyMatch(g -> g.groupId().equals(group)), consumerGroups.toString());
+
+            Result members = ToolRunner.run("kafka-consumer-groups", ConsumerGroupCommand::main, WAIT,
+                    "--bootstrap-server", KRILL.bootstrapServers(), "--describe", "--group", group, "--members")
+                    .assertSuccess();
+            List<String> rows = members.outLines().stream().filter(l -> l.trim().startsWith(group + " ")).toList();
+            assertEquals(2, rows.size(), members.describe());
+            Result state = ToolRunner.run("kafka-consumer-groups", ConsumerGroupCommand::main, WAIT,
+                    "--bootstrap-server", KRILL.bootstrapServers(), "--describe", "--group", group, "--state")
+                    .assertSuccess();
+            assertTrue(state.out().contains("Stable"), state.describe());
+            assertTrue(state.out().contains("uniform"), state.describe());
+        } finally {
+            a.close();
+            b.close();
         }
     }
 }

@@ -18,8 +18,9 @@ import java.util.TreeSet;
  * it reports them gone.
  *
  * <p>Attached to the {@link ClassicGroup} that holds the group's committed offsets; not thread-safe:
- * every access holds that group's monitor. Member state is not persisted (members rejoin after a
- * coordinator change, as they would after a session timeout).
+ * every access holds that group's monitor. The group epoch and members' subscriptions are persisted
+ * ({@link GroupRecords} key type 3); member epochs and assignments are not (after a coordinator change
+ * members are fenced and rejoin under their member ids).
  */
 final class ConsumerGroup {
     static final String UNIFORM = "uniform";
@@ -82,6 +83,17 @@ final class ConsumerGroup {
         return "Stable";
     }
 
+    /** The server-side assignor in use: the last member's choice, else uniform. */
+    String assignorName() {
+        String assignor = UNIFORM;
+        for (Member m : members.values()) {
+            if (m.serverAssignor != null) {
+                assignor = m.serverAssignor;
+            }
+        }
+        return assignor;
+    }
+
     Set<String> subscribedTopics() {
         Set<String> topics = new TreeSet<>();
         members.values().forEach(m -> topics.addAll(m.subscribedTopics));
@@ -91,12 +103,7 @@ final class ConsumerGroup {
     /** Recomputes the target assignment for the group epoch from the partition counts given. */
     void computeTarget(Map<String, Integer> partitionCounts) {
         subscriptionMetadata = partitionCounts;
-        String assignor = UNIFORM;
-        for (Member m : members.values()) {
-            if (m.serverAssignor != null) {
-                assignor = m.serverAssignor;
-            }
-        }
+        String assignor = assignorName();
         Map<String, Map<String, Set<Integer>>> next = new HashMap<>();
         members.keySet().forEach(id -> next.put(id, new TreeMap<>()));
         List<String> ids = new ArrayList<>(new TreeSet<>(members.keySet()));

@@ -8,6 +8,7 @@ import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
+import io.krill.wire.message.ConsumerGroupDescribeResponse;
 import io.krill.wire.message.ConsumerGroupHeartbeatRequest;
 import io.krill.wire.message.ConsumerGroupHeartbeatResponse;
 import io.krill.wire.message.DescribeGroupsResponse;
@@ -214,6 +215,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     private void load(Shard shard) {
         long started = System.nanoTime();
         Map<String, GroupRecords.GroupValue> groupValues = new HashMap<>();
+        Map<String, GroupRecords.ConsumerGroupValue> consumerValues = new HashMap<>();
         Map<String, Map<String, Map<Integer, OffsetAndMetadata>>> offsets = new HashMap<>();
         AtomicInteger records = new AtomicInteger();
         try {
@@ -234,6 +236,13 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                     } else {
                         groupValues.put(k.groupId(), GroupRecords.readGroupValue(Unpooled.wrappedBuffer(valueBytes)));
                     }
+                } else if (key instanceof GroupRecords.ConsumerGroupKey k) {
+                    if (valueBytes == null) {
+                        consumerValues.remove(k.groupId());
+                    } else {
+                        consumerValues.put(k.groupId(),
+                                GroupRecords.readConsumerGroupValue(Unpooled.wrappedBuffer(valueBytes)));
+                    }
                 }
             });
         } catch (RuntimeException e) {
@@ -242,6 +251,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         }
         long now = now();
         Set<String> groupIds = new HashSet<>(groupValues.keySet());
+        groupIds.addAll(consumerValues.keySet());
         offsets.forEach((groupId, byTopic) -> {
             if (byTopic.values().stream().anyMatch(m -> !m.isEmpty())) {
                 groupIds.add(groupId);
@@ -251,7 +261,10 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
             ClassicGroup group = new ClassicGroup(groupId, shard.partition, now);
             synchronized (group) {
                 GroupRecords.GroupValue value = groupValues.get(groupId);
-                if (value != null) {
+                GroupRecords.ConsumerGroupValue consumerValue = consumerValues.get(groupId);
+                if (consumerValue != null) {
+                    restoreConsumer(group, consumerValue, now);
+                } else if (value != null) {
                     restore(group, value, now);
                 }
                 Map<String, Map<Integer, OffsetAndMetadata>> byTopic = offsets.getOrDefault(groupId, Map.of());
@@ -267,6 +280,47 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
             LOG.info("Loaded {}-{}: {} records, {} groups in {} ms", TOPIC, shard.partition, records.get(),
                     groupIds.size(), (System.nanoTime() - started) / 1_000_000);
         }
+    }
+
+    /** A consumer-protocol group from its record: members start at epoch 0 (fenced, they rejoin). */
+    private void restoreConsumer(ClassicGroup group, GroupRecords.ConsumerGroupValue value, long now) {
+        ConsumerGroup cg = new ConsumerGroup();
+        group.consumer = cg;
+        group.protocolType = ClassicGroup.CONSUMER_PROTOCOL_TYPE;
+        cg.groupEpoch = value.groupEpoch();
+        for (GroupRecords.ConsumerMemberValue m : value.members()) {
+            ConsumerGroup.Member member = new ConsumerGroup.Member(m.memberId());
+            member.instanceId = m.instanceId();
+            member.rackId = m.rackId();
+            member.clientId = m.clientId();
+            member.clientHost = m.clientHost();
+            member.rebalanceTimeoutMs = m.rebalanceTimeoutMs();
+            member.serverAssignor = m.serverAssignor();
+            member.subscribedTopics = m.subscribedTopics();
+            cg.members.put(member.memberId, member);
+            long deadline = now + CONSUMER_SESSION_TIMEOUT_MS;
+            member.sessionDeadline = deadline;
+            String id = member.memberId;
+            timer.schedule(CONSUMER_SESSION_TIMEOUT_MS, () -> expireConsumerMember(group, id, deadline));
+        }
+        computeConsumerTarget(cg);
+    }
+
+    /** Writes the group's consumer-group record (after its group epoch moved); a failure is only logged. */
+    private void persistConsumerGroup(ClassicGroup group) {
+        ConsumerGroup cg = group.consumer;
+        List<GroupRecords.ConsumerMemberValue> members = new ArrayList<>();
+        for (ConsumerGroup.Member m : cg.members.values()) {
+            members.add(new GroupRecords.ConsumerMemberValue(m.memberId, m.instanceId, m.rackId, m.clientId,
+                    m.clientHost, m.rebalanceTimeoutMs, m.serverAssignor, m.subscribedTopics));
+        }
+        byte[] value = GroupRecords.consumerGroupValue(new GroupRecords.ConsumerGroupValue(cg.groupEpoch, members));
+        log.append(group.partition(), List.of(new CoordinatorLog.Entry(
+                GroupRecords.consumerGroupKey(group.groupId()), value))).whenComplete((ok, failure) -> {
+                    if (failure != null) {
+                        LOG.warn("Failed to store consumer group {}: {}", group.groupId(), failure.getMessage());
+                    }
+                });
     }
 
     private void restore(ClassicGroup group, GroupRecords.GroupValue value, long now) {
@@ -1088,6 +1142,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                 LOG.info("Member {} left consumer group {}", memberId, group.groupId());
                 cg.groupEpoch++;
                 computeConsumerTarget(cg);
+                persistConsumerGroup(group);
             }
             return new ConsumerGroupHeartbeatResponse().setMemberId(memberId).setMemberEpoch(epoch)
                     .setHeartbeatIntervalMs(0);
@@ -1154,6 +1209,9 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         if (changed || !partitionCounts(cg).equals(cg.subscriptionMetadata)) {
             cg.groupEpoch++;
             computeConsumerTarget(cg);
+            if (changed) {
+                persistConsumerGroup(group);
+            }
         }
         cg.reconcile(member, owned(request.topicPartitions()));
         String id = member.memberId;
@@ -1185,6 +1243,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
             cg.members.remove(memberId);
             cg.groupEpoch++;
             computeConsumerTarget(cg);
+            persistConsumerGroup(group);
         }
     }
 
@@ -1554,6 +1613,75 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         return described;
     }
 
+    /**
+     * ConsumerGroupDescribe for one group: a consumer-protocol group with its epochs, assignor and members
+     * (current and target assignments); an unknown group, or a classic one, is GROUP_ID_NOT_FOUND as in
+     * Kafka. Authorized operations are left to the caller.
+     */
+    public ConsumerGroupDescribeResponse.DescribedGroup consumerGroupDescribe(String groupId) {
+        ConsumerGroupDescribeResponse.DescribedGroup described = new ConsumerGroupDescribeResponse.DescribedGroup()
+                .setGroupId(groupId)
+                .setGroupState("")
+                .setAssignorName("");
+        Shard shard;
+        try {
+            validateGroupId(groupId);
+            shard = shardFor(groupId);
+        } catch (ApiException e) {
+            return described.setErrorCode(e.error().code()).setErrorMessage(e.getMessage());
+        }
+        ClassicGroup group = group(shard, groupId);
+        if (group == null) {
+            return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                    .setErrorMessage("Group " + groupId + " not found.");
+        }
+        synchronized (group) {
+            if (group.is(GroupState.DEAD)) {
+                return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                        .setErrorMessage("Group " + groupId + " not found.");
+            }
+            ConsumerGroup cg = group.consumer;
+            if (cg == null) {
+                return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                        .setErrorMessage("Group " + groupId + " is not a consumer group.");
+            }
+            MetadataImage current = image;
+            described.setGroupState(cg.state().toLowerCase(java.util.Locale.ROOT))
+                    .setGroupEpoch(cg.groupEpoch)
+                    .setAssignmentEpoch(cg.assignmentEpoch)
+                    .setAssignorName(cg.assignorName());
+            for (ConsumerGroup.Member m : cg.members.values()) {
+                described.members().add(new ConsumerGroupDescribeResponse.Member()
+                        .setMemberId(m.memberId)
+                        .setInstanceId(m.instanceId)
+                        .setRackId(m.rackId)
+                        .setMemberEpoch(m.memberEpoch)
+                        .setClientId(m.clientId)
+                        .setClientHost(m.clientHost)
+                        .setSubscribedTopicNames(new ArrayList<>(m.subscribedTopics))
+                        .setSubscribedTopicRegex(null)
+                        .setAssignment(describedAssignment(current, m.assigned))
+                        .setTargetAssignment(describedAssignment(current,
+                                cg.target.getOrDefault(m.memberId, Map.of())))
+                        .setMemberType((byte) 1));
+            }
+        }
+        return described;
+    }
+
+    private static ConsumerGroupDescribeResponse.Assignment describedAssignment(MetadataImage current,
+                                                                                Map<String, Set<Integer>> partitions) {
+        ConsumerGroupDescribeResponse.Assignment a = new ConsumerGroupDescribeResponse.Assignment();
+        for (Map.Entry<String, Set<Integer>> e : new java.util.TreeMap<>(partitions).entrySet()) {
+            TopicImage t = current == null ? null : current.topic(e.getKey());
+            if (t != null && !e.getValue().isEmpty()) {
+                a.topicPartitions().add(new ConsumerGroupDescribeResponse.TopicPartitions()
+                        .setTopicId(t.id()).setTopicName(t.name()).setPartitions(new ArrayList<>(e.getValue())));
+            }
+        }
+        return a;
+    }
+
     /** The result of ListGroups: the groups and the error of a partition still loading, if any. */
     public record ListedGroups(Errors error, List<ListGroupsResponse.ListedGroup> groups) {
     }
@@ -1641,6 +1769,9 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
             }
             List<CoordinatorLog.Entry> entries = tombstones(group, allOffsets(group));
             entries.add(new CoordinatorLog.Entry(GroupRecords.groupKey(groupId), null));
+            if (group.consumer != null) {
+                entries.add(new CoordinatorLog.Entry(GroupRecords.consumerGroupKey(groupId), null));
+            }
             log.append(group.partition(), entries).whenComplete((ok, failure) -> {
                 synchronized (group) {
                     if (failure != null) {
@@ -1709,7 +1840,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                         continue;
                     }
                     List<String[]> expired = new ArrayList<>();
-                    boolean empty = group.is(GroupState.EMPTY);
+                    boolean empty = group.is(GroupState.EMPTY) && (group.consumer == null || group.consumer.isEmpty());
                     boolean stableConsumer = group.is(GroupState.STABLE)
                             && ClassicGroup.CONSUMER_PROTOCOL_TYPE.equals(group.protocolType);
                     group.offsets().forEach((topic, byPartition) -> byPartition.forEach((p, o) -> {
@@ -1737,6 +1868,9 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                     List<CoordinatorLog.Entry> entries = tombstones(group, expired);
                     if (removeGroup) {
                         entries.add(new CoordinatorLog.Entry(GroupRecords.groupKey(group.groupId()), null));
+                        if (group.consumer != null) {
+                            entries.add(new CoordinatorLog.Entry(GroupRecords.consumerGroupKey(group.groupId()), null));
+                        }
                     }
                     log.append(group.partition(), entries).whenComplete((ok, failure) -> {
                         synchronized (group) {

@@ -18,6 +18,7 @@ import java.util.List;
  * key    := int16 keyType, body
  *   keyType 1  offset commit   := string groupId, string topic, int32 partition
  *   keyType 2  group metadata  := string groupId
+ *   keyType 3  consumer group metadata (KIP-848) := string groupId
  *
  * offset commit value (keyType 1) := int16 version (0),
  *     int64 offset, int32 leaderEpoch (-1 none), nullable string metadata,
@@ -29,7 +30,18 @@ import java.util.List;
  *   member := string memberId, nullable string groupInstanceId, string clientId, string clientHost,
  *     int32 rebalanceTimeoutMs, int32 sessionTimeoutMs,
  *     bytes subscription (the member's metadata for the selected protocol), bytes assignment
+ *
+ * consumer group metadata value (keyType 3) := int16 version (0),
+ *     int32 groupEpoch, int32 memberCount, memberCount x consumerMember
+ *   consumerMember := string memberId, nullable string instanceId, nullable string rackId,
+ *     string clientId, string clientHost, int32 rebalanceTimeoutMs, nullable string serverAssignor,
+ *     int32 topicCount, topicCount x string subscribedTopicName
  * </pre>
+ *
+ * <p>A consumer-protocol group is written as one keyType 3 record each time its group epoch moves (a
+ * member joins, leaves, expires or changes its subscription) and tombstoned with the group. Member
+ * epochs and assignments are not stored: on load the target assignment is recomputed and every member
+ * starts at epoch 0, so its next heartbeat is fenced and it rejoins under its member id.
  *
  * <p>A reader skips keys of an unknown type (a later Krill's record) and rejects unknown value
  * versions of known keys, which it cannot interpret safely. Stateless; thread-safe.
@@ -39,12 +51,14 @@ public final class GroupRecords {
     public static final short GROUP_METADATA_KEY = 2;
     static final short OFFSET_VALUE_VERSION = 0;
     static final short GROUP_VALUE_VERSION = 0;
+    public static final short CONSUMER_GROUP_KEY = 3;
+    static final short CONSUMER_GROUP_VALUE_VERSION = 0;
 
     private GroupRecords() {
     }
 
     /** A decoded key: either an offset commit key or a group metadata key. */
-    public sealed interface Key permits OffsetKey, GroupKey {
+    public sealed interface Key permits OffsetKey, GroupKey, ConsumerGroupKey {
         String groupId();
     }
 
@@ -52,6 +66,91 @@ public final class GroupRecords {
     }
 
     public record GroupKey(String groupId) implements Key {
+    }
+
+    public record ConsumerGroupKey(String groupId) implements Key {
+    }
+
+    /** One member of a consumer-protocol group as stored. */
+    public record ConsumerMemberValue(String memberId, String instanceId, String rackId, String clientId,
+                                      String clientHost, int rebalanceTimeoutMs, String serverAssignor,
+                                      List<String> subscribedTopics) {
+        public ConsumerMemberValue {
+            subscribedTopics = List.copyOf(subscribedTopics);
+        }
+    }
+
+    /** A consumer-protocol group as stored: its group epoch and members' subscriptions. */
+    public record ConsumerGroupValue(int groupEpoch, List<ConsumerMemberValue> members) {
+        public ConsumerGroupValue {
+            members = List.copyOf(members);
+        }
+    }
+
+    public static byte[] consumerGroupKey(String groupId) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeShort(CONSUMER_GROUP_KEY);
+        writeString(buf, groupId);
+        return toBytes(buf);
+    }
+
+    public static byte[] consumerGroupValue(ConsumerGroupValue value) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeShort(CONSUMER_GROUP_VALUE_VERSION);
+        buf.writeInt(value.groupEpoch());
+        buf.writeInt(value.members().size());
+        for (ConsumerMemberValue m : value.members()) {
+            writeString(buf, m.memberId());
+            writeNullableString(buf, m.instanceId());
+            writeNullableString(buf, m.rackId());
+            writeString(buf, m.clientId());
+            writeString(buf, m.clientHost());
+            buf.writeInt(m.rebalanceTimeoutMs());
+            writeNullableString(buf, m.serverAssignor());
+            buf.writeInt(m.subscribedTopics().size());
+            for (String topic : m.subscribedTopics()) {
+                writeString(buf, topic);
+            }
+        }
+        return toBytes(buf);
+    }
+
+    public static ConsumerGroupValue readConsumerGroupValue(ByteBuf value) {
+        ByteBuf buf = value.duplicate();
+        try {
+            short version = buf.readShort();
+            if (version != CONSUMER_GROUP_VALUE_VERSION) {
+                throw new IllegalArgumentException("unknown consumer group metadata value version " + version);
+            }
+            int epoch = buf.readInt();
+            int count = buf.readInt();
+            if (count < 0 || count > buf.readableBytes()) {
+                throw new IllegalArgumentException("invalid member count " + count);
+            }
+            List<ConsumerMemberValue> members = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                String memberId = readString(buf);
+                String instanceId = readNullableString(buf);
+                String rackId = readNullableString(buf);
+                String clientId = readString(buf);
+                String clientHost = readString(buf);
+                int rebalanceTimeoutMs = buf.readInt();
+                String assignor = readNullableString(buf);
+                int topics = buf.readInt();
+                if (topics < 0 || topics > buf.readableBytes()) {
+                    throw new IllegalArgumentException("invalid topic count " + topics);
+                }
+                List<String> names = new ArrayList<>(topics);
+                for (int t = 0; t < topics; t++) {
+                    names.add(readString(buf));
+                }
+                members.add(new ConsumerMemberValue(memberId, instanceId, rackId, clientId, clientHost,
+                        rebalanceTimeoutMs, assignor, names));
+            }
+            return new ConsumerGroupValue(epoch, members);
+        } catch (IndexOutOfBoundsException e) {
+            throw new IllegalArgumentException("truncated consumer group metadata value", e);
+        }
     }
 
     /** One member as stored with its group. */
@@ -131,6 +230,8 @@ public final class GroupRecords {
                 decoded = new OffsetKey(readString(buf), readString(buf), buf.readInt());
             } else if (type == GROUP_METADATA_KEY) {
                 decoded = new GroupKey(readString(buf));
+            } else if (type == CONSUMER_GROUP_KEY) {
+                decoded = new ConsumerGroupKey(readString(buf));
             } else {
                 return null;
             }

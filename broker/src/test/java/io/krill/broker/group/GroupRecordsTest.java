@@ -61,4 +61,17 @@ class GroupRecordsTest {
         value[1] = 9; // unknown version
         assertThrows(IllegalArgumentException.class, () -> GroupRecords.readOffsetValue(Unpooled.wrappedBuffer(value)));
     }
+
+    @Test
+    void consumerGroupKeyAndValueRoundTrip() {
+        byte[] key = GroupRecords.consumerGroupKey("cg");
+        assertEquals(new GroupRecords.ConsumerGroupKey("cg"), GroupRecords.readKey(Unpooled.wrappedBuffer(key)));
+        GroupRecords.ConsumerGroupValue value = new GroupRecords.ConsumerGroupValue(7, java.util.List.of(
+                new GroupRecords.ConsumerMemberValue("m1", null, "rack-a", "c1", "/127.0.0.1", 300000, "range",
+                        java.util.List.of("a", "b")),
+                new GroupRecords.ConsumerMemberValue("m2", "i2", null, "c2", "/127.0.0.2", 0, null,
+                        java.util.List.of())));
+        assertEquals(value, GroupRecords.readConsumerGroupValue(
+                Unpooled.wrappedBuffer(GroupRecords.consumerGroupValue(value))));
+    }
 }
