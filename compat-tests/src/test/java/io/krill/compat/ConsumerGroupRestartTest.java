@@ -27,7 +27,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Committed offsets are records in {@code __consumer_offsets}: they survive a broker restart on the
@@ -47,14 +48,15 @@ class ConsumerGroupRestartTest {
         krill.close();
     }
 
-    @Test
-    void committedOffsetsSurviveARestartAndTheGroupResumesThere() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"classic", "consumer"})
+    void committedOffsetsSurviveARestartAndTheGroupResumesThere(String protocol) throws Exception {
         String topic = "restart-topic";
         String group = "restart-group";
         ConsumerGroupTest.produce(krill.bootstrapServers(), topic, 0, 300);
 
         Map<TopicPartition, Long> committed = new HashMap<>();
-        try (KafkaConsumer<String, String> consumer = consumer(krill.bootstrapServers(), group)) {
+        try (KafkaConsumer<String, String> consumer = consumer(krill.bootstrapServers(), group, protocol)) {
             consumer.subscribe(List.of(topic));
             int read = 0;
             long deadline = System.currentTimeMillis() + 60_000;
@@ -76,7 +78,7 @@ class ConsumerGroupRestartTest {
         krill.restart();
         ConsumerGroupTest.produce(krill.bootstrapServers(), topic, 300, 30);
 
-        try (KafkaConsumer<String, String> consumer = consumer(krill.bootstrapServers(), group)) {
+        try (KafkaConsumer<String, String> consumer = consumer(krill.bootstrapServers(), group, protocol)) {
             Set<TopicPartition> partitions = committed.keySet();
             Map<TopicPartition, OffsetAndMetadata> fetched = consumer.committed(partitions, Duration.ofSeconds(30));
             for (TopicPartition tp : partitions) {
@@ -107,7 +109,7 @@ class ConsumerGroupRestartTest {
         }
 
         krill.restart();
-        try (KafkaConsumer<String, String> consumer = consumer(krill.bootstrapServers(), group)) {
+        try (KafkaConsumer<String, String> consumer = consumer(krill.bootstrapServers(), group, protocol)) {
             Map<TopicPartition, OffsetAndMetadata> fetched = consumer.committed(committed.keySet(), Duration.ofSeconds(30));
             long total = 0;
             for (OffsetAndMetadata o : fetched.values()) {
@@ -117,11 +119,11 @@ class ConsumerGroupRestartTest {
         }
     }
 
-    private static KafkaConsumer<String, String> consumer(String bootstrap, String group) {
+    private static KafkaConsumer<String, String> consumer(String bootstrap, String group, String protocol) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         return new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());

@@ -42,6 +42,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Stock KafkaConsumers (kafka-clients 4.4, group.protocol=classic) in consumer groups on one Krill
@@ -57,15 +59,17 @@ class ConsumerGroupTest {
 
     private static final Duration WAIT = Duration.ofSeconds(60);
 
-    @Test
-    void threeConsumersSplitSixPartitionsAndConsumeEveryRecordOnce() throws Exception {
-        String topic = "group-split";
-        String group = "split-group";
+    /** Both rebalance protocols: the classic one and KIP-848's, assignment then done by the broker. */
+    @ParameterizedTest
+    @ValueSource(strings = {"classic", "consumer"})
+    void threeConsumersSplitSixPartitionsAndConsumeEveryRecordOnce(String protocol) throws Exception {
+        String topic = "group-split-" + protocol;
+        String group = "split-group-" + protocol;
         produce(topic, 0, 1); // creates the topic with 6 partitions
         List<PollingConsumer> consumers = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
-                consumers.add(new PollingConsumer(group, topic, props -> { }).commitEachPoll());
+                consumers.add(new PollingConsumer(group, topic, withProtocol(protocol)).commitEachPoll());
             }
             awaitAssignments(consumers, 2, 2, 2);
             Set<TopicPartition> all = new HashSet<>();
@@ -171,32 +175,35 @@ class ConsumerGroupTest {
         }
     }
 
-    @Test
-    void twoGroupsReadTheSameTopicIndependently() throws Exception {
-        String topic = "group-independent";
+    @ParameterizedTest
+    @ValueSource(strings = {"classic", "consumer"})
+    void twoGroupsReadTheSameTopicIndependently(String protocol) throws Exception {
+        String topic = "group-independent-" + protocol;
         int count = 500;
+        String g1 = "independent-1-" + protocol;
+        String g2 = "independent-2-" + protocol;
         produce(topic, 0, count);
-        PollingConsumer one = new PollingConsumer("independent-1", topic, props -> { }).commitEachPoll();
-        PollingConsumer two = new PollingConsumer("independent-2", topic, props -> { });
+        PollingConsumer one = new PollingConsumer(g1, topic, withProtocol(protocol)).commitEachPoll();
+        PollingConsumer two = new PollingConsumer(g2, topic, withProtocol(protocol));
         try {
             await(() -> one.records.size() >= count && two.records.size() >= count, "both groups read everything");
             Thread.sleep(300);
             assertEquals(count, one.records.size());
             assertEquals(count, two.records.size());
             try (Admin admin = admin()) {
-                await(() -> committedTotal(admin, "independent-1", topic) == count, "group 1 committed");
-                assertEquals(0, committedTotal(admin, "independent-2", topic), "group 2 committed nothing");
+                await(() -> committedTotal(admin, g1, topic) == count, "group 1 committed");
+                assertEquals(0, committedTotal(admin, g2, topic), "group 2 committed nothing");
                 Set<String> groups = new HashSet<>();
                 for (GroupListing listing : admin.listGroups().all().get(30, TimeUnit.SECONDS)) {
                     groups.add(listing.groupId());
                 }
-                assertTrue(groups.containsAll(Set.of("independent-1", "independent-2")), "ListGroups: " + groups);
+                assertTrue(groups.containsAll(Set.of(g1, g2)), "ListGroups: " + groups);
                 ExecutionException nonEmpty = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
-                        () -> admin.deleteConsumerGroups(List.of("independent-1")).all().get(30, TimeUnit.SECONDS));
+                        () -> admin.deleteConsumerGroups(List.of(g1)).all().get(30, TimeUnit.SECONDS));
                 assertInstanceOf(GroupNotEmptyException.class, nonEmpty.getCause());
                 one.close();
-                admin.deleteConsumerGroups(List.of("independent-1")).all().get(30, TimeUnit.SECONDS);
-                assertEquals(0, committedTotal(admin, "independent-1", topic), "offsets deleted with the group");
+                admin.deleteConsumerGroups(List.of(g1)).all().get(30, TimeUnit.SECONDS);
+                assertEquals(0, committedTotal(admin, g1, topic), "offsets deleted with the group");
             }
         } finally {
             one.close();
@@ -274,6 +281,10 @@ class ConsumerGroupTest {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    private static Consumer<Properties> withProtocol(String protocol) {
+        return props -> props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
+    }
 
     static void produce(String topic, int from, int count) throws Exception {
         produce(KRILL.bootstrapServers(), topic, from, count);
