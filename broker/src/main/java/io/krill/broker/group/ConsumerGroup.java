@@ -45,9 +45,26 @@ final class ConsumerGroup {
         /** The assignment last sent, to send it again only when it changes. */
         Map<String, Set<Integer>> lastSent;
         long sessionDeadline;
+        /** A static member that left with epoch -2: it keeps its partitions until its session expires. */
+        boolean departed;
 
         Member(String memberId) {
             this.memberId = memberId;
+        }
+
+        /** A new member id for a static member rejoining (KIP-848): same partitions, same epoch. */
+        Member replacedBy(String newMemberId) {
+            Member next = new Member(newMemberId);
+            next.instanceId = instanceId;
+            next.rackId = rackId;
+            next.subscribedTopics = subscribedTopics;
+            next.serverAssignor = serverAssignor;
+            next.rebalanceTimeoutMs = rebalanceTimeoutMs;
+            next.memberEpoch = memberEpoch;
+            next.previousMemberEpoch = previousMemberEpoch;
+            next.assigned = assigned;
+            next.revoking = revoking;
+            return next;
         }
 
         String state() {

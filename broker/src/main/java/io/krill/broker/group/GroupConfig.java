@@ -15,16 +15,19 @@ import io.krill.broker.config.GroupSettings;
  * @param maxSessionTimeoutMs               group.max.session.timeout.ms
  * @param initialRebalanceDelayMs           group.initial.rebalance.delay.ms
  * @param maxSize                           group.max.size
+ * @param consumerSessionTimeoutMs          group.consumer.session.timeout.ms (KIP-848 groups)
+ * @param consumerHeartbeatIntervalMs       group.consumer.heartbeat.interval.ms (KIP-848 groups)
  */
 public record GroupConfig(int offsetsTopicNumPartitions, short offsetsTopicReplicationFactor,
                           int offsetsTopicSegmentBytes, int offsetMetadataMaxBytes, long offsetsRetentionMs,
                           long offsetsRetentionCheckIntervalMs, int minSessionTimeoutMs, int maxSessionTimeoutMs,
-                          int initialRebalanceDelayMs, int maxSize) {
+                          int initialRebalanceDelayMs, int maxSize, int consumerSessionTimeoutMs,
+                          int consumerHeartbeatIntervalMs) {
 
     public static GroupConfig from(GroupSettings s) {
         return new GroupConfig(s.offsetsTopicNumPartitions(), s.offsetsTopicReplicationFactor(),
                 s.offsetsTopicSegmentBytes(), s.offsetMetadataMaxBytes(), s.offsetsRetentionMs(),
                 s.offsetsRetentionCheckIntervalMs(), s.minSessionTimeoutMs(), s.maxSessionTimeoutMs(),
-                s.initialRebalanceDelayMs(), s.maxSize());
+                s.initialRebalanceDelayMs(), s.maxSize(), s.consumerSessionTimeoutMs(), s.consumerHeartbeatIntervalMs());
     }
 }

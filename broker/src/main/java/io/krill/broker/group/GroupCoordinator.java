@@ -76,9 +76,6 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     static final String CONSUMER_TYPE = "consumer";
     /** The latest metadata image (partition counts and topic ids for consumer groups). */
     private volatile MetadataImage image;
-    /** group.consumer.heartbeat.interval.ms and group.consumer.session.timeout.ms. */
-    static final int CONSUMER_HEARTBEAT_INTERVAL_MS = Integer.getInteger("krill.group.consumer.heartbeat.interval.ms", 5000);
-    static final int CONSUMER_SESSION_TIMEOUT_MS = 45000;
 
     private final int nodeId;
     private final GroupConfig config;
@@ -298,10 +295,10 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
             member.serverAssignor = m.serverAssignor();
             member.subscribedTopics = m.subscribedTopics();
             cg.members.put(member.memberId, member);
-            long deadline = now + CONSUMER_SESSION_TIMEOUT_MS;
+            long deadline = now + config.consumerSessionTimeoutMs();
             member.sessionDeadline = deadline;
             String id = member.memberId;
-            timer.schedule(CONSUMER_SESSION_TIMEOUT_MS, () -> expireConsumerMember(group, id, deadline));
+            timer.schedule(config.consumerSessionTimeoutMs(), () -> expireConsumerMember(group, id, deadline));
         }
         computeConsumerTarget(cg);
     }
@@ -1126,6 +1123,18 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         }
     }
 
+    private static ConsumerGroup.Member staticMember(ConsumerGroup cg, String instanceId) {
+        if (instanceId == null) {
+            return null;
+        }
+        for (ConsumerGroup.Member m : cg.members.values()) {
+            if (instanceId.equals(m.instanceId)) {
+                return m;
+            }
+        }
+        return null;
+    }
+
     private static ConsumerGroupHeartbeatResponse heartbeatError(Errors error, String message) {
         return new ConsumerGroupHeartbeatResponse().setErrorCode(error.code()).setErrorMessage(message);
     }
@@ -1137,6 +1146,18 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         String memberId = request.memberId() == null ? "" : request.memberId();
         ConsumerGroup.Member member;
         boolean changed = false;
+        if (epoch == -2) {
+            ConsumerGroup.Member leaving = cg.members.get(memberId);
+            if (leaving != null && leaving.instanceId != null) {
+                // KIP-848: a static member leaving temporarily keeps its partitions until its session
+                // expires or its instance comes back; nothing is reassigned now.
+                leaving.departed = true;
+                LOG.info("Static member {} ({}) of consumer group {} left temporarily", leaving.instanceId, memberId,
+                        group.groupId());
+                return new ConsumerGroupHeartbeatResponse().setMemberId(memberId).setMemberEpoch(epoch)
+                        .setHeartbeatIntervalMs(0);
+            }
+        }
         if (epoch == -1 || epoch == -2) {
             if (cg.members.remove(memberId) != null) {
                 LOG.info("Member {} left consumer group {}", memberId, group.groupId());
@@ -1158,7 +1179,24 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                 memberId = UUID.randomUUID().toString();
             }
             member = cg.members.get(memberId);
-            if (member == null) {
+            ConsumerGroup.Member previous = member == null ? staticMember(cg, request.instanceId()) : null;
+            if (previous != null) {
+                if (!previous.departed) {
+                    return heartbeatError(Errors.UNRELEASED_INSTANCE_ID, "Static member " + request.instanceId()
+                            + " is still in use by member " + previous.memberId);
+                }
+                // The instance is back under a new member id: it takes over its partitions, no rebalance.
+                member = previous.replacedBy(memberId);
+                cg.members.remove(previous.memberId);
+                cg.members.put(memberId, member);
+                Map<String, Set<Integer>> target = cg.target.remove(previous.memberId);
+                if (target != null) {
+                    cg.target.put(memberId, target);
+                }
+                persistConsumerGroup(group);
+                LOG.info("Static member {} of consumer group {} rejoined: member id {} replaces {}",
+                        request.instanceId(), group.groupId(), memberId, previous.memberId);
+            } else if (member == null) {
                 if (cg.members.size() >= config.maxSize()) {
                     return heartbeatError(Errors.GROUP_MAX_SIZE_REACHED, "The group is full");
                 }
@@ -1215,12 +1253,12 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         }
         cg.reconcile(member, owned(request.topicPartitions()));
         String id = member.memberId;
-        long deadline = now() + CONSUMER_SESSION_TIMEOUT_MS;
+        long deadline = now() + config.consumerSessionTimeoutMs();
         member.sessionDeadline = deadline;
-        timer.schedule(CONSUMER_SESSION_TIMEOUT_MS, () -> expireConsumerMember(group, id, deadline));
+        timer.schedule(config.consumerSessionTimeoutMs(), () -> expireConsumerMember(group, id, deadline));
         ConsumerGroupHeartbeatResponse response = new ConsumerGroupHeartbeatResponse()
                 .setMemberId(member.memberId).setMemberEpoch(member.memberEpoch)
-                .setHeartbeatIntervalMs(CONSUMER_HEARTBEAT_INTERVAL_MS);
+                .setHeartbeatIntervalMs(config.consumerHeartbeatIntervalMs());
         boolean full = request.subscribedTopicNames() != null || request.topicPartitions() != null;
         if (member.lastSent == null || !member.lastSent.equals(member.assigned) || (full && epoch == 0)) {
             member.lastSent = ConsumerGroup.copy(member.assigned);

@@ -54,7 +54,7 @@ class GroupCoordinatorTest {
 
     private GroupCoordinator newCoordinator(int maxSize) {
         GroupConfig config = new GroupConfig(1, (short) 1, 1 << 20, 100, 24 * 3600_000L, 600_000L, 6_000, 300_000,
-                INITIAL_DELAY, maxSize);
+                INITIAL_DELAY, maxSize, 45_000, 5_000);
         GroupCoordinator c = new GroupCoordinator(1, config, log, timer);
         c.onElection(0);
         timer.advance(0);
