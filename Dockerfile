@@ -1,24 +1,41 @@
 # Krill: a drop-in for the apache/kafka image.
-#   mvn -B -DskipTests package && docker build -t krill .
+#   mvn -B -DskipTests -pl broker -am package && docker build -t krill .
 #   docker run -p 9092:9092 krill
 # The base is a build argument so that a locally made JRE image can be used where no registry is
-# reachable: docker build --build-arg BASE_IMAGE=localhost/jre17 -t krill .
+# reachable (docker/make-base-image.sh; docker/test-image.sh builds, runs and checks the image):
+#   docker build --build-arg BASE_IMAGE=localhost/krill-base-jre17 -t krill .
+# With podman, build with --format docker: the OCI image format has no HEALTHCHECK.
 ARG BASE_IMAGE=eclipse-temurin:17-jre
 FROM ${BASE_IMAGE}
 
 ARG KRILL_VERSION=0.1.0-SNAPSHOT
-RUN groupadd --system --gid 1000 krill 2>/dev/null || true; \
-    useradd --system --uid 1000 --gid 1000 --home-dir /opt/krill --shell /usr/sbin/nologin krill 2>/dev/null || true; \
-    mkdir -p /var/lib/krill/data && chown -R 1000:1000 /var/lib/krill
+# The broker runs as this uid (numeric, so that runAsNonRoot-style checks can verify it). If the base image
+# already has a user with this uid (Ubuntu-based images have "ubuntu" as 1000), that user is used.
+ARG KRILL_UID=1000
+# The data directory belongs to the broker's uid and to group 0, group-writable, so that the image also runs
+# under an arbitrary uid in group 0 (docker run --user 12345:0, OpenShift).
+RUN set -eu; \
+    if ! getent passwd "${KRILL_UID}" >/dev/null; then \
+      getent group "${KRILL_UID}" >/dev/null || groupadd --gid "${KRILL_UID}" krill; \
+      useradd --uid "${KRILL_UID}" --gid "${KRILL_UID}" --home-dir /opt/krill --no-create-home \
+        --shell /usr/sbin/nologin krill; \
+    fi; \
+    mkdir -p /var/lib/krill/data; \
+    chown -R "${KRILL_UID}:0" /var/lib/krill; \
+    chmod -R g=u /var/lib/krill
 
+# The distribution Maven assembles (owned by root: the broker cannot change its own code or configuration).
 COPY broker/target/krill/krill-${KRILL_VERSION}/ /opt/krill/
 COPY docker/server.properties /opt/krill/config/docker/server.properties
 COPY docker/entrypoint.sh /opt/krill/bin/docker-entrypoint.sh
+COPY docker/healthcheck.sh /opt/krill/bin/docker-healthcheck.sh
 
-USER 1000:1000
+USER ${KRILL_UID}
 WORKDIR /opt/krill
 VOLUME ["/var/lib/krill/data"]
 EXPOSE 9092
-HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
-  CMD bash -c 'exec 3<>/dev/tcp/127.0.0.1/9092' || exit 1
+# Healthy when the broker's first client listener (as the broker process was given it: --override, KAFKA_LISTENERS
+# or the configuration file) accepts connections; the broker opens its listeners only once its logs are loaded.
+HEALTHCHECK --interval=5s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["/opt/krill/bin/docker-healthcheck.sh"]
 ENTRYPOINT ["/opt/krill/bin/docker-entrypoint.sh"]

@@ -6,23 +6,39 @@ import io.krill.broker.api.handlers.AlterConfigsHandler;
 import io.krill.broker.api.handlers.ApiVersionsHandler;
 import io.krill.broker.api.handlers.CreatePartitionsHandler;
 import io.krill.broker.api.handlers.CreateTopicsHandler;
+import io.krill.broker.api.handlers.DeleteGroupsHandler;
 import io.krill.broker.api.handlers.DeleteRecordsHandler;
 import io.krill.broker.api.handlers.DeleteTopicsHandler;
 import io.krill.broker.api.handlers.DescribeClusterHandler;
 import io.krill.broker.api.handlers.DescribeConfigsHandler;
+import io.krill.broker.api.handlers.DescribeGroupsHandler;
 import io.krill.broker.api.handlers.DescribeLogDirsHandler;
 import io.krill.broker.api.handlers.DescribeTopicPartitionsHandler;
 import io.krill.broker.api.handlers.FetchHandler;
+import io.krill.broker.api.handlers.FindCoordinatorHandler;
+import io.krill.broker.api.handlers.ConsumerGroupDescribeHandler;
+import io.krill.broker.api.handlers.ConsumerGroupHeartbeatHandler;
+import io.krill.broker.api.handlers.HeartbeatHandler;
 import io.krill.broker.api.handlers.IncrementalAlterConfigsHandler;
 import io.krill.broker.api.handlers.InitProducerIdHandler;
+import io.krill.broker.api.handlers.JoinGroupHandler;
+import io.krill.broker.api.handlers.LeaveGroupHandler;
+import io.krill.broker.api.handlers.ListGroupsHandler;
 import io.krill.broker.api.handlers.ListOffsetsHandler;
 import io.krill.broker.api.handlers.MetadataHandler;
+import io.krill.broker.api.handlers.OffsetCommitHandler;
+import io.krill.broker.api.handlers.OffsetDeleteHandler;
+import io.krill.broker.api.handlers.OffsetFetchHandler;
 import io.krill.broker.api.handlers.OffsetForLeaderEpochHandler;
 import io.krill.broker.api.handlers.ProduceHandler;
+import io.krill.broker.api.handlers.SyncGroupHandler;
 import io.krill.broker.config.BrokerConfig;
 import io.krill.broker.config.Listener;
 import io.krill.broker.config.LogSettings;
 import io.krill.broker.config.TopicConfig;
+import io.krill.broker.group.GroupCoordinator;
+import io.krill.broker.metrics.BrokerMetrics;
+import io.krill.broker.metrics.MetricsHttpServer;
 import io.krill.broker.net.NettyServer;
 import io.krill.broker.net.RequestMetrics;
 import io.krill.broker.partition.LogConfigs;
@@ -61,8 +77,12 @@ public final class Broker implements AutoCloseable {
     private PartitionManager partitions;
     private DelayedOperationPurgatory<TopicPartition> producePurgatory;
     private DelayedOperationPurgatory<TopicPartition> fetchPurgatory;
+    private GroupCoordinator groupCoordinator;
     private NettyServer server;
     private volatile boolean closed;
+    private volatile boolean ready;
+    private BrokerMetrics metrics;
+    private MetricsHttpServer http;
 
     private Broker(BrokerConfig config) {
         this.config = config;
@@ -95,7 +115,14 @@ public final class Broker implements AutoCloseable {
         metadata.addListener(partitions);
         producePurgatory = new DelayedOperationPurgatory<>("produce");
         fetchPurgatory = new DelayedOperationPurgatory<>("fetch");
-        BrokerContext context = new BrokerContext(config, metadata, partitions, producePurgatory, fetchPurgatory);
+        metrics = new BrokerMetrics();
+        metrics.bindPartitions(partitions, metadata, config.nodeId());
+        BrokerContext context = new BrokerContext(config, metadata, partitions, producePurgatory, fetchPurgatory,
+                metrics);
+        groupCoordinator = GroupCoordinator.forBroker(context);
+        metadata.addListener(groupCoordinator);
+        groupCoordinator.startup(metadata.image());
+        metrics.bindGroups(groupCoordinator, partitions, metadata);
 
         AtomicReference<ApiHandlerRegistry> registry = new AtomicReference<>();
         List<ApiHandler> handlers = List.of(
@@ -115,25 +142,79 @@ public final class Broker implements AutoCloseable {
                 new CreatePartitionsHandler(context),
                 new IncrementalAlterConfigsHandler(context),
                 new DescribeClusterHandler(context),
-                new DescribeTopicPartitionsHandler(context));
+                new DescribeTopicPartitionsHandler(context),
+                new FindCoordinatorHandler(context, groupCoordinator),
+                new JoinGroupHandler(groupCoordinator),
+                new SyncGroupHandler(groupCoordinator),
+                new HeartbeatHandler(groupCoordinator),
+                new LeaveGroupHandler(groupCoordinator),
+                new OffsetCommitHandler(groupCoordinator),
+                new OffsetFetchHandler(groupCoordinator),
+                new OffsetDeleteHandler(groupCoordinator),
+                new DescribeGroupsHandler(groupCoordinator),
+                new ListGroupsHandler(groupCoordinator),
+                new DeleteGroupsHandler(groupCoordinator),
+                new ConsumerGroupHeartbeatHandler(groupCoordinator),
+                new ConsumerGroupDescribeHandler(groupCoordinator));
         registry.set(new ApiHandlerRegistry(handlers));
 
-        server = new NettyServer(config.listeners().listeners(), config.socket(), registry.get(), new RequestMetrics());
+        server = new NettyServer(clientListeners(), config.socket(), registry.get(),
+                new RequestMetrics(metrics.registry()));
         server.start();
         metadata.registerBroker(brokerInfo(server.boundAddresses()));
+        if (config.httpPort() > 0) {
+            try {
+                http = new MetricsHttpServer(config.httpPort(), metrics, () -> ready && !closed);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException("cannot bind krill.http.port " + config.httpPort(), e);
+            }
+            LOG.info("Serving /metrics, /health and /ready on port {}", http.port());
+        }
+        ready = true;
         LOG.info("Krill broker {} of cluster {} ready in {} ms", config.nodeId(), metadata.image().clusterId(),
                 (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /**
+     * The listeners to bind: all but those KRaft settings name as controller listeners (kept in configs
+     * copied from Kafka, e.g. the apache/kafka image's CONTROLLER listener); Krill has no KRaft quorum.
+     */
+    private List<Listener> clientListeners() {
+        String controllerNames = config.staticConfigs().getOrDefault("controller.listener.names", "");
+        java.util.Set<String> skipped = new java.util.HashSet<>();
+        for (String name : controllerNames.split(",")) {
+            if (!name.isBlank()) {
+                skipped.add(name.trim().toUpperCase(java.util.Locale.ROOT));
+            }
+        }
+        List<Listener> bound = new ArrayList<>();
+        for (Listener listener : config.listeners().listeners()) {
+            if (skipped.contains(listener.name())) {
+                LOG.info("Not binding listener {}: it is a KRaft controller listener (controller.listener.names)",
+                        listener.name());
+            } else {
+                bound.add(listener);
+            }
+        }
+        return bound;
     }
 
     /** This broker as clients reach it; a configured port 0 is replaced by the port actually bound. */
     private BrokerInfo brokerInfo(List<InetSocketAddress> bound) {
         Map<String, Integer> boundPorts = new HashMap<>();
-        List<Listener> listeners = config.listeners().listeners();
+        List<Listener> listeners = clientListeners();
         for (int i = 0; i < bound.size(); i++) {
             boundPorts.put(listeners.get(i).name(), bound.get(i).getPort());
         }
         Map<String, BrokerInfo.Endpoint> endpoints = new HashMap<>();
+        java.util.Set<String> served = new java.util.HashSet<>();
+        for (Listener listener : listeners) {
+            served.add(listener.name());
+        }
         for (Listener advertised : config.listeners().advertisedListeners()) {
+            if (!served.contains(advertised.name())) {
+                continue;
+            }
             int port = advertised.port() == 0 ? boundPorts.getOrDefault(advertised.name(), 0) : advertised.port();
             endpoints.put(advertised.name(), new BrokerInfo.Endpoint(advertised.name(), advertised.host(), port));
         }
@@ -152,6 +233,15 @@ public final class Broker implements AutoCloseable {
                 .cleanerBackoffMs(log.cleanerBackoffMs())
                 .recoveryThreadsPerDataDir(log.numRecoveryThreadsPerDataDir())
                 .build();
+    }
+
+    /** The port of the HTTP endpoint (/metrics, /health, /ready), or -1 when it is off. */
+    public int httpPort() {
+        return http == null ? -1 : http.port();
+    }
+
+    public BrokerMetrics metrics() {
+        return metrics;
     }
 
     /** The addresses the listeners are bound to, in listener order. */
@@ -183,8 +273,18 @@ public final class Broker implements AutoCloseable {
         closed = true;
         List<Runnable> steps = new ArrayList<>();
         steps.add(() -> {
+            if (http != null) {
+                http.close();
+            }
+        });
+        steps.add(() -> {
             if (server != null) {
                 server.shutdown(config.socket().requestTimeoutMs());
+            }
+        });
+        steps.add(() -> {
+            if (groupCoordinator != null) {
+                groupCoordinator.close();
             }
         });
         steps.add(() -> {

@@ -1,19 +1,20 @@
 package io.krill.broker;
 
 import io.krill.broker.config.BrokerConfig;
+import io.krill.broker.metrics.BrokerMetrics;
 import io.krill.broker.partition.PartitionManager;
 import io.krill.broker.purgatory.DelayedOperationPurgatory;
 import io.krill.controller.metadata.MetadataStore;
 import io.krill.log.TopicPartition;
 
 /**
- * What request handlers share: configuration, cluster metadata, hosted partitions and the purgatories
- * of waiting requests. One object instead of a dozen constructor arguments. Immutable; its parts are
+ * What request handlers share: configuration, cluster metadata, hosted partitions, the purgatories
+ * of waiting requests and the metrics. One object instead of a dozen constructor arguments. Immutable; its parts are
  * thread-safe.
  */
 public record BrokerContext(BrokerConfig config, MetadataStore metadata, PartitionManager partitions,
                             DelayedOperationPurgatory<TopicPartition> producePurgatory,
-                            DelayedOperationPurgatory<TopicPartition> fetchPurgatory) {
+                            DelayedOperationPurgatory<TopicPartition> fetchPurgatory, BrokerMetrics metrics) {
 
     public int nodeId() {
         return config.nodeId();

@@ -178,7 +178,8 @@ public final class LogManager implements AutoCloseable {
             pool.shutdownNow();
         }
         CleanShutdownFile.delete(dir);
-        log.info("loaded {} logs from {} ({} shutdown)", partitionDirs.size(), dir, clean ? "clean" : "unclean");
+        log.info("loaded {} logs from {} ({})", partitionDirs.size(), dir,
+                clean ? "clean shutdown" : partitionDirs.isEmpty() ? "no logs yet" : "unclean shutdown: recovered");
     }
 
     private Map<TopicPartition, Long> readCheckpoint(Path dir, String name) {

@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 /**
- * The authorized-operations bitfields of DescribeCluster and DescribeTopicPartitions. Krill has no
+ * The authorized-operations bitfields of DescribeCluster, DescribeTopicPartitions and ConsumerGroupDescribe. Krill has no
  * authorizer, so, like Kafka without one, every operation a resource type supports is authorized (bit n
  * set for AclOperation code n, as Kafka's {@code Utils.to32BitField}). Constants only.
  */
@@ -26,6 +26,9 @@ final class AuthorizedOperations {
     /** CREATE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE, ALTER, DESCRIBE. */
     static final int CLUSTER = bits(CREATE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE, ALTER,
             DESCRIBE);
+
+    /** READ, DESCRIBE, DELETE (Kafka's supported operations of a group). */
+    static final int GROUP = bits(READ, DESCRIBE, DELETE);
 
     private AuthorizedOperations() {
     }

@@ -32,6 +32,6 @@ final class DelayedFetch extends DelayedOperation {
 
     @Override
     protected void onComplete() {
-        request.respond(handler.read(request).response);
+        handler.respond(request, handler.read(request));
     }
 }

@@ -60,7 +60,7 @@ public final class FetchHandler implements ApiHandler {
         FetchRequest body = request.body();
         Read read = read(request);
         if (body.maxWaitMs() <= 0 || read.bytes >= body.minBytes() || read.errors || read.partitions.isEmpty()) {
-            request.respond(read.response);
+            respond(request, read);
             return;
         }
         read.discard();
@@ -73,6 +73,7 @@ public final class FetchHandler implements ApiHandler {
         final FetchResponse response = new FetchResponse();
         final List<TopicPartition> partitions = new ArrayList<>();
         final List<LogSliceRecords> records = new ArrayList<>();
+        final java.util.Map<String, Long> bytesByTopic = new java.util.HashMap<>(2);
         long bytes;
         boolean errors;
 
@@ -128,6 +129,7 @@ public final class FetchHandler implements ApiHandler {
                     data.setRecords(records);
                     read.records.add(records);
                     read.bytes += records.sizeInBytes();
+                    read.bytesByTopic.merge(topic.name(), (long) records.sizeInBytes(), Long::sum);
                     remaining -= records.sizeInBytes();
                 } catch (RuntimeException e) {
                     fail(data, ErrorMapping.toError(e, request));
@@ -136,6 +138,12 @@ public final class FetchHandler implements ApiHandler {
             }
         }
         return read;
+    }
+
+    /** Sends what {@code read} found and counts the bytes going out. */
+    void respond(Request request, Read read) {
+        read.bytesByTopic.forEach(context.metrics()::fetched);
+        request.respond(read.response);
     }
 
     private static List<FetchResponse.AbortedTransaction> aborted(Partition partition, long from, long to) {

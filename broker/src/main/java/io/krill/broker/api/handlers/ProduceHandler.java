@@ -101,6 +101,9 @@ public final class ProduceHandler implements ApiHandler {
                             stored.release();
                         }
                     }
+                    if (!info.duplicate()) {
+                        context.metrics().produced(topic.name(), info.sizeInBytes(), info.recordCount());
+                    }
                     partitionResponse.setBaseOffset(info.firstOffset())
                             .setLogAppendTimeMs(info.logAppendTime())
                             .setLogStartOffset(info.logStartOffset());

@@ -1,0 +1,67 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.Request;
+import io.krill.broker.group.GroupCoordinator;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.ConsumerGroupDescribeRequest;
+import io.krill.wire.message.ConsumerGroupDescribeResponse;
+import io.krill.wire.protocol.ApiMessage;
+
+/**
+ * ConsumerGroupDescribe v0-1 (KIP-848): per group its state (lower case, as Kafka: empty, assigning,
+ * reconciling, stable), group and assignment epochs, assignor, and members with their current and
+ * target assignments (topic ids and names). An unknown group, or a classic one, is GROUP_ID_NOT_FOUND.
+ * Authorized operations, when asked for, are every group operation (no authorizer), else
+ * {@link Integer#MIN_VALUE}.
+ *
+ * <p>Thread-safe: stateless.
+ */
+public final class ConsumerGroupDescribeHandler implements ApiHandler {
+    private final GroupCoordinator coordinator;
+
+    public ConsumerGroupDescribeHandler(GroupCoordinator coordinator) {
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.CONSUMER_GROUP_DESCRIBE;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 1;
+    }
+
+    @Override
+    public void handle(Request request) {
+        ConsumerGroupDescribeRequest body = request.body();
+        ConsumerGroupDescribeResponse response = new ConsumerGroupDescribeResponse();
+        for (String groupId : body.groupIds()) {
+            ConsumerGroupDescribeResponse.DescribedGroup group = coordinator.consumerGroupDescribe(groupId);
+            group.setAuthorizedOperations(body.includeAuthorizedOperations() && group.errorCode() == 0
+                    ? AuthorizedOperations.GROUP : AuthorizedOperations.OMITTED);
+            response.groups().add(group);
+        }
+        request.respond(response);
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        ConsumerGroupDescribeRequest body = request.body();
+        ConsumerGroupDescribeResponse response = new ConsumerGroupDescribeResponse();
+        for (String groupId : body.groupIds()) {
+            response.groups().add(new ConsumerGroupDescribeResponse.DescribedGroup().setGroupId(groupId)
+                    .setErrorCode(error.code()).setGroupState("").setAssignorName("")
+                    .setAuthorizedOperations(AuthorizedOperations.OMITTED));
+        }
+        return response;
+    }
+}

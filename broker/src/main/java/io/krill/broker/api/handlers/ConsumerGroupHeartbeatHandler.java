@@ -1,0 +1,50 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.Request;
+import io.krill.broker.group.GroupCoordinator;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.ConsumerGroupHeartbeatRequest;
+import io.krill.wire.message.ConsumerGroupHeartbeatResponse;
+import io.krill.wire.protocol.ApiMessage;
+
+/**
+ * ConsumerGroupHeartbeat (KIP-848 consumer protocol): join, leave, session and incremental assignment
+ * in one request; the assignment is computed by the coordinator.
+ *
+ * <p>Thread-safe: stateless.
+ */
+public final class ConsumerGroupHeartbeatHandler implements ApiHandler {
+    private final GroupCoordinator coordinator;
+
+    public ConsumerGroupHeartbeatHandler(GroupCoordinator coordinator) {
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.CONSUMER_GROUP_HEARTBEAT;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 1;
+    }
+
+    @Override
+    public void handle(Request request) {
+        ConsumerGroupHeartbeatRequest body = request.body();
+        request.respond(coordinator.consumerGroupHeartbeat(GroupRequests.context(request), body));
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        return new ConsumerGroupHeartbeatResponse().setErrorCode(error.code());
+    }
+}

@@ -1,0 +1,61 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.Request;
+import io.krill.broker.group.GroupCoordinator;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.DescribeGroupsRequest;
+import io.krill.wire.message.DescribeGroupsResponse;
+import io.krill.wire.protocol.ApiMessage;
+
+/**
+ * DescribeGroups v0-5: state, protocol type and (when stable) protocol, and the members with client
+ * id, host, and (when stable) metadata and assignment. An unknown group is described as Dead.
+ * Authorized operations are not computed (no ACLs yet).
+ *
+ * <p>Thread-safe: stateless.
+ */
+public final class DescribeGroupsHandler implements ApiHandler {
+    private final GroupCoordinator coordinator;
+
+    public DescribeGroupsHandler(GroupCoordinator coordinator) {
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.DESCRIBE_GROUPS;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 5;
+    }
+
+    @Override
+    public void handle(Request request) {
+        DescribeGroupsRequest body = request.body();
+        DescribeGroupsResponse response = new DescribeGroupsResponse();
+        for (String groupId : body.groups()) {
+            response.groups().add(coordinator.describeGroup(groupId));
+        }
+        request.respond(response);
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        DescribeGroupsRequest body = request.body();
+        DescribeGroupsResponse response = new DescribeGroupsResponse();
+        for (String groupId : body.groups()) {
+            response.groups().add(new DescribeGroupsResponse.DescribedGroup().setGroupId(groupId)
+                    .setErrorCode(error.code()).setGroupState("").setProtocolType("").setProtocolData(""));
+        }
+        return response;
+    }
+}

@@ -1,0 +1,139 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.BrokerContext;
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.Request;
+import io.krill.broker.group.GroupCoordinator;
+import io.krill.broker.group.OffsetsTopic;
+import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicImage;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.FindCoordinatorRequest;
+import io.krill.wire.message.FindCoordinatorResponse;
+import io.krill.wire.protocol.ApiMessage;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * FindCoordinator: the broker leading a group's partition of {@code __consumer_offsets}, at its
+ * endpoint on the listener the request came in by. The offsets topic is created on first use.
+ * COORDINATOR_NOT_AVAILABLE while there is no leader (or no such topic); transaction coordinators are
+ * not built yet (COORDINATOR_NOT_AVAILABLE too); other key types are INVALID_REQUEST. Batched keys
+ * from v4.
+ *
+ * <p>Thread-safe: stateless.
+ */
+public final class FindCoordinatorHandler implements ApiHandler {
+    private static final byte GROUP = 0;
+    private static final byte TRANSACTION = 1;
+
+    private final BrokerContext context;
+    private final GroupCoordinator coordinator;
+
+    public FindCoordinatorHandler(BrokerContext context, GroupCoordinator coordinator) {
+        this.context = context;
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.FIND_COORDINATOR;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 6;
+    }
+
+    @Override
+    public void handle(Request request) {
+        FindCoordinatorRequest body = request.body();
+        String listener = request.connection().listenerName();
+        if (request.version() < 4) {
+            FindCoordinatorResponse.Coordinator found = lookUp(body.key(), body.keyType(), listener);
+            request.respond(new FindCoordinatorResponse()
+                    .setErrorCode(found.errorCode())
+                    .setErrorMessage(found.errorMessage())
+                    .setNodeId(found.nodeId())
+                    .setHost(found.host())
+                    .setPort(found.port()));
+            return;
+        }
+        List<FindCoordinatorResponse.Coordinator> coordinators = new ArrayList<>();
+        for (String key : body.coordinatorKeys()) {
+            coordinators.add(lookUp(key, body.keyType(), listener));
+        }
+        request.respond(new FindCoordinatorResponse().setCoordinators(coordinators));
+    }
+
+    private FindCoordinatorResponse.Coordinator lookUp(String key, byte keyType, String listener) {
+        if (keyType == TRANSACTION) {
+            return error(key, Errors.COORDINATOR_NOT_AVAILABLE, "The transaction coordinator is not available");
+        }
+        if (keyType != GROUP) {
+            return error(key, Errors.INVALID_REQUEST, "Unsupported coordinator key type " + keyType);
+        }
+        MetadataImage image = context.metadata().image();
+        TopicImage topic = image.topic(GroupCoordinator.TOPIC);
+        if (topic == null) {
+            try {
+                OffsetsTopic.create(context.metadata(), coordinator.config());
+            } catch (ApiException e) {
+                if (e.error() != Errors.TOPIC_ALREADY_EXISTS) {
+                    return error(key, Errors.COORDINATOR_NOT_AVAILABLE, e.getMessage());
+                }
+            }
+            image = context.metadata().image();
+            topic = image.topic(GroupCoordinator.TOPIC);
+            if (topic == null) {
+                return error(key, Errors.COORDINATOR_NOT_AVAILABLE, "The offsets topic is being created");
+            }
+        }
+        PartitionState state = topic.partition(coordinator.partitionFor(key == null ? "" : key));
+        if (state == null || !state.hasLeader()) {
+            return error(key, Errors.COORDINATOR_NOT_AVAILABLE, "The coordinator is not available");
+        }
+        BrokerInfo broker = image.broker(state.leader());
+        BrokerInfo.Endpoint endpoint = broker == null ? null : broker.endpoint(listener);
+        if (endpoint == null) {
+            return error(key, Errors.COORDINATOR_NOT_AVAILABLE, "The coordinator is not available");
+        }
+        return new FindCoordinatorResponse.Coordinator()
+                .setKey(key)
+                .setNodeId(broker.nodeId())
+                .setHost(endpoint.host())
+                .setPort(endpoint.port());
+    }
+
+    private static FindCoordinatorResponse.Coordinator error(String key, Errors error, String message) {
+        return new FindCoordinatorResponse.Coordinator()
+                .setKey(key)
+                .setErrorCode(error.code())
+                .setErrorMessage(message)
+                .setNodeId(-1)
+                .setHost("")
+                .setPort(-1);
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        FindCoordinatorRequest body = request.body();
+        if (request.version() < 4) {
+            return new FindCoordinatorResponse().setErrorCode(error.code()).setNodeId(-1).setHost("").setPort(-1);
+        }
+        List<FindCoordinatorResponse.Coordinator> coordinators = new ArrayList<>();
+        for (String key : body.coordinatorKeys()) {
+            coordinators.add(error(key, error, null));
+        }
+        return new FindCoordinatorResponse().setCoordinators(coordinators);
+    }
+}

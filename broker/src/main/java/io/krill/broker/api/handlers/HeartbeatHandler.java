@@ -1,0 +1,49 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.Request;
+import io.krill.broker.group.GroupCoordinator;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.HeartbeatRequest;
+import io.krill.wire.message.HeartbeatResponse;
+import io.krill.wire.protocol.ApiMessage;
+
+/**
+ * Heartbeat (classic protocol): keeps a member's session; REBALANCE_IN_PROGRESS tells it to rejoin.
+ *
+ * <p>Thread-safe: stateless.
+ */
+public final class HeartbeatHandler implements ApiHandler {
+    private final GroupCoordinator coordinator;
+
+    public HeartbeatHandler(GroupCoordinator coordinator) {
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.HEARTBEAT;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 4;
+    }
+
+    @Override
+    public void handle(Request request) {
+        HeartbeatRequest body = request.body();
+        request.respond(new HeartbeatResponse().setErrorCode(coordinator.heartbeat(body).code()));
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        return new HeartbeatResponse().setErrorCode(error.code());
+    }
+}

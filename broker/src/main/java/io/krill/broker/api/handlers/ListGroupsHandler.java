@@ -1,0 +1,53 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.Request;
+import io.krill.broker.group.GroupCoordinator;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.ListGroupsRequest;
+import io.krill.wire.message.ListGroupsResponse;
+import io.krill.wire.protocol.ApiMessage;
+import java.util.HashSet;
+
+/**
+ * ListGroups v0-5: the groups this broker coordinates, filtered by state (v4+) and type (v5+; all are
+ * "classic"). COORDINATOR_LOAD_IN_PROGRESS with the groups found when a partition is still loading.
+ *
+ * <p>Thread-safe: stateless.
+ */
+public final class ListGroupsHandler implements ApiHandler {
+    private final GroupCoordinator coordinator;
+
+    public ListGroupsHandler(GroupCoordinator coordinator) {
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.LIST_GROUPS;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 5;
+    }
+
+    @Override
+    public void handle(Request request) {
+        ListGroupsRequest body = request.body();
+        GroupCoordinator.ListedGroups listed = coordinator.listGroups(new HashSet<>(body.statesFilter()),
+                new HashSet<>(body.typesFilter()));
+        request.respond(new ListGroupsResponse().setErrorCode(listed.error().code()).setGroups(listed.groups()));
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        return new ListGroupsResponse().setErrorCode(error.code());
+    }
+}

@@ -1,0 +1,62 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.Request;
+import io.krill.broker.group.GroupCoordinator;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.OffsetCommitRequest;
+import io.krill.wire.message.OffsetCommitResponse;
+import io.krill.wire.protocol.ApiMessage;
+
+/**
+ * OffsetCommit v2-9 (by topic name): checked against the group's generation and member and written
+ * to {@code __consumer_offsets} by the {@link GroupCoordinator}; answered once committed. v10 (topic
+ * ids) is not served yet.
+ *
+ * <p>Thread-safe: stateless.
+ */
+public final class OffsetCommitHandler implements ApiHandler {
+    private final GroupCoordinator coordinator;
+
+    public OffsetCommitHandler(GroupCoordinator coordinator) {
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.OFFSET_COMMIT;
+    }
+
+    @Override
+    public short minVersion() {
+        return 2;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 9;
+    }
+
+    @Override
+    public void handle(Request request) {
+        OffsetCommitRequest body = request.body();
+        coordinator.commitOffsets(GroupRequests.context(request), body, request::respond);
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        OffsetCommitRequest body = request.body();
+        OffsetCommitResponse response = new OffsetCommitResponse();
+        for (OffsetCommitRequest.OffsetCommitRequestTopic topic : body.topics()) {
+            OffsetCommitResponse.OffsetCommitResponseTopic t = new OffsetCommitResponse.OffsetCommitResponseTopic()
+                    .setName(topic.name());
+            for (OffsetCommitRequest.OffsetCommitRequestPartition p : topic.partitions()) {
+                t.partitions().add(new OffsetCommitResponse.OffsetCommitResponsePartition()
+                        .setPartitionIndex(p.partitionIndex()).setErrorCode(error.code()));
+            }
+            response.topics().add(t);
+        }
+        return response;
+    }
+}

@@ -1,0 +1,113 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.Request;
+import io.krill.broker.group.GroupCoordinator;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.OffsetFetchRequest;
+import io.krill.wire.message.OffsetFetchResponse;
+import io.krill.wire.protocol.ApiMessage;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * OffsetFetch v1-9: a group's committed offsets (-1 where none), of the partitions asked for or, with
+ * null topics (v2+), of all. v8+ asks for several groups at once, each answered with its own error.
+ * Before v2 a group error is reported on every partition, from v2 in the top-level error code.
+ * {@code requireStable} is accepted: there are no pending transactional offsets to wait for.
+ *
+ * <p>Thread-safe: stateless.
+ */
+public final class OffsetFetchHandler implements ApiHandler {
+    private final GroupCoordinator coordinator;
+
+    public OffsetFetchHandler(GroupCoordinator coordinator) {
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.OFFSET_FETCH;
+    }
+
+    @Override
+    public short minVersion() {
+        return 1;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 9;
+    }
+
+    @Override
+    public void handle(Request request) {
+        OffsetFetchRequest body = request.body();
+        short version = request.version();
+        OffsetFetchResponse response = new OffsetFetchResponse();
+        if (version >= 8) {
+            for (OffsetFetchRequest.OffsetFetchRequestGroup group : body.groups()) {
+                response.groups().add(coordinator.fetchOffsets(group.groupId(), group.topics()));
+            }
+            request.respond(response);
+            return;
+        }
+        List<OffsetFetchRequest.OffsetFetchRequestTopics> topics = null;
+        if (body.topics() != null) {
+            topics = new ArrayList<>();
+            for (OffsetFetchRequest.OffsetFetchRequestTopic topic : body.topics()) {
+                topics.add(new OffsetFetchRequest.OffsetFetchRequestTopics()
+                        .setName(topic.name()).setPartitionIndexes(topic.partitionIndexes()));
+            }
+        }
+        OffsetFetchResponse.OffsetFetchResponseGroup result = coordinator.fetchOffsets(body.groupId(), topics);
+        if (result.errorCode() != Errors.NONE.code()) {
+            request.respond(errorResponse(request, Errors.forCode(result.errorCode())));
+            return;
+        }
+        for (OffsetFetchResponse.OffsetFetchResponseTopics topic : result.topics()) {
+            OffsetFetchResponse.OffsetFetchResponseTopic t = new OffsetFetchResponse.OffsetFetchResponseTopic()
+                    .setName(topic.name());
+            for (OffsetFetchResponse.OffsetFetchResponsePartitions p : topic.partitions()) {
+                t.partitions().add(new OffsetFetchResponse.OffsetFetchResponsePartition()
+                        .setPartitionIndex(p.partitionIndex())
+                        .setCommittedOffset(p.committedOffset())
+                        .setCommittedLeaderEpoch(p.committedLeaderEpoch())
+                        .setMetadata(p.metadata())
+                        .setErrorCode(p.errorCode()));
+            }
+            response.topics().add(t);
+        }
+        request.respond(response);
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        OffsetFetchRequest body = request.body();
+        OffsetFetchResponse response = new OffsetFetchResponse();
+        short version = request.version();
+        if (version >= 8) {
+            for (OffsetFetchRequest.OffsetFetchRequestGroup group : body.groups()) {
+                response.groups().add(new OffsetFetchResponse.OffsetFetchResponseGroup()
+                        .setGroupId(group.groupId()).setErrorCode(error.code()));
+            }
+            return response;
+        }
+        if (version >= 2) {
+            return response.setErrorCode(error.code());
+        }
+        if (body.topics() != null) {
+            for (OffsetFetchRequest.OffsetFetchRequestTopic topic : body.topics()) {
+                OffsetFetchResponse.OffsetFetchResponseTopic t = new OffsetFetchResponse.OffsetFetchResponseTopic()
+                        .setName(topic.name());
+                for (int p : topic.partitionIndexes()) {
+                    t.partitions().add(new OffsetFetchResponse.OffsetFetchResponsePartition()
+                            .setPartitionIndex(p).setCommittedOffset(-1).setMetadata("").setErrorCode(error.code()));
+                }
+                response.topics().add(t);
+            }
+        }
+        return response;
+    }
+}

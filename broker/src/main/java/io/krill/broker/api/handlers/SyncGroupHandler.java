@@ -1,0 +1,50 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.Request;
+import io.krill.broker.group.GroupCoordinator;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.SyncGroupRequest;
+import io.krill.wire.message.SyncGroupResponse;
+import io.krill.wire.protocol.ApiMessage;
+
+/**
+ * SyncGroup (classic protocol): the leader hands in the assignment, every member gets its part once
+ * it is written. Answered by the {@link GroupCoordinator}, possibly later.
+ *
+ * <p>Thread-safe: stateless.
+ */
+public final class SyncGroupHandler implements ApiHandler {
+    private final GroupCoordinator coordinator;
+
+    public SyncGroupHandler(GroupCoordinator coordinator) {
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.SYNC_GROUP;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 5;
+    }
+
+    @Override
+    public void handle(Request request) {
+        SyncGroupRequest body = request.body();
+        coordinator.syncGroup(GroupRequests.context(request), body, request::respond);
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        return new SyncGroupResponse().setErrorCode(error.code()).setAssignment(new byte[0]);
+    }
+}

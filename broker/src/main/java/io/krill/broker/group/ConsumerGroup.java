@@ -1,0 +1,278 @@
+package io.krill.broker.group;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The KIP-848 ("consumer" protocol) side of a group: group epoch, members with their epochs, the target
+ * assignment computed by a server-side assignor, and each member's current assignment reconciled
+ * towards its target incrementally: a member is given a partition only once no other member owns it
+ * (its previous owner has revoked it), and a member that must revoke partitions keeps its epoch until
+ * it reports them gone.
+ *
+ * <p>Attached to the {@link ClassicGroup} that holds the group's committed offsets; not thread-safe:
+ * every access holds that group's monitor. The group epoch and members' subscriptions are persisted
+ * ({@link GroupRecords} key type 3); member epochs and assignments are not (after a coordinator change
+ * members are fenced and rejoin under their member ids).
+ */
+final class ConsumerGroup {
+    static final String UNIFORM = "uniform";
+    static final String RANGE = "range";
+
+    /** A member and its reconciliation state; partitions are by topic name. */
+    static final class Member {
+        final String memberId;
+        String instanceId;
+        String rackId;
+        String clientId = "";
+        String clientHost = "";
+        List<String> subscribedTopics = List.of();
+        String serverAssignor;
+        int rebalanceTimeoutMs;
+        int memberEpoch;
+        int previousMemberEpoch;
+        /** What the member is told it owns. */
+        Map<String, Set<Integer>> assigned = new TreeMap<>();
+        /** Partitions it was told to give up and has not yet reported gone. */
+        Map<String, Set<Integer>> revoking = new TreeMap<>();
+        /** The assignment last sent, to send it again only when it changes. */
+        Map<String, Set<Integer>> lastSent;
+        long sessionDeadline;
+        /** A static member that left with epoch -2: it keeps its partitions until its session expires. */
+        boolean departed;
+
+        Member(String memberId) {
+            this.memberId = memberId;
+        }
+
+        /** A new member id for a static member rejoining (KIP-848): same partitions, same epoch. */
+        Member replacedBy(String newMemberId) {
+            Member next = new Member(newMemberId);
+            next.instanceId = instanceId;
+            next.rackId = rackId;
+            next.subscribedTopics = subscribedTopics;
+            next.serverAssignor = serverAssignor;
+            next.rebalanceTimeoutMs = rebalanceTimeoutMs;
+            next.memberEpoch = memberEpoch;
+            next.previousMemberEpoch = previousMemberEpoch;
+            next.assigned = assigned;
+            next.revoking = revoking;
+            return next;
+        }
+
+        String state() {
+            return !revoking.isEmpty() ? "unrevoked_partitions" : "stable";
+        }
+    }
+
+    int groupEpoch;
+    int assignmentEpoch;
+    final Map<String, Member> members = new LinkedHashMap<>();
+    Map<String, Map<String, Set<Integer>>> target = new HashMap<>();
+    /** Partition counts of the subscribed topics the target was computed from. */
+    Map<String, Integer> subscriptionMetadata = Map.of();
+
+    boolean isEmpty() {
+        return members.isEmpty();
+    }
+
+    /** Kafka's consumer group states: Empty, Assigning, Reconciling, Stable. */
+    String state() {
+        if (members.isEmpty()) {
+            return "Empty";
+        }
+        if (assignmentEpoch != groupEpoch) {
+            return "Assigning";
+        }
+        for (Member m : members.values()) {
+            if (m.memberEpoch != assignmentEpoch || !m.revoking.isEmpty()
+                    || !m.assigned.equals(target.getOrDefault(m.memberId, Map.of()))) {
+                return "Reconciling";
+            }
+        }
+        return "Stable";
+    }
+
+    /** The server-side assignor in use: the last member's choice, else uniform. */
+    String assignorName() {
+        String assignor = UNIFORM;
+        for (Member m : members.values()) {
+            if (m.serverAssignor != null) {
+                assignor = m.serverAssignor;
+            }
+        }
+        return assignor;
+    }
+
+    Set<String> subscribedTopics() {
+        Set<String> topics = new TreeSet<>();
+        members.values().forEach(m -> topics.addAll(m.subscribedTopics));
+        return topics;
+    }
+
+    /** Recomputes the target assignment for the group epoch from the partition counts given. */
+    void computeTarget(Map<String, Integer> partitionCounts) {
+        subscriptionMetadata = partitionCounts;
+        String assignor = assignorName();
+        Map<String, Map<String, Set<Integer>>> next = new HashMap<>();
+        members.keySet().forEach(id -> next.put(id, new TreeMap<>()));
+        List<String> ids = new ArrayList<>(new TreeSet<>(members.keySet()));
+        for (Map.Entry<String, Integer> topic : new TreeMap<>(partitionCounts).entrySet()) {
+            List<String> subscribers = new ArrayList<>();
+            for (String id : ids) {
+                if (members.get(id).subscribedTopics.contains(topic.getKey())) {
+                    subscribers.add(id);
+                }
+            }
+            if (subscribers.isEmpty()) {
+                continue;
+            }
+            int n = topic.getValue();
+            if (RANGE.equals(assignor)) {
+                int per = n / subscribers.size();
+                int extra = n % subscribers.size();
+                int p = 0;
+                for (int i = 0; i < subscribers.size(); i++) {
+                    int count = per + (i < extra ? 1 : 0);
+                    for (int k = 0; k < count; k++) {
+                        add(next, subscribers.get(i), topic.getKey(), p++);
+                    }
+                }
+            } else {
+                assignUniform(next, subscribers, topic.getKey(), n);
+            }
+        }
+        target = next;
+        assignmentEpoch = groupEpoch;
+    }
+
+    /** Sticky: a partition stays with its previous target owner while that owner is under its quota. */
+    private void assignUniform(Map<String, Map<String, Set<Integer>>> next, List<String> subscribers, String topic,
+            int n) {
+        Map<String, Integer> load = new HashMap<>();
+        for (String id : subscribers) {
+            load.put(id, next.get(id).values().stream().mapToInt(Set::size).sum());
+        }
+        int quota = (n + subscribers.size() - 1) / subscribers.size();
+        Map<String, Integer> perTopic = new HashMap<>();
+        List<Integer> free = new ArrayList<>();
+        for (int p = 0; p < n; p++) {
+            String owner = null;
+            for (String id : subscribers) {
+                if (target.getOrDefault(id, Map.of()).getOrDefault(topic, Set.of()).contains(p)) {
+                    owner = id;
+                }
+            }
+            if (owner != null && perTopic.getOrDefault(owner, 0) < quota
+                    && perTopic.getOrDefault(owner, 0) < fairShare(subscribers, owner, n)) {
+                add(next, owner, topic, p);
+                perTopic.merge(owner, 1, Integer::sum);
+                load.merge(owner, 1, Integer::sum);
+            } else {
+                free.add(p);
+            }
+        }
+        for (int p : free) {
+            String best = null;
+            for (String id : subscribers) {
+                int c = perTopic.getOrDefault(id, 0);
+                if (best == null || c < perTopic.getOrDefault(best, 0)
+                        || (c == perTopic.getOrDefault(best, 0) && load.get(id) < load.get(best))) {
+                    best = id;
+                }
+            }
+            add(next, best, topic, p);
+            perTopic.merge(best, 1, Integer::sum);
+            load.merge(best, 1, Integer::sum);
+        }
+    }
+
+    /** The number of partitions of a topic {@code id} gets: the first n % size members get one more. */
+    private static int fairShare(List<String> subscribers, String id, int n) {
+        int index = subscribers.indexOf(id);
+        return n / subscribers.size() + (index < n % subscribers.size() ? 1 : 0);
+    }
+
+    private static void add(Map<String, Map<String, Set<Integer>>> a, String member, String topic, int p) {
+        a.get(member).computeIfAbsent(topic, t -> new TreeSet<>()).add(p);
+    }
+
+    /**
+     * Moves a member towards its target. {@code owned} is what the member reports owning (null: not
+     * reported, unchanged).
+     */
+    void reconcile(Member member, Map<String, Set<Integer>> owned) {
+        if (owned != null && !member.revoking.isEmpty()) {
+            // Revocation completes once the member no longer reports the revoked partitions.
+            boolean stillOwns = false;
+            for (Map.Entry<String, Set<Integer>> e : member.revoking.entrySet()) {
+                for (int p : e.getValue()) {
+                    if (owned.getOrDefault(e.getKey(), Set.of()).contains(p)) {
+                        stillOwns = true;
+                    }
+                }
+            }
+            if (!stillOwns) {
+                member.revoking = new TreeMap<>();
+            }
+        }
+        if (!member.revoking.isEmpty()) {
+            return;
+        }
+        Map<String, Set<Integer>> goal = target.getOrDefault(member.memberId, Map.of());
+        Map<String, Set<Integer>> keep = new TreeMap<>();
+        Map<String, Set<Integer>> revoke = new TreeMap<>();
+        for (Map.Entry<String, Set<Integer>> e : member.assigned.entrySet()) {
+            for (int p : e.getValue()) {
+                Map<String, Set<Integer>> into = goal.getOrDefault(e.getKey(), Set.of()).contains(p) ? keep : revoke;
+                into.computeIfAbsent(e.getKey(), t -> new TreeSet<>()).add(p);
+            }
+        }
+        if (!revoke.isEmpty()) {
+            member.assigned = keep;
+            member.revoking = revoke;
+            return; // the epoch moves once the member has revoked
+        }
+        Map<String, Set<Integer>> next = new TreeMap<>();
+        for (Map.Entry<String, Set<Integer>> e : goal.entrySet()) {
+            for (int p : e.getValue()) {
+                if (!ownedByOther(member.memberId, e.getKey(), p)) {
+                    next.computeIfAbsent(e.getKey(), t -> new TreeSet<>()).add(p);
+                }
+            }
+        }
+        member.assigned = next;
+        if (member.memberEpoch != assignmentEpoch) {
+            member.previousMemberEpoch = member.memberEpoch;
+            member.memberEpoch = assignmentEpoch;
+        }
+    }
+
+    private boolean ownedByOther(String memberId, String topic, int p) {
+        for (Member other : members.values()) {
+            if (!other.memberId.equals(memberId)
+                    && (other.assigned.getOrDefault(topic, Set.of()).contains(p)
+                        || other.revoking.getOrDefault(topic, Set.of()).contains(p))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static Map<String, Set<Integer>> copy(Map<String, Set<Integer>> a) {
+        Map<String, Set<Integer>> c = new TreeMap<>();
+        a.forEach((t, ps) -> c.put(t, new TreeSet<>(ps)));
+        return c;
+    }
+
+    static Set<String> names(Map<String, Set<Integer>> a) {
+        return new HashSet<>(a.keySet());
+    }
+}

@@ -1,0 +1,33 @@
+package io.krill.broker.group;
+
+import io.krill.broker.config.GroupSettings;
+
+/**
+ * What the group coordinator is configured by (the broker keys each comes from are listed). Immutable.
+ *
+ * @param offsetsTopicNumPartitions         offsets.topic.num.partitions
+ * @param offsetsTopicReplicationFactor     offsets.topic.replication.factor (capped by the live brokers)
+ * @param offsetsTopicSegmentBytes          offsets.topic.segment.bytes
+ * @param offsetMetadataMaxBytes            offset.metadata.max.bytes
+ * @param offsetsRetentionMs                offsets.retention.minutes
+ * @param offsetsRetentionCheckIntervalMs   offsets.retention.check.interval.ms
+ * @param minSessionTimeoutMs               group.min.session.timeout.ms
+ * @param maxSessionTimeoutMs               group.max.session.timeout.ms
+ * @param initialRebalanceDelayMs           group.initial.rebalance.delay.ms
+ * @param maxSize                           group.max.size
+ * @param consumerSessionTimeoutMs          group.consumer.session.timeout.ms (KIP-848 groups)
+ * @param consumerHeartbeatIntervalMs       group.consumer.heartbeat.interval.ms (KIP-848 groups)
+ */
+public record GroupConfig(int offsetsTopicNumPartitions, short offsetsTopicReplicationFactor,
+                          int offsetsTopicSegmentBytes, int offsetMetadataMaxBytes, long offsetsRetentionMs,
+                          long offsetsRetentionCheckIntervalMs, int minSessionTimeoutMs, int maxSessionTimeoutMs,
+                          int initialRebalanceDelayMs, int maxSize, int consumerSessionTimeoutMs,
+                          int consumerHeartbeatIntervalMs) {
+
+    public static GroupConfig from(GroupSettings s) {
+        return new GroupConfig(s.offsetsTopicNumPartitions(), s.offsetsTopicReplicationFactor(),
+                s.offsetsTopicSegmentBytes(), s.offsetMetadataMaxBytes(), s.offsetsRetentionMs(),
+                s.offsetsRetentionCheckIntervalMs(), s.minSessionTimeoutMs(), s.maxSessionTimeoutMs(),
+                s.initialRebalanceDelayMs(), s.maxSize(), s.consumerSessionTimeoutMs(), s.consumerHeartbeatIntervalMs());
+    }
+}

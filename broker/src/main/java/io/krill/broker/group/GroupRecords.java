@@ -1,0 +1,347 @@
+package io.krill.broker.group;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The records the group coordinator keeps in {@code __consumer_offsets}: Krill's own versioned binary
+ * layout (Kafka's GroupMetadataKey/OffsetCommitKey schemas ship only in its server jars). The topic is
+ * compacted, so the key names what a value replaces; a record with a null value (a tombstone) deletes it.
+ *
+ * <p>Primitives are big-endian; {@code string} is an int16 byte length and UTF-8 bytes, a nullable
+ * string uses length -1 for null; {@code bytes} is an int32 length and the bytes.
+ *
+ * <pre>
+ * key    := int16 keyType, body
+ *   keyType 1  offset commit   := string groupId, string topic, int32 partition
+ *   keyType 2  group metadata  := string groupId
+ *   keyType 3  consumer group metadata (KIP-848) := string groupId
+ *
+ * offset commit value (keyType 1) := int16 version (0),
+ *     int64 offset, int32 leaderEpoch (-1 none), nullable string metadata,
+ *     int64 commitTimestamp, int64 expireTimestamp (-1 none)
+ *
+ * group metadata value (keyType 2) := int16 version (0),
+ *     nullable string protocolType, int32 generationId, nullable string protocolName,
+ *     nullable string leaderId, int64 stateTimestamp, int32 memberCount, memberCount x member
+ *   member := string memberId, nullable string groupInstanceId, string clientId, string clientHost,
+ *     int32 rebalanceTimeoutMs, int32 sessionTimeoutMs,
+ *     bytes subscription (the member's metadata for the selected protocol), bytes assignment
+ *
+ * consumer group metadata value (keyType 3) := int16 version (0),
+ *     int32 groupEpoch, int32 memberCount, memberCount x consumerMember
+ *   consumerMember := string memberId, nullable string instanceId, nullable string rackId,
+ *     string clientId, string clientHost, int32 rebalanceTimeoutMs, nullable string serverAssignor,
+ *     int32 topicCount, topicCount x string subscribedTopicName
+ * </pre>
+ *
+ * <p>A consumer-protocol group is written as one keyType 3 record each time its group epoch moves (a
+ * member joins, leaves, expires or changes its subscription) and tombstoned with the group. Member
+ * epochs and assignments are not stored: on load the target assignment is recomputed and every member
+ * starts at epoch 0, so its next heartbeat is fenced and it rejoins under its member id.
+ *
+ * <p>A reader skips keys of an unknown type (a later Krill's record) and rejects unknown value
+ * versions of known keys, which it cannot interpret safely. Stateless; thread-safe.
+ */
+public final class GroupRecords {
+    public static final short OFFSET_COMMIT_KEY = 1;
+    public static final short GROUP_METADATA_KEY = 2;
+    static final short OFFSET_VALUE_VERSION = 0;
+    static final short GROUP_VALUE_VERSION = 0;
+    public static final short CONSUMER_GROUP_KEY = 3;
+    static final short CONSUMER_GROUP_VALUE_VERSION = 0;
+
+    private GroupRecords() {
+    }
+
+    /** A decoded key: either an offset commit key or a group metadata key. */
+    public sealed interface Key permits OffsetKey, GroupKey, ConsumerGroupKey {
+        String groupId();
+    }
+
+    public record OffsetKey(String groupId, String topic, int partition) implements Key {
+    }
+
+    public record GroupKey(String groupId) implements Key {
+    }
+
+    public record ConsumerGroupKey(String groupId) implements Key {
+    }
+
+    /** One member of a consumer-protocol group as stored. */
+    public record ConsumerMemberValue(String memberId, String instanceId, String rackId, String clientId,
+                                      String clientHost, int rebalanceTimeoutMs, String serverAssignor,
+                                      List<String> subscribedTopics) {
+        public ConsumerMemberValue {
+            subscribedTopics = List.copyOf(subscribedTopics);
+        }
+    }
+
+    /** A consumer-protocol group as stored: its group epoch and members' subscriptions. */
+    public record ConsumerGroupValue(int groupEpoch, List<ConsumerMemberValue> members) {
+        public ConsumerGroupValue {
+            members = List.copyOf(members);
+        }
+    }
+
+    public static byte[] consumerGroupKey(String groupId) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeShort(CONSUMER_GROUP_KEY);
+        writeString(buf, groupId);
+        return toBytes(buf);
+    }
+
+    public static byte[] consumerGroupValue(ConsumerGroupValue value) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeShort(CONSUMER_GROUP_VALUE_VERSION);
+        buf.writeInt(value.groupEpoch());
+        buf.writeInt(value.members().size());
+        for (ConsumerMemberValue m : value.members()) {
+            writeString(buf, m.memberId());
+            writeNullableString(buf, m.instanceId());
+            writeNullableString(buf, m.rackId());
+            writeString(buf, m.clientId());
+            writeString(buf, m.clientHost());
+            buf.writeInt(m.rebalanceTimeoutMs());
+            writeNullableString(buf, m.serverAssignor());
+            buf.writeInt(m.subscribedTopics().size());
+            for (String topic : m.subscribedTopics()) {
+                writeString(buf, topic);
+            }
+        }
+        return toBytes(buf);
+    }
+
+    public static ConsumerGroupValue readConsumerGroupValue(ByteBuf value) {
+        ByteBuf buf = value.duplicate();
+        try {
+            short version = buf.readShort();
+            if (version != CONSUMER_GROUP_VALUE_VERSION) {
+                throw new IllegalArgumentException("unknown consumer group metadata value version " + version);
+            }
+            int epoch = buf.readInt();
+            int count = buf.readInt();
+            if (count < 0 || count > buf.readableBytes()) {
+                throw new IllegalArgumentException("invalid member count " + count);
+            }
+            List<ConsumerMemberValue> members = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                String memberId = readString(buf);
+                String instanceId = readNullableString(buf);
+                String rackId = readNullableString(buf);
+                String clientId = readString(buf);
+                String clientHost = readString(buf);
+                int rebalanceTimeoutMs = buf.readInt();
+                String assignor = readNullableString(buf);
+                int topics = buf.readInt();
+                if (topics < 0 || topics > buf.readableBytes()) {
+                    throw new IllegalArgumentException("invalid topic count " + topics);
+                }
+                List<String> names = new ArrayList<>(topics);
+                for (int t = 0; t < topics; t++) {
+                    names.add(readString(buf));
+                }
+                members.add(new ConsumerMemberValue(memberId, instanceId, rackId, clientId, clientHost,
+                        rebalanceTimeoutMs, assignor, names));
+            }
+            return new ConsumerGroupValue(epoch, members);
+        } catch (IndexOutOfBoundsException e) {
+            throw new IllegalArgumentException("truncated consumer group metadata value", e);
+        }
+    }
+
+    /** One member as stored with its group. */
+    public record MemberValue(String memberId, String groupInstanceId, String clientId, String clientHost,
+                              int rebalanceTimeoutMs, int sessionTimeoutMs, byte[] subscription, byte[] assignment) {
+    }
+
+    /** A group's state as stored: its generation, protocol, leader and members with their assignments. */
+    public record GroupValue(String protocolType, int generationId, String protocolName, String leaderId,
+                             long stateTimestamp, List<MemberValue> members) {
+        public GroupValue {
+            members = List.copyOf(members);
+        }
+    }
+
+    public static byte[] offsetKey(String groupId, String topic, int partition) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeShort(OFFSET_COMMIT_KEY);
+        writeString(buf, groupId);
+        writeString(buf, topic);
+        buf.writeInt(partition);
+        return toBytes(buf);
+    }
+
+    public static byte[] groupKey(String groupId) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeShort(GROUP_METADATA_KEY);
+        writeString(buf, groupId);
+        return toBytes(buf);
+    }
+
+    public static byte[] offsetValue(OffsetAndMetadata value) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeShort(OFFSET_VALUE_VERSION);
+        buf.writeLong(value.offset());
+        buf.writeInt(value.leaderEpoch());
+        writeNullableString(buf, value.metadata());
+        buf.writeLong(value.commitTimestamp());
+        buf.writeLong(value.expireTimestamp());
+        return toBytes(buf);
+    }
+
+    public static byte[] groupValue(GroupValue value) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeShort(GROUP_VALUE_VERSION);
+        writeNullableString(buf, value.protocolType());
+        buf.writeInt(value.generationId());
+        writeNullableString(buf, value.protocolName());
+        writeNullableString(buf, value.leaderId());
+        buf.writeLong(value.stateTimestamp());
+        buf.writeInt(value.members().size());
+        for (MemberValue member : value.members()) {
+            writeString(buf, member.memberId());
+            writeNullableString(buf, member.groupInstanceId());
+            writeString(buf, member.clientId());
+            writeString(buf, member.clientHost());
+            buf.writeInt(member.rebalanceTimeoutMs());
+            buf.writeInt(member.sessionTimeoutMs());
+            writeBytes(buf, member.subscription());
+            writeBytes(buf, member.assignment());
+        }
+        return toBytes(buf);
+    }
+
+    /**
+     * Decodes a key (its readable bytes; the reader index is not moved), or returns null for a key type
+     * this version does not know.
+     *
+     * @throws IllegalArgumentException if the bytes are not a key of a known type
+     */
+    public static Key readKey(ByteBuf key) {
+        ByteBuf buf = key.duplicate();
+        try {
+            short type = buf.readShort();
+            Key decoded;
+            if (type == OFFSET_COMMIT_KEY) {
+                decoded = new OffsetKey(readString(buf), readString(buf), buf.readInt());
+            } else if (type == GROUP_METADATA_KEY) {
+                decoded = new GroupKey(readString(buf));
+            } else if (type == CONSUMER_GROUP_KEY) {
+                decoded = new ConsumerGroupKey(readString(buf));
+            } else {
+                return null;
+            }
+            if (buf.isReadable()) {
+                throw new IllegalArgumentException(buf.readableBytes() + " bytes after a key of type " + type);
+            }
+            return decoded;
+        } catch (IndexOutOfBoundsException e) {
+            throw new IllegalArgumentException("truncated group coordinator key", e);
+        }
+    }
+
+    public static OffsetAndMetadata readOffsetValue(ByteBuf value) {
+        ByteBuf buf = value.duplicate();
+        try {
+            short version = buf.readShort();
+            if (version != OFFSET_VALUE_VERSION) {
+                throw new IllegalArgumentException("unknown offset commit value version " + version);
+            }
+            return new OffsetAndMetadata(buf.readLong(), buf.readInt(), readNullableString(buf), buf.readLong(),
+                    buf.readLong());
+        } catch (IndexOutOfBoundsException e) {
+            throw new IllegalArgumentException("truncated offset commit value", e);
+        }
+    }
+
+    public static GroupValue readGroupValue(ByteBuf value) {
+        ByteBuf buf = value.duplicate();
+        try {
+            short version = buf.readShort();
+            if (version != GROUP_VALUE_VERSION) {
+                throw new IllegalArgumentException("unknown group metadata value version " + version);
+            }
+            String protocolType = readNullableString(buf);
+            int generation = buf.readInt();
+            String protocolName = readNullableString(buf);
+            String leader = readNullableString(buf);
+            long stateTimestamp = buf.readLong();
+            int count = buf.readInt();
+            if (count < 0 || count > buf.readableBytes()) {
+                throw new IllegalArgumentException("invalid member count " + count);
+            }
+            List<MemberValue> members = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                members.add(new MemberValue(readString(buf), readNullableString(buf), readString(buf), readString(buf),
+                        buf.readInt(), buf.readInt(), readBytes(buf), readBytes(buf)));
+            }
+            return new GroupValue(protocolType, generation, protocolName, leader, stateTimestamp, members);
+        } catch (IndexOutOfBoundsException e) {
+            throw new IllegalArgumentException("truncated group metadata value", e);
+        }
+    }
+
+    private static void writeString(ByteBuf buf, String s) {
+        if (s == null) {
+            throw new IllegalArgumentException("null where a string is required");
+        }
+        writeNullableString(buf, s);
+    }
+
+    private static void writeNullableString(ByteBuf buf, String s) {
+        if (s == null) {
+            buf.writeShort(-1);
+            return;
+        }
+        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length > Short.MAX_VALUE) {
+            throw new IllegalArgumentException("string of " + bytes.length + " bytes is too long");
+        }
+        buf.writeShort(bytes.length);
+        buf.writeBytes(bytes);
+    }
+
+    private static void writeBytes(ByteBuf buf, byte[] bytes) {
+        byte[] b = bytes == null ? new byte[0] : bytes;
+        buf.writeInt(b.length);
+        buf.writeBytes(b);
+    }
+
+    private static String readString(ByteBuf buf) {
+        String s = readNullableString(buf);
+        if (s == null) {
+            throw new IllegalArgumentException("null where a string is required");
+        }
+        return s;
+    }
+
+    private static String readNullableString(ByteBuf buf) {
+        short length = buf.readShort();
+        if (length < 0) {
+            return null;
+        }
+        String s = buf.toString(buf.readerIndex(), length, StandardCharsets.UTF_8);
+        buf.skipBytes(length);
+        return s;
+    }
+
+    private static byte[] readBytes(ByteBuf buf) {
+        int length = buf.readInt();
+        if (length < 0 || length > buf.readableBytes()) {
+            throw new IllegalArgumentException("invalid bytes length " + length);
+        }
+        byte[] bytes = new byte[length];
+        buf.readBytes(bytes);
+        return bytes;
+    }
+
+    private static byte[] toBytes(ByteBuf buf) {
+        byte[] bytes = new byte[buf.readableBytes()];
+        buf.readBytes(bytes);
+        return bytes;
+    }
+}

@@ -1,0 +1,24 @@
+/**
+ * The group coordinator: consumer groups with the classic protocol and their committed offsets.
+ *
+ * <p>{@link io.krill.broker.group.GroupCoordinator} owns, for each partition of {@code __consumer_offsets}
+ * this broker leads, the groups that hash to it ({@code abs(groupId.hashCode()) % partitions}):
+ * {@link io.krill.broker.group.ClassicGroup} (state machine Empty / PreparingRebalance /
+ * CompletingRebalance / Stable / Dead, generation, selected protocol, leader, members, offsets) and
+ * {@link io.krill.broker.group.ClassicMember}. The API handlers in {@code io.krill.broker.api.handlers}
+ * translate wire versions and call it.
+ *
+ * <p>Durability: group metadata and offsets are records in the group's partition, in the versioned
+ * layout of {@link io.krill.broker.group.GroupRecords}, appended through
+ * {@link io.krill.broker.group.CoordinatorLog} ({@link io.krill.broker.group.PartitionCoordinatorLog}:
+ * the partition's leader append with acks=all semantics). A partition is replayed when this broker
+ * becomes its leader (at startup, or when {@code __consumer_offsets} is created on the first
+ * FindCoordinator); requests for its groups get COORDINATOR_LOAD_IN_PROGRESS until then.
+ *
+ * <p>Threads: requests run on the request threads and never wait; a JoinGroup or SyncGroup that must
+ * wait leaves a callback with its member. Deadlines (initial rebalance delay, rebalance timeout,
+ * session expiry, pending sync, offsets retention) and partition loads run on the one
+ * {@code group-coordinator} thread of {@link io.krill.broker.group.CoordinatorTimer}. Each group is
+ * guarded by its own monitor; no code holds two group locks.
+ */
+package io.krill.broker.group;

@@ -1,0 +1,138 @@
+package io.krill.broker.metrics;
+
+import io.krill.broker.group.GroupCoordinator;
+import io.krill.broker.partition.Partition;
+import io.krill.broker.partition.PartitionManager;
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.MetadataStore;
+import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicImage;
+import io.krill.wire.message.ListGroupsResponse;
+import io.krill.wire.message.OffsetFetchResponse;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The broker's Prometheus registry and what it reports besides requests: bytes and records in and out
+ * per topic (counted by the produce and fetch handlers), and, computed when scraped, log size and
+ * segment count per partition, under-replicated and offline partitions, whether this broker is the
+ * active controller, groups by state, and consumer lag per group and partition (committed offset to
+ * high watermark: built in, where Kafka needs an external exporter). JVM and GC metrics too.
+ *
+ * <p>Thread-safe: Prometheus metrics are; callbacks read thread-safe broker state.
+ */
+public final class BrokerMetrics {
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final Counter bytesIn;
+    private final Counter recordsIn;
+    private final Counter bytesOut;
+
+    public BrokerMetrics() {
+        bytesIn = Counter.builder().name("krill_topic_bytes_in_total").help("Bytes appended by producers, by topic")
+                .labelNames("topic").register(registry);
+        recordsIn = Counter.builder().name("krill_topic_records_in_total").help("Records appended by producers, by topic")
+                .labelNames("topic").register(registry);
+        bytesOut = Counter.builder().name("krill_topic_bytes_out_total").help("Bytes sent to consumers, by topic")
+                .labelNames("topic").register(registry);
+        JvmMetrics.builder().register(registry);
+    }
+
+    public PrometheusRegistry registry() {
+        return registry;
+    }
+
+    public void produced(String topic, int bytes, int records) {
+        bytesIn.labelValues(topic).inc(bytes);
+        recordsIn.labelValues(topic).inc(records);
+    }
+
+    public void fetched(String topic, long bytes) {
+        if (bytes > 0) {
+            bytesOut.labelValues(topic).inc(bytes);
+        }
+    }
+
+    /** Registers the gauges read from the hosted partitions and the cluster metadata. */
+    public void bindPartitions(PartitionManager partitions, MetadataStore metadata, int nodeId) {
+        GaugeWithCallback.builder().name("krill_log_size_bytes").help("Size of a partition's log on disk")
+                .labelNames("topic", "partition")
+                .callback(cb -> {
+                    for (Partition p : partitions.partitions()) {
+                        cb.call(p.log().size(), p.topicPartition().topic(), Integer.toString(p.topicPartition().partition()));
+                    }
+                }).register(registry);
+        GaugeWithCallback.builder().name("krill_log_segments").help("Segments of a partition's log")
+                .labelNames("topic", "partition")
+                .callback(cb -> {
+                    for (Partition p : partitions.partitions()) {
+                        cb.call(p.log().numberOfSegments(), p.topicPartition().topic(),
+                                Integer.toString(p.topicPartition().partition()));
+                    }
+                }).register(registry);
+        GaugeWithCallback.builder().name("krill_under_replicated_partitions")
+                .help("Partitions led here whose ISR is smaller than their replica set")
+                .callback(cb -> {
+                    int count = 0;
+                    for (Partition p : partitions.partitions()) {
+                        PartitionState state = p.state();
+                        if (p.isLeader() && state.isr().size() < state.replicas().size()) {
+                            count++;
+                        }
+                    }
+                    cb.call(count);
+                }).register(registry);
+        GaugeWithCallback.builder().name("krill_offline_partitions").help("Partitions of the cluster with no leader")
+                .callback(cb -> {
+                    int count = 0;
+                    for (TopicImage topic : metadata.image().topics()) {
+                        for (PartitionState state : topic.partitions()) {
+                            if (!state.hasLeader()) {
+                                count++;
+                            }
+                        }
+                    }
+                    cb.call(count);
+                }).register(registry);
+        GaugeWithCallback.builder().name("krill_active_controller").help("1 if this broker is the active controller")
+                .callback(cb -> cb.call(metadata.image().controllerId() == nodeId ? 1 : 0)).register(registry);
+    }
+
+    /** Registers group states and consumer lag, read from the coordinator when scraped. */
+    public void bindGroups(GroupCoordinator coordinator, PartitionManager partitions, MetadataStore metadata) {
+        GaugeWithCallback.builder().name("krill_groups").help("Consumer groups coordinated here, by state")
+                .labelNames("state")
+                .callback(cb -> {
+                    Map<String, Integer> byState = new HashMap<>();
+                    for (ListGroupsResponse.ListedGroup group : coordinator.listGroups(Set.of(), Set.of()).groups()) {
+                        byState.merge(group.groupState(), 1, Integer::sum);
+                    }
+                    byState.forEach((state, count) -> cb.call(count, state));
+                }).register(registry);
+        GaugeWithCallback.builder().name("krill_consumer_group_lag")
+                .help("Records between a group's committed offset and the high watermark, by group and partition")
+                .labelNames("group", "topic", "partition")
+                .callback(cb -> {
+                    MetadataImage image = metadata.image();
+                    for (ListGroupsResponse.ListedGroup group : coordinator.listGroups(Set.of(), Set.of()).groups()) {
+                        OffsetFetchResponse.OffsetFetchResponseGroup offsets = coordinator.fetchOffsets(group.groupId(), null);
+                        for (OffsetFetchResponse.OffsetFetchResponseTopics topic : offsets.topics()) {
+                            if (image.topic(topic.name()) == null) {
+                                continue;
+                            }
+                            for (OffsetFetchResponse.OffsetFetchResponsePartitions p : topic.partitions()) {
+                                Partition partition = partitions.partition(topic.name(), p.partitionIndex());
+                                if (partition != null && p.committedOffset() >= 0) {
+                                    cb.call(Math.max(0, partition.highWatermark() - p.committedOffset()), group.groupId(),
+                                            topic.name(), Integer.toString(p.partitionIndex()));
+                                }
+                            }
+                        }
+                    }
+                }).register(registry);
+    }
+}

@@ -1,0 +1,233 @@
+package io.krill.broker.group;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.krill.broker.testing.RawClient;
+import io.krill.broker.testing.TestBroker;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.DeleteGroupsRequest;
+import io.krill.wire.message.DeleteGroupsResponse;
+import io.krill.wire.message.DescribeGroupsRequest;
+import io.krill.wire.message.DescribeGroupsResponse;
+import io.krill.wire.message.FindCoordinatorRequest;
+import io.krill.wire.message.FindCoordinatorResponse;
+import io.krill.wire.message.HeartbeatRequest;
+import io.krill.wire.message.HeartbeatResponse;
+import io.krill.wire.message.JoinGroupRequest;
+import io.krill.wire.message.JoinGroupResponse;
+import io.krill.wire.message.LeaveGroupRequest;
+import io.krill.wire.message.LeaveGroupResponse;
+import io.krill.wire.message.ListGroupsRequest;
+import io.krill.wire.message.ListGroupsResponse;
+import io.krill.wire.message.OffsetCommitRequest;
+import io.krill.wire.message.OffsetCommitResponse;
+import io.krill.wire.message.OffsetDeleteRequest;
+import io.krill.wire.message.OffsetDeleteResponse;
+import io.krill.wire.message.OffsetFetchRequest;
+import io.krill.wire.message.OffsetFetchResponse;
+import io.krill.wire.message.SyncGroupRequest;
+import io.krill.wire.message.SyncGroupResponse;
+import io.krill.wire.protocol.ApiMessage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every served version of every group API over a raw socket: the whole life of a one-member group at
+ * each JoinGroup version (KIP-394 from v4), and the admin APIs. Catches fields a version cannot carry.
+ */
+class GroupApiVersionsTest {
+    private static TestBroker broker;
+    private static RawClient client;
+
+    @BeforeAll
+    static void start() throws Exception {
+        broker = TestBroker.start(Map.of("group.initial.rebalance.delay.ms", "0", "offsets.topic.num.partitions", "3"));
+        client = new RawClient(broker.port());
+        FindCoordinatorResponse found = call(ApiKeys.FIND_COORDINATOR, (short) 3,
+                new FindCoordinatorRequest().setKey("g").setKeyType((byte) 0));
+        assertEquals(Errors.NONE.code(), found.errorCode());
+        assertEquals(broker.port(), found.port());
+        assertEquals(1, found.nodeId());
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        client.close();
+        broker.close();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends ApiMessage> T call(ApiKeys api, short version, ApiMessage request) throws Exception {
+        int id = client.send(api, version, request);
+        return (T) client.receive(api, version, id);
+    }
+
+    @Test
+    void findCoordinatorAtEveryVersion() throws Exception {
+        for (short v = 0; v <= 6; v++) {
+            FindCoordinatorRequest request = v < 4 ? new FindCoordinatorRequest().setKey("group-" + v)
+                    : new FindCoordinatorRequest().setCoordinatorKeys(List.of("a", "b"));
+            FindCoordinatorResponse response = call(ApiKeys.FIND_COORDINATOR, v, request);
+            if (v < 4) {
+                assertEquals(Errors.NONE.code(), response.errorCode(), "v" + v);
+                assertEquals(broker.port(), response.port());
+            } else {
+                assertEquals(2, response.coordinators().size());
+                for (FindCoordinatorResponse.Coordinator c : response.coordinators()) {
+                    assertEquals(Errors.NONE.code(), c.errorCode());
+                    assertEquals(broker.port(), c.port());
+                }
+            }
+        }
+        FindCoordinatorResponse txn = call(ApiKeys.FIND_COORDINATOR, (short) 4, new FindCoordinatorRequest()
+                .setKeyType((byte) 1).setCoordinatorKeys(List.of("txn")));
+        assertEquals(Errors.COORDINATOR_NOT_AVAILABLE.code(), txn.coordinators().get(0).errorCode());
+    }
+
+    @Test
+    void aGroupLivesAndDiesAtEveryJoinGroupVersion() throws Exception {
+        for (short v = 0; v <= 9; v++) {
+            String group = "group-v" + v;
+            JoinGroupRequest join = new JoinGroupRequest().setGroupId(group).setSessionTimeoutMs(10_000)
+                    .setRebalanceTimeoutMs(v >= 1 ? 10_000 : -1).setMemberId("").setProtocolType("consumer")
+                    .setProtocols(new ArrayList<>(List.of(new JoinGroupRequest.JoinGroupRequestProtocol()
+                            .setName("range").setMetadata(new byte[] {1, 2, 3}))));
+            JoinGroupResponse joined = joinUntilLoaded(v, join);
+            if (v >= 4) {
+                assertEquals(Errors.MEMBER_ID_REQUIRED.code(), joined.errorCode(), "v" + v);
+                joined = call(ApiKeys.JOIN_GROUP, v, join.setMemberId(joined.memberId()));
+            }
+            assertEquals(Errors.NONE.code(), joined.errorCode(), "join v" + v);
+            assertEquals(1, joined.generationId());
+            assertEquals("range", joined.protocolName());
+            assertEquals(joined.memberId(), joined.leader());
+            assertEquals(1, joined.members().size());
+            assertArrayEquals(new byte[] {1, 2, 3}, joined.members().get(0).metadata());
+            String memberId = joined.memberId();
+
+            short syncVersion = (short) Math.min(v, 5);
+            SyncGroupResponse synced = call(ApiKeys.SYNC_GROUP, syncVersion, new SyncGroupRequest().setGroupId(group)
+                    .setGenerationId(1).setMemberId(memberId).setAssignments(List.of(
+                            new SyncGroupRequest.SyncGroupRequestAssignment().setMemberId(memberId)
+                                    .setAssignment(new byte[] {9}))));
+            assertEquals(Errors.NONE.code(), synced.errorCode(), "sync v" + syncVersion);
+            assertArrayEquals(new byte[] {9}, synced.assignment());
+
+            HeartbeatResponse beat = call(ApiKeys.HEARTBEAT, (short) Math.min(v, 4), new HeartbeatRequest()
+                    .setGroupId(group).setGenerationId(1).setMemberId(memberId));
+            assertEquals(Errors.NONE.code(), beat.errorCode());
+
+            short commitVersion = (short) Math.max(2, v);
+            OffsetCommitResponse committed = call(ApiKeys.OFFSET_COMMIT, commitVersion, new OffsetCommitRequest()
+                    .setGroupId(group).setGenerationIdOrMemberEpoch(1).setMemberId(memberId).setTopics(List.of(
+                            new OffsetCommitRequest.OffsetCommitRequestTopic().setName("t").setPartitions(List.of(
+                                    new OffsetCommitRequest.OffsetCommitRequestPartition().setPartitionIndex(0)
+                                            .setCommittedOffset(100 + v).setCommittedMetadata("m"))))));
+            assertEquals(Errors.NONE.code(), committed.topics().get(0).partitions().get(0).errorCode(),
+                    "commit v" + commitVersion);
+
+            short fetchVersion = (short) Math.max(1, v);
+            assertEquals(100 + v, fetchCommitted(fetchVersion, group, "t", 0), "fetch v" + fetchVersion);
+
+            short leaveVersion = (short) Math.min(v, 5);
+            LeaveGroupRequest leave = leaveVersion >= 3 ? new LeaveGroupRequest().setGroupId(group).setMembers(List.of(
+                    new LeaveGroupRequest.MemberIdentity().setMemberId(memberId)))
+                    : new LeaveGroupRequest().setGroupId(group).setMemberId(memberId);
+            LeaveGroupResponse left = call(ApiKeys.LEAVE_GROUP, leaveVersion, leave);
+            assertEquals(Errors.NONE.code(), left.errorCode(), "leave v" + leaveVersion);
+            if (leaveVersion >= 3) {
+                assertEquals(Errors.NONE.code(), left.members().get(0).errorCode());
+            }
+            HeartbeatResponse gone = call(ApiKeys.HEARTBEAT, (short) 0, new HeartbeatRequest()
+                    .setGroupId(group).setGenerationId(1).setMemberId(memberId));
+            assertEquals(Errors.UNKNOWN_MEMBER_ID.code(), gone.errorCode());
+        }
+    }
+
+    private static JoinGroupResponse joinUntilLoaded(short version, JoinGroupRequest join) throws Exception {
+        for (int attempt = 0; ; attempt++) {
+            JoinGroupResponse response = call(ApiKeys.JOIN_GROUP, version, join);
+            if (response.errorCode() != Errors.COORDINATOR_LOAD_IN_PROGRESS.code() || attempt > 100) {
+                return response;
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private static long fetchCommitted(short version, String group, String topic, int partition) throws Exception {
+        if (version >= 8) {
+            OffsetFetchResponse response = call(ApiKeys.OFFSET_FETCH, version, new OffsetFetchRequest().setGroups(List.of(
+                    new OffsetFetchRequest.OffsetFetchRequestGroup().setGroupId(group).setTopics(List.of(
+                            new OffsetFetchRequest.OffsetFetchRequestTopics().setName(topic)
+                                    .setPartitionIndexes(List.of(partition)))))));
+            assertEquals(Errors.NONE.code(), response.groups().get(0).errorCode());
+            return response.groups().get(0).topics().get(0).partitions().get(0).committedOffset();
+        }
+        OffsetFetchResponse response = call(ApiKeys.OFFSET_FETCH, version, new OffsetFetchRequest().setGroupId(group)
+                .setTopics(List.of(new OffsetFetchRequest.OffsetFetchRequestTopic().setName(topic)
+                        .setPartitionIndexes(List.of(partition)))));
+        assertEquals(Errors.NONE.code(), response.errorCode());
+        if (version >= 2) {
+            OffsetFetchResponse all = call(ApiKeys.OFFSET_FETCH, version, new OffsetFetchRequest().setGroupId(group)
+                    .setTopics(null));
+            assertEquals(1, all.topics().size(), "null topics: every committed offset");
+        }
+        return response.topics().get(0).partitions().get(0).committedOffset();
+    }
+
+    @Test
+    void adminApisAtEveryVersion() throws Exception {
+        OffsetCommitRequest simple = new OffsetCommitRequest().setGroupId("admin-group")
+                .setGenerationIdOrMemberEpoch(-1).setMemberId("").setTopics(List.of(
+                        new OffsetCommitRequest.OffsetCommitRequestTopic().setName("t").setPartitions(List.of(
+                                new OffsetCommitRequest.OffsetCommitRequestPartition().setPartitionIndex(0)
+                                        .setCommittedOffset(5), new OffsetCommitRequest.OffsetCommitRequestPartition()
+                                        .setPartitionIndex(1).setCommittedOffset(6)))));
+        short error;
+        int attempts = 0;
+        do {
+            OffsetCommitResponse response = call(ApiKeys.OFFSET_COMMIT, (short) 9, simple);
+            error = response.topics().get(0).partitions().get(0).errorCode();
+            if (error == Errors.COORDINATOR_LOAD_IN_PROGRESS.code()) {
+                Thread.sleep(20);
+            }
+        } while (error == Errors.COORDINATOR_LOAD_IN_PROGRESS.code() && ++attempts < 100);
+        assertEquals(Errors.NONE.code(), error);
+        for (short v = 0; v <= 5; v++) {
+            DescribeGroupsResponse described = call(ApiKeys.DESCRIBE_GROUPS, v, new DescribeGroupsRequest()
+                    .setGroups(List.of("admin-group", "no-such-group")));
+            assertEquals(2, described.groups().size());
+            assertEquals("Empty", described.groups().get(0).groupState(), "v" + v);
+            assertEquals("Dead", described.groups().get(1).groupState());
+            ListGroupsResponse listed = call(ApiKeys.LIST_GROUPS, v, new ListGroupsRequest()
+                    .setStatesFilter(v >= 4 ? List.of("Empty") : List.of()).setTypesFilter(v >= 5 ? List.of("classic")
+                            : List.of()));
+            assertEquals(Errors.NONE.code(), listed.errorCode());
+            assertTrue(listed.groups().stream().anyMatch(g -> g.groupId().equals("admin-group")), "v" + v);
+        }
+        OffsetDeleteResponse deleted = call(ApiKeys.OFFSET_DELETE, (short) 0, new OffsetDeleteRequest()
+                .setGroupId("admin-group").setTopics(List.of(new OffsetDeleteRequest.OffsetDeleteRequestTopic()
+                        .setName("t").setPartitions(List.of(new OffsetDeleteRequest.OffsetDeleteRequestPartition()
+                                .setPartitionIndex(1))))));
+        assertEquals(Errors.NONE.code(), deleted.errorCode());
+        assertEquals(-1, fetchCommitted((short) 9, "admin-group", "t", 1));
+        assertEquals(5, fetchCommitted((short) 9, "admin-group", "t", 0));
+        OffsetDeleteResponse unknown = call(ApiKeys.OFFSET_DELETE, (short) 0, new OffsetDeleteRequest()
+                .setGroupId("no-such-group"));
+        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), unknown.errorCode());
+        for (short v = 0; v <= 2; v++) {
+            DeleteGroupsResponse result = call(ApiKeys.DELETE_GROUPS, v, new DeleteGroupsRequest()
+                    .setGroupsNames(List.of("admin-group")));
+            assertEquals(v == 0 ? Errors.NONE.code() : Errors.GROUP_ID_NOT_FOUND.code(),
+                    result.results().get(0).errorCode(), "v" + v);
+        }
+        assertEquals(-1, fetchCommitted((short) 9, "admin-group", "t", 0));
+    }
+}
