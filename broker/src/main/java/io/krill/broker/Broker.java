@@ -42,11 +42,20 @@ import io.krill.broker.metrics.MetricsHttpServer;
 import io.krill.broker.net.NettyServer;
 import io.krill.broker.net.RequestMetrics;
 import io.krill.broker.partition.LogConfigs;
+import io.krill.broker.partition.Partition;
 import io.krill.broker.partition.PartitionManager;
 import io.krill.broker.purgatory.DelayedOperationPurgatory;
+import io.krill.broker.replication.IsrChanger;
+import io.krill.broker.replication.ReplicaFetcherManager;
+import io.krill.controller.cluster.EmbeddedZooKeeper;
+import io.krill.controller.cluster.ZooKeeperMetadataStore;
+import io.krill.controller.cluster.ZooKeeperStoreConfig;
 import io.krill.controller.local.LocalMetadataStore;
 import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.MetadataListener;
 import io.krill.controller.metadata.MetadataStore;
+import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.log.LogManager;
 import io.krill.log.LogManagerConfig;
@@ -58,6 +67,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,8 +83,14 @@ public final class Broker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
 
     private final BrokerConfig config;
+    /** Name of the Helix cluster inside the ZooKeeper chroot; the chroot tells Krill clusters apart. */
+    static final String HELIX_CLUSTER = "krill";
+
     private LogManager logManager;
+    private EmbeddedZooKeeper embeddedZooKeeper;
     private MetadataStore metadata;
+    private ReplicaFetcherManager fetchers;
+    private IsrChanger isrChanger;
     private PartitionManager partitions;
     private DelayedOperationPurgatory<TopicPartition> producePurgatory;
     private DelayedOperationPurgatory<TopicPartition> fetchPurgatory;
@@ -103,22 +120,29 @@ public final class Broker implements AutoCloseable {
     private void startUp() throws InterruptedException {
         long started = System.nanoTime();
         List<Path> logDirs = config.logDirs().stream().map(Path::of).toList();
-        BrokerInfo configured = brokerInfo(List.of());
-        metadata = new LocalMetadataStore(logDirs.get(0), configured, config.clusterId().orElse(null));
+        metadata = openMetadataStore(logDirs);
         logManager = new LogManager(logManagerConfig(logDirs), Time.SYSTEM, topic -> {
             TopicImage image = metadata.image().topic(topic);
             return LogConfigs.from(TopicConfig.resolve(image == null ? Map.of() : image.configs(), config));
         });
         logManager.startup();
-        partitions = new PartitionManager(config.nodeId(), logManager, config);
-        partitions.startup(metadata.image());
-        metadata.addListener(partitions);
         producePurgatory = new DelayedOperationPurgatory<>("produce");
         fetchPurgatory = new DelayedOperationPurgatory<>("fetch");
+        fetchers = new ReplicaFetcherManager(config, metadata);
+        partitions = new PartitionManager(config.nodeId(), logManager, config, metadata::isFenced, fetchers,
+                this::partitionChanged);
+        partitions.startup(metadata.image());
+        metadata.addListener(partitions);
+        isrChanger = new IsrChanger(config.nodeId(), metadata, partitions, config.replication().replicaLagTimeMaxMs(),
+                this::partitionChanged);
+        metadata.addListener(isrChanger);
+        if (metadata instanceof ZooKeeperMetadataStore zk) {
+            zk.addFencingListener(this::fencingChanged);
+        }
         metrics = new BrokerMetrics();
         metrics.bindPartitions(partitions, metadata, config.nodeId());
         BrokerContext context = new BrokerContext(config, metadata, partitions, producePurgatory, fetchPurgatory,
-                metrics);
+                metrics, isrChanger);
         groupCoordinator = GroupCoordinator.forBroker(context);
         metadata.addListener(groupCoordinator);
         groupCoordinator.startup(metadata.image());
@@ -162,6 +186,7 @@ public final class Broker implements AutoCloseable {
                 new RequestMetrics(metrics.registry()));
         server.start();
         metadata.registerBroker(brokerInfo(server.boundAddresses()));
+        awaitOwnLeaderships(config.zookeeperSessionTimeoutMs());
         if (config.httpPort() > 0) {
             try {
                 http = new MetricsHttpServer(config.httpPort(), metrics, () -> ready && !closed);
@@ -173,6 +198,79 @@ public final class Broker implements AutoCloseable {
         ready = true;
         LOG.info("Krill broker {} of cluster {} ready in {} ms", config.nodeId(), metadata.image().clusterId(),
                 (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /**
+     * The metadata store: ZooKeeper under Helix (an embedded ZooKeeper on loopback, data under the first
+     * log dir, when {@code zookeeper.connect} is empty), or with {@code krill.metadata.store=local} a file.
+     */
+    private MetadataStore openMetadataStore(List<Path> logDirs) {
+        if (config.localMetadataStore()) {
+            return new LocalMetadataStore(logDirs.get(0), brokerInfo(List.of()), config.clusterId().orElse(null));
+        }
+        String connect = config.zookeeperConnect();
+        if (config.embeddedZooKeeper()) {
+            embeddedZooKeeper = EmbeddedZooKeeper.start(logDirs.get(0).resolve("zookeeper"),
+                    config.embeddedZooKeeperPort());
+            connect = embeddedZooKeeper.connectString() + "/krill";
+            LOG.info("Embedded ZooKeeper on {} (data under {})", embeddedZooKeeper.connectString(),
+                    logDirs.get(0).resolve("zookeeper"));
+        }
+        return new ZooKeeperMetadataStore(ZooKeeperStoreConfig.of(connect, HELIX_CLUSTER, config.nodeId())
+                .withClusterId(config.clusterId().orElse(null))
+                .withSessionTimeoutMs(config.zookeeperSessionTimeoutMs())
+                .withOperationTimeoutMs(Math.max(config.zookeeperConnectionTimeoutMs(), 5_000))
+                .withUncleanLeaderElection(config.replication().uncleanLeaderElectionEnable())
+                .withTopicDefaults(config.log().numPartitions(), config.replication().defaultReplicationFactor()));
+    }
+
+    /**
+     * After a restart this broker resigned its leaderships, and where it was the last ISR member nobody
+     * leads until the controller hands them back (a few hundred ms). Waiting for that, bounded, makes
+     * "ready" mean ready to produce; after the bound the broker serves anyway (clients retry).
+     */
+    private void awaitOwnLeaderships(long timeoutMs) throws InterruptedException {
+        CountDownLatch settled = new CountDownLatch(1);
+        MetadataListener watch = (previous, current) -> {
+            if (settled.getCount() > 0 && !hasOrphanedPartitions(current)) {
+                settled.countDown();
+            }
+        };
+        metadata.addListener(watch);
+        if (hasOrphanedPartitions(metadata.image())
+                && !settled.await(timeoutMs, TimeUnit.MILLISECONDS)) {
+            LOG.warn("Some partitions whose ISR includes broker {} still have no leader after {} ms; serving anyway",
+                    config.nodeId(), timeoutMs);
+        }
+    }
+
+    private boolean hasOrphanedPartitions(MetadataImage image) {
+        for (TopicImage topic : image.topics()) {
+            for (PartitionState state : topic.partitions()) {
+                if (!state.hasLeader() && state.isr().contains(config.nodeId())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** A partition's state or high watermark changed: requests waiting on it may complete. */
+    private void partitionChanged(TopicPartition tp) {
+        producePurgatory.checkAndComplete(tp);
+        fetchPurgatory.checkAndComplete(tp);
+    }
+
+    /** Unfenced again: the high watermarks held back meanwhile may move. */
+    private void fencingChanged(boolean fenced) {
+        if (fenced) {
+            return;
+        }
+        for (Partition p : partitions.partitions()) {
+            if (p.maybeIncrementHighWatermark()) {
+                partitionChanged(p.topicPartition());
+            }
+        }
     }
 
     /**
@@ -262,8 +360,10 @@ public final class Broker implements AutoCloseable {
     }
 
     /**
-     * Graceful stop: stop accepting and let in-flight requests finish, then flush and close the logs
-     * (which writes the clean-shutdown marker), then the metadata store.
+     * Graceful stop (SIGTERM): a controlled shutdown first (this broker stops leading and resigns its
+     * leaderships and ISR places in the cluster, so clients move to the new leaders), then the network
+     * (in-flight requests finish), the coordinators, and the logs (which writes the clean-shutdown
+     * marker), and last the embedded ZooKeeper.
      */
     @Override
     public synchronized void close() {
@@ -275,6 +375,28 @@ public final class Broker implements AutoCloseable {
         steps.add(() -> {
             if (http != null) {
                 http.close();
+            }
+        });
+        // Controlled shutdown: stop leading, stop fetching, and hand leaderships over while clients can
+        // still reach this broker and be told NOT_LEADER_OR_FOLLOWER; only then close the sockets.
+        steps.add(() -> {
+            if (partitions != null) {
+                partitions.stopLeading();
+            }
+        });
+        steps.add(() -> {
+            if (fetchers != null) {
+                fetchers.close();
+            }
+        });
+        steps.add(() -> {
+            if (isrChanger != null) {
+                isrChanger.close();
+            }
+        });
+        steps.add(() -> {
+            if (metadata != null) {
+                metadata.close();
             }
         });
         steps.add(() -> {
@@ -301,8 +423,8 @@ public final class Broker implements AutoCloseable {
             }
         });
         steps.add(() -> {
-            if (metadata != null) {
-                metadata.close();
+            if (embeddedZooKeeper != null) {
+                embeddedZooKeeper.close();
             }
         });
         RuntimeException failure = null;

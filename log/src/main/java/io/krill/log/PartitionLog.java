@@ -1110,6 +1110,26 @@ public final class PartitionLog implements AutoCloseable {
         return epochCache.latestEpoch();
     }
 
+    /**
+     * Records that {@code epoch} starts at the current log end offset, when this replica becomes leader
+     * at that epoch: OffsetForLeaderEpoch must answer for the new epoch before anything is appended in
+     * it, or a follower from an older epoch could keep records this leader never had (KIP-101).
+     */
+    public void assignLeaderEpochStart(int epoch) {
+        checkOnline();
+        lock.lock();
+        try {
+            OptionalInt latest = epochCache.latestEpoch();
+            if (latest.isEmpty() || epoch > latest.getAsInt()) {
+                epochCache.assign(epoch, logEndOffset());
+            }
+        } catch (IOException e) {
+            throw fail("leader epoch of " + topicPartition, e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** OffsetForLeaderEpoch (KIP-101/279): see {@link LeaderEpochCache#endOffsetFor}. */
     public EpochEndOffset endOffsetForEpoch(int leaderEpoch) {
         return epochCache.endOffsetFor(leaderEpoch, logEndOffset());

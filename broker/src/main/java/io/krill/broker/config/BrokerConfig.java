@@ -258,6 +258,15 @@ public final class BrokerConfig {
         return zookeeperConnect().isEmpty();
     }
 
+    public int embeddedZooKeeperPort() {
+        return values.getInt("krill.zookeeper.embedded.port");
+    }
+
+    /** Whether metadata lives in a local file (one broker, no ZooKeeper) rather than in ZooKeeper. */
+    public boolean localMetadataStore() {
+        return "local".equals(values.getString("krill.metadata.store"));
+    }
+
     public int zookeeperSessionTimeoutMs() {
         return values.getInt("zookeeper.session.timeout.ms");
     }

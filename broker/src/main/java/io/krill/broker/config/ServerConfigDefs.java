@@ -9,6 +9,7 @@ import static io.krill.broker.config.Importance.HIGH;
 import static io.krill.broker.config.Importance.LOW;
 import static io.krill.broker.config.Validators.atLeast;
 import static io.krill.broker.config.Validators.between;
+import static io.krill.broker.config.Validators.oneOf;
 
 /** General broker keys: identity, threads, request limits, ZooKeeper and Krill's own keys. */
 final class ServerConfigDefs {
@@ -70,6 +71,13 @@ final class ServerConfigDefs {
                 .doc("The time to wait for a ZooKeeper connection; if not set, zookeeper.session.timeout.ms."))
             .define(builder("zookeeper.max.in.flight.requests", INT).defaultValue(10).validator(atLeast(1))
                 .doc("The maximum number of unacknowledged requests sent to ZooKeeper."))
+            .define(builder("krill.zookeeper.embedded.port", INT).defaultValue(0).validator(between(0, 65535))
+                .doc("Krill: the loopback port of the embedded ZooKeeper (when zookeeper.connect is empty); 0 picks "
+                    + "a free one. Set it to let other brokers of a test cluster join this one's ZooKeeper."))
+            .define(builder("krill.metadata.store", STRING).defaultValue("zookeeper")
+                .validator(oneOf("zookeeper", "local"))
+                .doc("Krill: where cluster metadata lives: zookeeper (Helix on ZooKeeper, embedded when "
+                    + "zookeeper.connect is empty) or local (a file in the first log dir; one broker, no Helix)."))
             .define(builder("krill.http.port", INT).defaultValue(0).validator(between(0, 65535))
                 .doc("Krill: the port of the HTTP server that serves Prometheus metrics on /metrics. 0 disables it."));
     }

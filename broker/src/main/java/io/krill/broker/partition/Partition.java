@@ -10,44 +10,85 @@ import io.krill.log.TopicPartition;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import io.netty.buffer.ByteBuf;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 
 /**
- * One partition hosted on this broker: its log, its replication state (leader, leader epoch, ISR)
- * and its high watermark. Cluster-shaped from the start: the high watermark is the smallest log end
- * offset over the ISR, which on one node is the leader's own.
+ * One partition hosted on this broker: its log, its replication state (leader, leader epoch, ISR), the
+ * followers' progress when this broker leads it, and its high watermark.
  *
- * <p>Thread-safety: appends are serialised by {@link #appendLock} (offsets are assigned under it);
- * state and config are swapped through volatile fields by the metadata thread; reads run concurrently
- * and see whole appended batches only (the log publishes its end offset after the write).
+ * <p>As leader the high watermark is the smallest log end offset over the ISR, counting replicas whose
+ * addition to the ISR is in flight (Kafka's "maximal ISR": a replica may be elected as soon as the
+ * write lands, so nothing it lacks may be acknowledged meanwhile). It grows only while this broker is
+ * not fenced from the cluster. As follower it is the leader's high watermark, capped by the local log
+ * end offset.
+ *
+ * <p>Thread-safety: appends, follower progress, truncation and the high watermark are serialised by
+ * {@link #lock}; state and config are replaced under it by the metadata thread and read through
+ * volatile fields; reads of the log run concurrently and see whole appended batches only.
  */
 public final class Partition {
     private final TopicPartition topicPartition;
     private final UUID topicId;
     private final int localNodeId;
     private final PartitionLog log;
-    private final Object appendLock = new Object();
-    /** Log end offsets of the followers, as their fetches report them (empty on one node). */
-    private final Map<Integer, Long> followerEndOffsets = new ConcurrentHashMap<>();
+    private final BooleanSupplier fenced;
+    private final Object lock = new Object();
+    /** Progress of each other replica, while this broker leads; guarded by {@link #lock}. */
+    private final Map<Integer, FollowerProgress> followers = new HashMap<>();
+    /** One ISR change at a time goes to the controller. */
+    private final AtomicBoolean isrChangeInFlight = new AtomicBoolean();
+    /** Replicas being added to the ISR right now: counted in the high watermark already. */
+    private volatile Set<Integer> pendingIsrAdditions = Set.of();
     private volatile PartitionState state;
     private volatile TopicConfig config;
     /** Offsets below it are on every ISR member; consumers read only below it. Owned here, handed to the log. */
     private volatile long highWatermark;
+    /** The log end offset when this broker became leader at the current epoch. */
+    private volatile long leaderEpochStartOffset;
+
+    /** What the leader knows of one follower from its fetches (Kafka's replica state). */
+    private static final class FollowerProgress {
+        long logEndOffset = -1;
+        long lastCaughtUpTimeMs;
+        long lastFetchLeaderLogEndOffset = -1;
+        long lastFetchTimeMs;
+
+        FollowerProgress(long lastCaughtUpTimeMs) {
+            this.lastCaughtUpTimeMs = lastCaughtUpTimeMs;
+        }
+    }
+
+    /** What a follower's fetch changed: the high watermark, and whether the follower should join the ISR. */
+    public record FollowerFetchOutcome(boolean highWatermarkMoved, boolean shouldJoinIsr) {
+        static final FollowerFetchOutcome NOTHING = new FollowerFetchOutcome(false, false);
+    }
 
     public Partition(TopicPartition topicPartition, UUID topicId, int localNodeId, PartitionLog log,
-                     PartitionState state, TopicConfig config) {
+                     PartitionState state, TopicConfig config, BooleanSupplier fenced) {
         this.topicPartition = topicPartition;
         this.topicId = topicId;
         this.localNodeId = localNodeId;
         this.log = log;
-        this.state = state;
+        this.fenced = fenced;
         this.config = config;
         long handedOver = log.highWatermark();
         this.highWatermark = handedOver == Long.MAX_VALUE ? log.logStartOffset()
                 : Math.max(log.logStartOffset(), Math.min(handedOver, log.logEndOffset()));
-        maybeIncrementHighWatermark();
+        synchronized (lock) {
+            this.state = state;
+            if (state.leader() == localNodeId) {
+                becomeLeaderLocked(state, System.currentTimeMillis());
+            }
+            incrementHighWatermarkLocked();
+        }
     }
 
     public TopicPartition topicPartition() {
@@ -78,10 +119,40 @@ public final class Partition {
         return state.leaderEpoch();
     }
 
+    /** Applies a new state from the metadata image; a new leader epoch here resets follower progress. */
     void update(PartitionState newState, TopicConfig newConfig) {
-        this.state = newState;
-        this.config = newConfig;
-        maybeIncrementHighWatermark();
+        synchronized (lock) {
+            PartitionState old = state;
+            this.state = newState;
+            this.config = newConfig;
+            boolean leadsNow = newState.leader() == localNodeId;
+            if (leadsNow && (old.leader() != localNodeId || old.leaderEpoch() != newState.leaderEpoch())) {
+                becomeLeaderLocked(newState, System.currentTimeMillis());
+            } else if (!leadsNow) {
+                followers.clear();
+                pendingIsrAdditions = Set.of();
+            } else {
+                for (int replica : newState.replicas()) {
+                    if (replica != localNodeId) {
+                        followers.computeIfAbsent(replica, r -> new FollowerProgress(0));
+                    }
+                }
+                followers.keySet().retainAll(newState.replicas());
+            }
+            incrementHighWatermarkLocked();
+        }
+    }
+
+    private void becomeLeaderLocked(PartitionState newState, long nowMs) {
+        log.assignLeaderEpochStart(newState.leaderEpoch());
+        leaderEpochStartOffset = log.logEndOffset();
+        followers.clear();
+        pendingIsrAdditions = Set.of();
+        for (int replica : newState.replicas()) {
+            if (replica != localNodeId) {
+                followers.put(replica, new FollowerProgress(newState.isr().contains(replica) ? nowMs : 0));
+            }
+        }
     }
 
     /**
@@ -99,9 +170,13 @@ public final class Partition {
             throw new ApiException(Errors.NOT_ENOUGH_REPLICAS, "The size of the current ISR " + current.isr()
                     + " is insufficient to satisfy the min.isr requirement of " + minIsr + " for " + topicPartition);
         }
-        synchronized (appendLock) {
+        synchronized (lock) {
+            if (state.leaderEpoch() != current.leaderEpoch()) {
+                throw new ApiException(Errors.NOT_LEADER_OR_FOLLOWER, "Leadership of " + topicPartition
+                        + " changed during the append");
+            }
             AppendInfo info = log.appendAsLeader(records, current.leaderEpoch(), origin);
-            maybeIncrementHighWatermark();
+            incrementHighWatermarkLocked();
             return info;
         }
     }
@@ -137,6 +212,153 @@ public final class Partition {
         }
     }
 
+    // ------------------------------------------------------------------ leader side of replication
+
+    /**
+     * Records a follower's fetch at {@code fetchOffset}: its log end offset, and when it was last caught
+     * up (Kafka's rule: caught up now if it fetched from the leader's end; caught up as of its previous
+     * fetch if it fetched from where the leader's end was then).
+     *
+     * @throws ApiException NOT_LEADER_OR_FOLLOWER if this broker does not lead, or the replica is not
+     *                      one of the partition's
+     */
+    public FollowerFetchOutcome recordFollowerFetch(int replicaId, long fetchOffset, long nowMs) {
+        synchronized (lock) {
+            PartitionState current = state;
+            if (current.leader() != localNodeId) {
+                throw new ApiException(Errors.NOT_LEADER_OR_FOLLOWER, "Broker " + localNodeId
+                        + " is not the leader of " + topicPartition);
+            }
+            FollowerProgress progress = followers.get(replicaId);
+            if (progress == null) {
+                throw new ApiException(Errors.NOT_LEADER_OR_FOLLOWER, "Broker " + replicaId
+                        + " is not a replica of " + topicPartition);
+            }
+            long leaderEnd = log.logEndOffset();
+            if (fetchOffset >= leaderEnd) {
+                progress.lastCaughtUpTimeMs = Math.max(progress.lastCaughtUpTimeMs, nowMs);
+            } else if (fetchOffset >= progress.lastFetchLeaderLogEndOffset) {
+                progress.lastCaughtUpTimeMs = Math.max(progress.lastCaughtUpTimeMs, progress.lastFetchTimeMs);
+            }
+            progress.logEndOffset = fetchOffset;
+            progress.lastFetchLeaderLogEndOffset = leaderEnd;
+            progress.lastFetchTimeMs = nowMs;
+            boolean moved = incrementHighWatermarkLocked();
+            boolean join = !current.isr().contains(replicaId) && !pendingIsrAdditions.contains(replicaId)
+                    && fetchOffset >= highWatermark && fetchOffset >= leaderEpochStartOffset;
+            return moved || join ? new FollowerFetchOutcome(moved, join) : FollowerFetchOutcome.NOTHING;
+        }
+    }
+
+    /** ISR members other than the leader that have not been caught up for {@code maxLagMs}. */
+    public List<Integer> laggingIsrMembers(long nowMs, long maxLagMs) {
+        synchronized (lock) {
+            PartitionState current = state;
+            List<Integer> lagging = new ArrayList<>();
+            if (current.leader() != localNodeId) {
+                return lagging;
+            }
+            for (int replica : current.isr()) {
+                FollowerProgress progress = followers.get(replica);
+                if (replica != localNodeId && progress != null && nowMs - progress.lastCaughtUpTimeMs > maxLagMs) {
+                    lagging.add(replica);
+                }
+            }
+            return lagging;
+        }
+    }
+
+    /**
+     * Claims the right to send one ISR change: false while another is in flight. A claimed addition is
+     * counted in the high watermark at once; {@link #finishIsrChange} releases the claim.
+     */
+    public boolean beginIsrChange(Set<Integer> additions) {
+        if (!isrChangeInFlight.compareAndSet(false, true)) {
+            return false;
+        }
+        synchronized (lock) {
+            pendingIsrAdditions = Set.copyOf(additions);
+        }
+        return true;
+    }
+
+    public void finishIsrChange() {
+        synchronized (lock) {
+            pendingIsrAdditions = Set.of();
+            incrementHighWatermarkLocked();
+        }
+        isrChangeInFlight.set(false);
+    }
+
+    /** The current ISR plus {@code replica}, in replica-assignment order. */
+    public List<Integer> isrWith(int replica) {
+        PartitionState current = state;
+        Set<Integer> members = new LinkedHashSet<>(current.isr());
+        members.add(replica);
+        List<Integer> ordered = new ArrayList<>();
+        for (int r : current.replicas()) {
+            if (members.contains(r)) {
+                ordered.add(r);
+            }
+        }
+        return ordered;
+    }
+
+    /** The follower's log end offset as last reported, or -1. */
+    public long followerEndOffset(int replicaId) {
+        synchronized (lock) {
+            FollowerProgress progress = followers.get(replicaId);
+            return progress == null ? -1 : progress.logEndOffset;
+        }
+    }
+
+    // ------------------------------------------------------------------ follower side of replication
+
+    /** Appends batches fetched from the leader, offsets and epochs as they are. */
+    public AppendInfo appendRecordsAsFollower(ByteBuf records) {
+        synchronized (lock) {
+            return log.appendAsFollower(records);
+        }
+    }
+
+    /** Takes the leader's high watermark, capped by what this replica has; never moves it back. */
+    public void updateFollowerHighWatermark(long leaderHighWatermark) {
+        synchronized (lock) {
+            long candidate = Math.min(leaderHighWatermark, log.logEndOffset());
+            if (candidate > highWatermark) {
+                highWatermark = candidate;
+                log.updateHighWatermark(candidate);
+            }
+        }
+    }
+
+    /** Drops records from {@code offset} on (they diverge from the leader's log). */
+    public void truncateTo(long offset) {
+        synchronized (lock) {
+            log.truncateTo(offset);
+            capHighWatermarkLocked();
+        }
+    }
+
+    /** Empties the log and restarts it at {@code offset} (the leader no longer has what this replica lacks). */
+    public void truncateFullyAndStartAt(long offset) {
+        synchronized (lock) {
+            log.truncateFullyAndStartAt(offset);
+            highWatermark = offset;
+            log.updateHighWatermark(offset);
+        }
+    }
+
+    private void capHighWatermarkLocked() {
+        long end = log.logEndOffset();
+        if (highWatermark > end) {
+            highWatermark = end;
+            log.updateHighWatermark(end);
+        }
+    }
+
+    // ------------------------------------------------------------------ offsets
+
     public long highWatermark() {
         return highWatermark;
     }
@@ -157,23 +379,23 @@ public final class Partition {
     }
 
     /** Moves the high watermark to the smallest log end offset in the ISR, if that is higher. */
-    boolean maybeIncrementHighWatermark() {
-        synchronized (appendLock) {
+    public boolean maybeIncrementHighWatermark() {
+        synchronized (lock) {
             return incrementHighWatermarkLocked();
         }
     }
 
     private boolean incrementHighWatermarkLocked() {
         PartitionState current = state;
-        if (current.leader() != localNodeId) {
+        if (current.leader() != localNodeId || fenced.getAsBoolean()) {
             return false;
         }
         long candidate = log.logEndOffset();
         for (int replica : current.isr()) {
-            if (replica != localNodeId) {
-                Long followerEnd = followerEndOffsets.get(replica);
-                candidate = Math.min(candidate, followerEnd == null ? 0 : followerEnd);
-            }
+            candidate = Math.min(candidate, replicaEndOffsetLocked(replica));
+        }
+        for (int replica : pendingIsrAdditions) {
+            candidate = Math.min(candidate, replicaEndOffsetLocked(replica));
         }
         if (candidate > highWatermark) {
             highWatermark = candidate;
@@ -181,6 +403,14 @@ public final class Partition {
             return true;
         }
         return false;
+    }
+
+    private long replicaEndOffsetLocked(int replica) {
+        if (replica == localNodeId) {
+            return log.logEndOffset();
+        }
+        FollowerProgress progress = followers.get(replica);
+        return progress == null ? -1 : progress.logEndOffset;
     }
 
     @Override

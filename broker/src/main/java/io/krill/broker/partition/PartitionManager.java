@@ -11,9 +11,15 @@ import io.krill.log.PartitionLog;
 import io.krill.log.TopicPartition;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,12 +37,31 @@ public final class PartitionManager implements MetadataListener {
     private final int nodeId;
     private final LogManager logManager;
     private final BrokerConfig brokerConfig;
+    private final BooleanSupplier fenced;
+    private final ReplicaFollowing following;
+    private final Consumer<TopicPartition> stateChanged;
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    /** Set at controlled shutdown: no partition is served as leader any more. */
+    private volatile boolean leadingStopped;
 
+    /** A single node's partitions: never fenced, nothing to follow, nobody to tell. */
     public PartitionManager(int nodeId, LogManager logManager, BrokerConfig brokerConfig) {
+        this(nodeId, logManager, brokerConfig, () -> false, ReplicaFollowing.NONE, tp -> { });
+    }
+
+    /**
+     * @param fenced       whether this broker is cut off from the cluster (leaders then stop moving high watermarks)
+     * @param following    the replica fetchers
+     * @param stateChanged told after a hosted partition's state changed (wakes requests waiting on it)
+     */
+    public PartitionManager(int nodeId, LogManager logManager, BrokerConfig brokerConfig, BooleanSupplier fenced,
+                            ReplicaFollowing following, Consumer<TopicPartition> stateChanged) {
         this.nodeId = nodeId;
         this.logManager = logManager;
         this.brokerConfig = brokerConfig;
+        this.fenced = fenced;
+        this.following = following;
+        this.stateChanged = stateChanged;
     }
 
     /** Creates the partitions of the image this broker starts with. */
@@ -50,14 +75,33 @@ public final class PartitionManager implements MetadataListener {
     }
 
     private void apply(MetadataImage previous, MetadataImage current) {
-        if (previous != null) {
-            for (TopicImage old : previous.topics()) {
-                TopicImage now = current.topic(old.name());
-                if (now == null || !now.id().equals(old.id())) {
-                    removeTopic(old);
-                }
+        // 1. Partitions this broker no longer hosts, and those whose leadership changes: fetchers let go first.
+        Set<TopicPartition> removed = new HashSet<>();
+        Set<TopicPartition> roleChanged = new HashSet<>();
+        for (Partition hosted : partitions.values()) {
+            TopicImage topic = current.topic(hosted.topicPartition().topic());
+            PartitionState now = topic == null || !topic.id().equals(hosted.topicId()) ? null
+                    : topic.partition(hosted.topicPartition().partition());
+            if (now == null || !now.replicas().contains(nodeId)) {
+                removed.add(hosted.topicPartition());
+            } else if (now.leader() != hosted.state().leader() || now.leaderEpoch() != hosted.leaderEpoch()) {
+                roleChanged.add(hosted.topicPartition());
             }
         }
+        if (!removed.isEmpty() || !roleChanged.isEmpty()) {
+            Set<TopicPartition> stopping = new HashSet<>(removed);
+            stopping.addAll(roleChanged);
+            following.stopFollowing(stopping);
+        }
+        for (TopicPartition tp : removed) {
+            if (partitions.remove(tp) != null) {
+                logManager.deleteLog(tp);
+                LOG.info("Deleted replica {}: its topic is gone or its replicas no longer include broker {}", tp, nodeId);
+                stateChanged.accept(tp);
+            }
+        }
+        // 2. New and changed partitions.
+        List<Partition> followed = new ArrayList<>();
         for (TopicImage topic : current.topics()) {
             TopicConfig config = TopicConfig.resolve(topic.configs(), brokerConfig);
             for (PartitionState state : topic.partitions()) {
@@ -66,27 +110,28 @@ public final class PartitionManager implements MetadataListener {
                 }
                 TopicPartition tp = new TopicPartition(topic.name(), state.partition());
                 Partition existing = partitions.get(tp);
+                Partition partition;
                 if (existing == null) {
                     PartitionLog log = logManager.getOrCreateLog(tp, LogConfigs.from(config));
-                    partitions.put(tp, new Partition(tp, topic.id(), nodeId, log, state, config));
+                    partition = new Partition(tp, topic.id(), nodeId, log, state, config, fenced);
+                    partitions.put(tp, partition);
                 } else {
+                    partition = existing;
                     if (existing.config() != config && !existing.config().overrides().equals(config.overrides())) {
                         existing.log().updateConfig(LogConfigs.from(config));
                     }
-                    existing.update(state, config);
+                    if (!existing.state().equals(state) || existing.config() != config) {
+                        existing.update(state, config);
+                        stateChanged.accept(tp);
+                    }
+                }
+                if (state.hasLeader() && state.leader() != nodeId) {
+                    followed.add(partition);
                 }
             }
         }
-    }
-
-    private void removeTopic(TopicImage topic) {
-        for (PartitionState state : topic.partitions()) {
-            TopicPartition tp = new TopicPartition(topic.name(), state.partition());
-            if (partitions.remove(tp) != null) {
-                logManager.deleteLog(tp);
-                LOG.info("Deleted partition {} of removed topic {}", tp, topic.id());
-            }
-        }
+        // 3. The fetchers follow the partitions led elsewhere, from their current leaders.
+        following.follow(followed);
     }
 
     /** The partition, or null when this broker does not host it. */
@@ -105,11 +150,19 @@ public final class PartitionManager implements MetadataListener {
                     + topic + "-" + partition);
         }
         Partition hosted = partitions.get(new TopicPartition(topic, partition));
-        if (hosted == null || !hosted.isLeader()) {
+        if (hosted == null || !hosted.isLeader() || leadingStopped) {
             throw new ApiException(Errors.NOT_LEADER_OR_FOLLOWER, "Broker " + nodeId + " is not the leader of "
                     + topic + "-" + partition);
         }
         return hosted;
+    }
+
+    /**
+     * Controlled shutdown: from now on every request for a partition answers NOT_LEADER_OR_FOLLOWER, so
+     * clients look for the new leaders while this broker hands its leaderships over.
+     */
+    public void stopLeading() {
+        leadingStopped = true;
     }
 
     public Collection<Partition> partitions() {

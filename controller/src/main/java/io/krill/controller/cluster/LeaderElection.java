@@ -73,6 +73,9 @@ public final class LeaderElection {
         if (!state.replicas().contains(self)) {
             return null;
         }
+        if (state.leader() == self && state.isr().contains(self)) {
+            return state;
+        }
         if (state.isr().contains(self)) {
             return state.withLeader(self, state.isr());
         }

@@ -600,8 +600,11 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                     isr.add(replica);
                 }
             }
-            PartitionState initial = new PartitionState(first + i, PartitionState.NO_LEADER, 0, replicas,
-                    isr.isEmpty() ? replicas : isr, 0);
+            // Like Kafka's controller, the first live replica leads at once (epoch 0): clients can use
+            // the partition as soon as the creation returns. Helix's transition to LEADER later finds
+            // the record already naming that broker and writes nothing.
+            PartitionState initial = new PartitionState(first + i, isr.isEmpty() ? PartitionState.NO_LEADER : isr.get(0),
+                    0, replicas, isr.isEmpty() ? replicas : isr, 0);
             ops.add(create(paths.partition(topic, first + i), MetadataRecords.encodePartition(topic, topicId, initial)));
         }
     }
@@ -657,13 +660,22 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
             boolean unclean = image != null && uncleanElection(image);
             PartitionState taken = records.update(topic, partition, s -> LeaderElection.promote(s, nodeId, unclean));
             if (taken == null) {
-                LOG.info("broker {} told to lead {}-{} but may not (not in the ISR, or the topic is gone)", nodeId,
-                        topic, partition);
+                // Nothing written: either the record already names this broker (it led from creation)
+                // or it may not lead (not in the ISR, or the topic is gone).
+                LOG.info("broker {} told to lead {}-{}: {}", nodeId, topic, partition,
+                        alreadyLeads(topic, partition) ? "leads already" : "may not (not in the ISR, or the topic is gone)");
                 return;
             }
             LOG.info("broker {} leads {}-{} at epoch {} (ISR {})", nodeId, topic, partition, taken.leaderEpoch(),
                     taken.isr());
             MetadataWatcher.await(watcher.refreshPartition(topic, partition), config.operationTimeoutMs());
+        }
+
+        /** For the log line only: the image may trail the record, so this never waits. */
+        private boolean alreadyLeads(String topic, int partition) {
+            TopicImage t = image().topic(topic);
+            PartitionState state = t == null ? null : t.partition(partition);
+            return state != null && state.leader() == nodeId;
         }
 
         @Override

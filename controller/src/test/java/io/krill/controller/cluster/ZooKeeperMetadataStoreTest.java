@@ -70,9 +70,11 @@ class ZooKeeperMetadataStoreTest {
             TopicImage defaults = store.createTopic(NewTopic.of("defaults", -1, -1));
             assertEquals(1, defaults.partitionCount());
 
-            await().atMost(PATIENCE).until(() -> store.image().topic("orders").partitions().stream()
-                    .allMatch(p -> p.leader() == 1 && p.leaderEpoch() == 1));
-            assertEquals("LEADER", store.helixState("orders", 0));
+            assertTrue(orders.partitions().stream().allMatch(p -> p.leader() == 1 && p.leaderEpoch() == 0),
+                    "the first live replica leads from creation, as with Kafka's controller");
+            await().atMost(PATIENCE).until(() -> "LEADER".equals(store.helixState("orders", 0)));
+            assertTrue(store.image().topic("orders").partitions().stream().allMatch(p -> p.leaderEpoch() == 0),
+                    "Helix's transition to LEADER finds the record naming the broker and writes nothing");
             TopicImage grown = store.createPartitions("orders", 5, List.of(List.of(1), List.of(1)));
             assertEquals(5, grown.partitionCount());
             await().atMost(PATIENCE).until(() -> store.image().topic("orders").partition(4).leader() == 1);

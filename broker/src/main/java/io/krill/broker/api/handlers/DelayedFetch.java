@@ -24,7 +24,7 @@ final class DelayedFetch extends DelayedOperation {
     @Override
     public boolean tryComplete() {
         FetchRequest body = request.body();
-        FetchHandler.Read read = handler.read(request);
+        FetchHandler.Read read = handler.read(request, false);
         boolean enough = read.bytes >= body.minBytes() || read.errors;
         read.discard();
         return enough && forceComplete();
@@ -32,6 +32,6 @@ final class DelayedFetch extends DelayedOperation {
 
     @Override
     protected void onComplete() {
-        handler.respond(request, handler.read(request));
+        handler.respond(request, handler.read(request, false));
     }
 }

@@ -10,7 +10,8 @@ import java.util.List;
 /**
  * An acks=all produce waiting for the ISR: complete when every appended partition's high watermark has
  * reached the end of its batch, or when it lost leadership (NOT_LEADER_OR_FOLLOWER); on timeout the
- * partitions still short answer REQUEST_TIMED_OUT. Woken by high watermark moves of its partitions.
+ * partitions still short answer REQUEST_TIMED_OUT; a batch that made it while the ISR shrank below
+ * {@code min.insync.replicas} answers NOT_ENOUGH_REPLICAS_AFTER_APPEND, as Kafka does. Woken by high watermark moves of its partitions.
  *
  * <p>Thread-safe: completion is decided once by the base class; the response is filled only then.
  */
@@ -55,9 +56,14 @@ final class DelayedProduce extends DelayedOperation {
     protected void onComplete() {
         for (PartitionStatus status : statuses) {
             Partition partition = status.partition();
-            if (status.response().errorCode() == Errors.NONE.code() && !partition.isLeader()
-                    && partition.highWatermark() < status.requiredOffset()) {
+            if (status.response().errorCode() != Errors.NONE.code()) {
+                continue;
+            }
+            if (partition.highWatermark() < status.requiredOffset()) {
                 status.response().setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code());
+            } else if (partition.state().isr().size() < partition.config().minInsyncReplicas()) {
+                // Written everywhere the ISR says, but the ISR shrank below min.insync.replicas meanwhile.
+                status.response().setErrorCode(Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND.code());
             }
         }
         request.respond(response);

@@ -26,6 +26,10 @@ import java.util.List;
  * segment files with sendfile ({@link LogSliceRecords}). When less than {@code min.bytes} is there the
  * request waits, as a {@link DelayedFetch} woken by appends, up to {@code max.wait.ms}.
  *
+ * <p>A fetch with a replica id comes from a follower: it reads up to the log end, not the high
+ * watermark, and its fetch offset tells this leader how far the follower got (see
+ * {@link Partition#recordFollowerFetch}), which moves the high watermark and the ISR.
+ *
  * <p>Fetch sessions (KIP-227) are answered sessionless: session id 0 and every requested partition,
  * which clients accept and keep sending full requests.
  *
@@ -58,7 +62,7 @@ public final class FetchHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         FetchRequest body = request.body();
-        Read read = read(request);
+        Read read = read(request, true);
         if (body.maxWaitMs() <= 0 || read.bytes >= body.minBytes() || read.errors || read.partitions.isEmpty()) {
             respond(request, read);
             return;
@@ -84,10 +88,17 @@ public final class FetchHandler implements ApiHandler {
         }
     }
 
-    Read read(Request request) {
+    /**
+     * @param recordFollowerProgress on the first read of a follower's fetch: its fetch offsets are its log
+     *                               end offsets (re-reads of a waiting fetch must not count again)
+     */
+    Read read(Request request, boolean recordFollowerProgress) {
         FetchRequest body = request.body();
         short version = request.version();
-        boolean readCommitted = body.isolationLevel() == READ_COMMITTED;
+        int replicaId = replicaId(request);
+        boolean follower = replicaId >= 0;
+        boolean readCommitted = !follower && body.isolationLevel() == READ_COMMITTED;
+        long now = System.currentTimeMillis();
         MetadataImage image = context.metadata().image();
         Read read = new Read();
         int remaining = body.maxBytes();
@@ -109,8 +120,14 @@ public final class FetchHandler implements ApiHandler {
                 try {
                     Partition partition = context.partitions().leaderPartition(image, topic.name(), wanted.partition());
                     read.partitions.add(partition.topicPartition());
+                    if (follower) {
+                        Partition.checkLeaderEpoch(wanted.currentLeaderEpoch(), partition.state());
+                        if (recordFollowerProgress) {
+                            recordFollowerFetch(partition, replicaId, wanted.fetchOffset(), now);
+                        }
+                    }
                     int limit = Math.max(0, Math.min(wanted.partitionMaxBytes(), remaining));
-                    LogReadResult result = partition.read(wanted.fetchOffset(), limit, false,
+                    LogReadResult result = partition.read(wanted.fetchOffset(), limit, follower,
                             wanted.currentLeaderEpoch(), read.bytes == 0);
                     long lso = partition.lastStableOffset();
                     data.setHighWatermark(partition.highWatermark())
@@ -129,7 +146,9 @@ public final class FetchHandler implements ApiHandler {
                     data.setRecords(records);
                     read.records.add(records);
                     read.bytes += records.sizeInBytes();
-                    read.bytesByTopic.merge(topic.name(), (long) records.sizeInBytes(), Long::sum);
+                    if (!follower) {
+                        read.bytesByTopic.merge(topic.name(), (long) records.sizeInBytes(), Long::sum);
+                    }
                     remaining -= records.sizeInBytes();
                 } catch (RuntimeException e) {
                     fail(data, ErrorMapping.toError(e, request));
@@ -138,6 +157,27 @@ public final class FetchHandler implements ApiHandler {
             }
         }
         return read;
+    }
+
+    /** The fetching replica's id (a broker), or -1 for a consumer. */
+    private static int replicaId(Request request) {
+        FetchRequest body = request.body();
+        return request.version() >= 15 ? body.replicaState().replicaId() : body.replicaId();
+    }
+
+    /**
+     * A follower's fetch offset is its log end offset: the high watermark may move (waking acks=all
+     * produces and consumers' fetches), and a follower caught up to it joins the ISR.
+     */
+    private void recordFollowerFetch(Partition partition, int replicaId, long fetchOffset, long now) {
+        Partition.FollowerFetchOutcome outcome = partition.recordFollowerFetch(replicaId, fetchOffset, now);
+        if (outcome.highWatermarkMoved()) {
+            context.producePurgatory().checkAndComplete(partition.topicPartition());
+            context.fetchPurgatory().checkAndComplete(partition.topicPartition());
+        }
+        if (outcome.shouldJoinIsr()) {
+            context.isrChanger().requestJoin(partition, replicaId);
+        }
     }
 
     /** Sends what {@code read} found and counts the bytes going out. */

@@ -84,6 +84,11 @@ public final class ProduceHandler implements ApiHandler {
                 }
                 try {
                     Partition partition = context.partitions().leaderPartition(image, topic.name(), data.index());
+                    if (acks == -1 && context.metadata().isFenced()) {
+                        throw new ApiException(Errors.NOT_LEADER_OR_FOLLOWER, "Broker " + context.nodeId()
+                                + " is cut off from the cluster; another broker may lead " + topic.name() + "-"
+                                + data.index());
+                    }
                     if (topic.internal()) {
                         throw new ApiException(Errors.INVALID_TOPIC_EXCEPTION, "Cannot append to internal topic " + topic.name());
                     }

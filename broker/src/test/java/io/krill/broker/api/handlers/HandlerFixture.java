@@ -64,7 +64,7 @@ final class HandlerFixture implements AutoCloseable {
         partitions = new PartitionManager(1, logManager, config);
         partitions.startup(metadata.image());
         metadata.addListener(partitions);
-        context = new BrokerContext(config, metadata, partitions, null, null, new io.krill.broker.metrics.BrokerMetrics());
+        context = new BrokerContext(config, metadata, partitions, null, null, new io.krill.broker.metrics.BrokerMetrics(), null);
     }
 
     static HandlerFixture start(Path dir) {

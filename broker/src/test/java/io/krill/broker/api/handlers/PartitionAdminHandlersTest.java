@@ -92,7 +92,8 @@ class PartitionAdminHandlersTest {
         assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), endOffset(4, 9, -1, 0).errorCode());
         OffsetForLeaderEpochResponse.EpochEndOffset empty = endOffset(4, 1, 0, 0);
         assertEquals(Errors.NONE.code(), empty.errorCode());
-        assertEquals(-1, empty.endOffset(), "nothing written in epoch 0 of an empty log");
+        assertEquals(0, empty.leaderEpoch());
+        assertEquals(0, empty.endOffset(), "a leader records its epoch's start when it takes over, as Kafka does");
     }
 
     private CreatePartitionsResponse.CreatePartitionsTopicResult grow(boolean validateOnly, int count,

@@ -1,0 +1,110 @@
+package io.krill.broker.replication;
+
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.RequestHeader;
+import io.krill.wire.message.ResponseHeader;
+import io.krill.wire.protocol.ApiMessage;
+import io.krill.wire.protocol.MalformedMessageException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+
+/**
+ * A blocking Kafka-protocol connection from this broker to another, one request at a time: what a
+ * replica fetcher needs, since it waits for each answer before asking again. The response buffer is
+ * reused, so a response (and the record slices it holds) is valid only until the next {@link #call}:
+ * fetched batches go from it straight into the log, with no copy per record.
+ *
+ * <p>Not thread-safe: owned by one fetcher thread ({@link #close} may come from another to unblock it).
+ */
+final class BrokerChannel implements AutoCloseable {
+    private final Socket socket;
+    private final DataInputStream in;
+    private final OutputStream out;
+    private final String clientId;
+    private final int maxResponseBytes;
+    private final ByteBuf request = Unpooled.buffer(1024);
+    private byte[] response = new byte[64 * 1024];
+    private int correlationId;
+
+    private BrokerChannel(Socket socket, String clientId, int maxResponseBytes) throws IOException {
+        this.socket = socket;
+        this.in = new DataInputStream(socket.getInputStream());
+        this.out = new BufferedOutputStream(socket.getOutputStream(), 8192);
+        this.clientId = clientId;
+        this.maxResponseBytes = maxResponseBytes;
+    }
+
+    /**
+     * @param timeoutMs        connect timeout and the longest wait for any response
+     * @param maxResponseBytes a larger response is a protocol error (the connection is dropped)
+     */
+    static BrokerChannel connect(InetSocketAddress address, int timeoutMs, int receiveBufferBytes, String clientId,
+                                 int maxResponseBytes) throws IOException {
+        Socket socket = new Socket();
+        try {
+            if (receiveBufferBytes > 0) {
+                socket.setReceiveBufferSize(receiveBufferBytes);
+            }
+            socket.setTcpNoDelay(true);
+            socket.connect(address, timeoutMs);
+            socket.setSoTimeout(timeoutMs);
+            return new BrokerChannel(socket, clientId, maxResponseBytes);
+        } catch (IOException | RuntimeException e) {
+            socket.close();
+            throw e;
+        }
+    }
+
+    /** Sends {@code body} and waits for its response. */
+    <T extends ApiMessage> T call(ApiKeys api, short version, ApiMessage body) throws IOException {
+        int id = ++correlationId;
+        request.clear();
+        request.writeInt(0);
+        new RequestHeader().setRequestApiKey(api.id()).setRequestApiVersion(version).setCorrelationId(id)
+                .setClientId(clientId).write(request, api.requestHeaderVersion(version));
+        body.write(request, version);
+        request.setInt(0, request.readableBytes() - 4);
+        out.write(request.array(), request.arrayOffset(), request.readableBytes());
+        out.flush();
+
+        int size = in.readInt();
+        if (size < 0 || size > maxResponseBytes) {
+            throw new IOException("response of " + size + " bytes from " + socket.getRemoteSocketAddress()
+                    + " (limit " + maxResponseBytes + ")");
+        }
+        if (response.length < size) {
+            response = new byte[Math.max(size, Math.min(maxResponseBytes, response.length * 2))];
+        }
+        in.readFully(response, 0, size);
+        ByteBuf buf = Unpooled.wrappedBuffer(response, 0, size);
+        try {
+            ResponseHeader header = new ResponseHeader();
+            header.read(buf, api.responseHeaderVersion(version));
+            if (header.correlationId() != id) {
+                throw new IOException("correlation id " + header.correlationId() + " from "
+                        + socket.getRemoteSocketAddress() + ", expected " + id);
+            }
+            @SuppressWarnings("unchecked")
+            T answer = (T) api.newResponse();
+            answer.read(buf, version);
+            return answer;
+        } catch (MalformedMessageException e) {
+            throw new IOException("malformed " + api + " response from " + socket.getRemoteSocketAddress(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // closing: nothing left to do with this socket
+        }
+    }
+}
