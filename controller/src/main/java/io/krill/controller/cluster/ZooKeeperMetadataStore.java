@@ -421,7 +421,8 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                 }
                 PartitionState state = current.state();
                 PartitionState intended = new PartitionState(partition, expected.leader(), expected.leaderEpoch(),
-                        state.replicas(), proposed.isr(), expected.partitionEpoch() + 1);
+                        state.replicas(), proposed.isr(), expected.partitionEpoch() + 1, state.addingReplicas(),
+                        state.removingReplicas());
                 if (state.leaderEpoch() != expected.leaderEpoch() || state.leader() != expected.leader()) {
                     throw new ApiException(Errors.FENCED_LEADER_EPOCH, "leader " + expected.leader() + " at epoch "
                             + expected.leaderEpoch() + " of " + topic + "-" + partition + " is fenced: the leader is "
