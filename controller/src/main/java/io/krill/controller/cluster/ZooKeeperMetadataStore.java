@@ -1,16 +1,22 @@
 package io.krill.controller.cluster;
 
+import io.krill.controller.metadata.ApiError;
 import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.ElectionType;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataListener;
 import io.krill.controller.metadata.MetadataStore;
 import io.krill.controller.metadata.NewTopic;
 import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
+import io.krill.controller.metadata.TopicNames;
+import io.krill.controller.metadata.TopicPartitionKey;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -22,7 +28,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntPredicate;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.apache.helix.model.IdealState;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -49,6 +57,9 @@ import org.slf4j.LoggerFactory;
  * ZooKeeper multi-ops; partition records change only by compare-and-set ({@link PartitionRecords});
  * producer-id blocks come from a version-checked counter. A change returns once this broker's image
  * shows it. ZooKeeper not answering within the operation timeout is REQUEST_TIMED_OUT.
+ *
+ * <p>Operators' elections ({@link #electLeaders}) are compare-and-sets of the records too, which the
+ * election rule then keeps.
  *
  * <p>Thread-safe: changes may come from any thread (never a Netty event loop: they block); images are
  * published and listeners told on the notification thread ({@link MetadataWatcher}); Helix calls in on
@@ -471,6 +482,54 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         }
     }
 
+    /**
+     * Preferred or unclean elections, each a compare-and-set of the record by this broker ({@link
+     * LeaderElection#preferred}, {@link LeaderElection#unclean}) with liveness from this broker's image.
+     * The election rule keeps the new leader (it is live and in the ISR); Helix then demotes the old
+     * leader and promotes the new one, whose promotion finds itself in the record and writes nothing.
+     */
+    @Override
+    public Map<TopicPartitionKey, ApiError> electLeaders(ElectionType type, Collection<TopicPartitionKey> partitions) {
+        ensureOpen();
+        Map<TopicPartitionKey, ApiError> results = new LinkedHashMap<>();
+        for (TopicPartitionKey key : partitions) {
+            results.put(key, changePartition(key, state -> type == ElectionType.PREFERRED
+                    ? LeaderElection.preferred(state, liveInImage())
+                    : LeaderElection.unclean(state, liveInImage())));
+        }
+        return results;
+    }
+
+    /**
+     * Applies one operator change to the fresh record of {@code key} ({@link PartitionRecords#apply}) and
+     * waits until this broker's image shows it; the change's refusals become the partition's error.
+     */
+    private ApiError changePartition(TopicPartitionKey key, UnaryOperator<PartitionState> change) {
+        if (!TopicNames.isLegal(key.topic()) || key.partition() < 0) {
+            return unknownPartition(key);
+        }
+        try {
+            PartitionState after = guarded(() -> records.apply(key.topic(), key.partition(), change));
+            if (after == null) {
+                return unknownPartition(key);
+            }
+            await(watcher.refreshPartition(key.topic(), key.partition()));
+            return ApiError.NONE;
+        } catch (ApiException e) {
+            return ApiError.of(e);
+        }
+    }
+
+    private IntPredicate liveInImage() {
+        MetadataImage current = image();
+        return broker -> current.broker(broker) != null;
+    }
+
+    private static ApiError unknownPartition(TopicPartitionKey key) {
+        return new ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition: "
+                + key);
+    }
+
     /** The Helix state of a replica on this broker (for diagnostics and tests), or null. */
     String helixState(String topic, int partition) {
         return helixStates.get(topic + "-" + partition);
@@ -658,8 +717,14 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
             boolean unclean = image != null && uncleanElection(image);
             PartitionState taken = records.update(topic, partition, s -> LeaderElection.promote(s, nodeId, unclean));
             if (taken == null) {
-                LOG.info("broker {} told to lead {}-{} but may not (not in the ISR, or the topic is gone)", nodeId,
-                        topic, partition);
+                PartitionRecords.Versioned current = records.read(topic, partition);
+                if (current != null && current.state().leader() == nodeId) {
+                    LOG.debug("broker {} leads {}-{} already (elected by an operator or a reassignment)", nodeId,
+                            topic, partition);
+                } else {
+                    LOG.info("broker {} told to lead {}-{} but may not (not in the ISR, or the topic is gone)", nodeId,
+                            topic, partition);
+                }
                 return;
             }
             LOG.info("broker {} leads {}-{} at epoch {} (ISR {})", nodeId, topic, partition, taken.leaderEpoch(),

@@ -1,6 +1,7 @@
 package io.krill.controller.metadata;
 
 import io.krill.wire.error.ApiException;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 
@@ -72,6 +73,17 @@ public interface MetadataStore extends AutoCloseable {
      * FENCED_LEADER_EPOCH or the like, after which the caller must re-read the state.
      */
     PartitionState alterPartition(String topic, PartitionState expected, PartitionState proposed);
+
+    /**
+     * Kafka's ElectLeaders, one result per partition in iteration order. PREFERRED makes the first
+     * replica leader if it is live and in the ISR (PREFERRED_LEADER_NOT_AVAILABLE otherwise,
+     * ELECTION_NOT_NEEDED if it already leads). UNCLEAN gives a partition that has no leader a live
+     * replica, an ISR member if there is one, else any (its ISR becomes that replica alone: records
+     * may be lost); ELECTION_NOT_NEEDED when the partition has a leader, ELIGIBLE_LEADERS_NOT_AVAILABLE
+     * when no replica is live. UNKNOWN_TOPIC_OR_PARTITION for partitions that do not exist. A result
+     * of success means the change is in this broker's image.
+     */
+    Map<TopicPartitionKey, ApiError> electLeaders(ElectionType type, Collection<TopicPartitionKey> partitions);
 
     @Override
     void close();

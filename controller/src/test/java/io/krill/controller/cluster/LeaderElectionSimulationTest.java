@@ -3,9 +3,13 @@ package io.krill.controller.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.krill.controller.metadata.PartitionState;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -62,6 +66,35 @@ class LeaderElectionSimulationTest {
         assertEquals(List.of(0), resigned.isr());
         assertNull(LeaderElection.resign(new PartitionState(0, -1, 3, List.of(2, 1), List.of(2), 7), 2),
                 "the last ISR member stays in the ISR");
+        assertSame(s, LeaderElection.promote(s, 2, false), "the record names it already: nothing to write");
+    }
+
+    @Test
+    void operatorElections() {
+        PartitionState failedOver = new PartitionState(0, 0, 5, List.of(2, 1, 0), List.of(0, 1, 2), 9);
+        PartitionState back = LeaderElection.preferred(failedOver, b -> true);
+        assertEquals(2, back.leader());
+        assertEquals(6, back.leaderEpoch());
+        assertEquals(failedOver.isr(), back.isr());
+        assertEquals(back, LeaderElection.next(back, b -> true, false), "the election rule keeps it");
+        assertEquals(Errors.ELECTION_NOT_NEEDED, errorOf(() -> LeaderElection.preferred(back, b -> true)));
+        assertEquals(Errors.PREFERRED_LEADER_NOT_AVAILABLE, errorOf(() -> LeaderElection.preferred(failedOver, b -> b != 2)));
+        PartitionState outOfSync = failedOver.withIsr(List.of(0, 1));
+        assertEquals(Errors.PREFERRED_LEADER_NOT_AVAILABLE, errorOf(() -> LeaderElection.preferred(outOfSync, b -> true)));
+
+        PartitionState leaderless = new PartitionState(0, PartitionState.NO_LEADER, 6, List.of(2, 1, 0), List.of(2), 10);
+        assertEquals(Errors.ELECTION_NOT_NEEDED, errorOf(() -> LeaderElection.unclean(failedOver, b -> true)));
+        assertEquals(Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE, errorOf(() -> LeaderElection.unclean(leaderless, b -> false)));
+        PartitionState forced = LeaderElection.unclean(leaderless, b -> b != 2);
+        assertEquals(1, forced.leader());
+        assertEquals(List.of(1), forced.isr());
+        assertEquals(7, forced.leaderEpoch());
+        assertEquals(forced, LeaderElection.next(forced, b -> b != 2, false), "kept, though the topic is clean");
+        assertEquals(2, LeaderElection.unclean(leaderless, b -> true).leader(), "a live ISR member first");
+    }
+
+    private static Errors errorOf(Runnable action) {
+        return assertThrows(ApiException.class, action::run).error();
     }
 
     /** Brokers, partitions and the events that change them; the controller reacts after each one. */

@@ -5,10 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.krill.controller.metadata.ApiError;
 import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.ElectionType;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.NewTopic;
 import io.krill.controller.metadata.TopicImage;
+import io.krill.controller.metadata.TopicPartitionKey;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import java.nio.file.Files;
@@ -90,6 +93,21 @@ class LocalMetadataStoreTest {
             assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, errorOf(() -> store.checkCreatePartitions("nope", 3, List.of())));
             assertEquals(1, store.image().topic("grown").partitionCount());
             assertEquals(1, seen.size(), "only the real creation was published");
+        }
+    }
+
+    @Test
+    void oneNodeNeedsNoElection() {
+        try (LocalMetadataStore store = new LocalMetadataStore(dir, SELF, null)) {
+            store.createTopic(NewTopic.of("t", 2, 1));
+            TopicPartitionKey p0 = new TopicPartitionKey("t", 0);
+            TopicPartitionKey missing = new TopicPartitionKey("t", 2);
+            for (ElectionType type : ElectionType.values()) {
+                Map<TopicPartitionKey, ApiError> results = store.electLeaders(type, List.of(p0, missing));
+                assertEquals(List.of(p0, missing), List.copyOf(results.keySet()));
+                assertEquals(Errors.ELECTION_NOT_NEEDED, results.get(p0).error());
+                assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, results.get(missing).error());
+            }
         }
     }
 

@@ -1,0 +1,131 @@
+package io.krill.controller.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.krill.controller.metadata.ApiError;
+import io.krill.controller.metadata.ElectionType;
+import io.krill.controller.metadata.NewTopic;
+import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicPartitionKey;
+import io.krill.wire.error.Errors;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The operator APIs of the cluster store on three brokers: preferred and unclean elections (the
+ * leader's ISR growth simulated with alterPartition, as the broker's replication would do it).
+ */
+class ElectionsAndReassignmentsTest {
+    private static final String LEADER = "LEADER";
+    private static final String FOLLOWER = "FOLLOWER";
+
+    @TempDir
+    Path dir;
+
+    private TestCluster cluster;
+
+    @AfterEach
+    void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private void start(TestInfo test) throws Exception {
+        String name = "ops-" + Integer.toHexString(test.getTestMethod().orElseThrow().getName().hashCode());
+        cluster = TestCluster.start(dir, name, 3, c -> c);
+    }
+
+    private static NewTopic placed(String name, List<Integer> replicas) {
+        return new NewTopic(name, -1, -1, Map.of(0, replicas), Map.of(), false);
+    }
+
+    private static TopicPartitionKey p0(String topic) {
+        return new TopicPartitionKey(topic, 0);
+    }
+
+    /** The leader of {@code topic}-0 adds {@code replica} to its ISR, as its replication would once it caught up. */
+    private PartitionState growIsr(String topic, int replica) {
+        PartitionState state = cluster.awaitPartition(topic, 0, PartitionState::hasLeader);
+        List<Integer> isr = new ArrayList<>(state.isr());
+        isr.add(replica);
+        return cluster.store(state.leader()).alterPartition(topic, state, state.withIsr(isr));
+    }
+
+    @Test
+    void aPreferredElectionMovesLeadershipBackAfterAFailover(TestInfo test) throws Exception {
+        start(test);
+        cluster.store(2).createTopic(placed("orders", List.of(1, 2, 3)));
+        PartitionState first = cluster.awaitPartition("orders", 0, s -> s.leader() == 1);
+
+        cluster.stop(1); // its leadership moves to the next ISR member in preference order
+        PartitionState failedOver = cluster.awaitPartition("orders", 0, s -> s.leader() == 2 && !s.isr().contains(1));
+        assertTrue(failedOver.leaderEpoch() > first.leaderEpoch());
+        Map<TopicPartitionKey, ApiError> whileDown = cluster.store(3).electLeaders(ElectionType.PREFERRED,
+                List.of(p0("orders")));
+        assertEquals(Errors.PREFERRED_LEADER_NOT_AVAILABLE, whileDown.get(p0("orders")).error());
+
+        cluster.restart(1);
+        assertEquals(Errors.PREFERRED_LEADER_NOT_AVAILABLE, cluster.store(3).electLeaders(ElectionType.PREFERRED,
+                List.of(p0("orders"))).get(p0("orders")).error(), "back, but not in the ISR yet");
+        growIsr("orders", 1);
+
+        List<TopicPartitionKey> asked = List.of(p0("orders"), new TopicPartitionKey("orders", 1),
+                new TopicPartitionKey("nope", 0), new TopicPartitionKey("bad/name", 0));
+        Map<TopicPartitionKey, ApiError> results = cluster.store(3).electLeaders(ElectionType.PREFERRED, asked);
+        assertEquals(asked, List.copyOf(results.keySet()), "one result per partition, in order");
+        assertEquals(ApiError.NONE, results.get(p0("orders")));
+        for (TopicPartitionKey unknown : asked.subList(1, 4)) {
+            assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, results.get(unknown).error(), unknown.toString());
+        }
+        PartitionState elected = cluster.store(3).image().topic("orders").partition(0);
+        assertEquals(1, elected.leader(), "the electing broker's image shows it at once");
+        assertEquals(failedOver.leaderEpoch() + 1, elected.leaderEpoch());
+
+        // Helix follows the record: it demotes 2 and promotes 1, whose promotion writes nothing.
+        cluster.awaitHelixState(1, "orders", 0, LEADER);
+        cluster.awaitHelixState(2, "orders", 0, FOLLOWER);
+        assertEquals(elected.leaderEpoch(), cluster.awaitPartition("orders", 0, s -> s.leader() == 1).leaderEpoch());
+        assertEquals(Errors.ELECTION_NOT_NEEDED, cluster.store(2).electLeaders(ElectionType.PREFERRED,
+                List.of(p0("orders"))).get(p0("orders")).error());
+        assertEquals(Errors.ELECTION_NOT_NEEDED, cluster.store(2).electLeaders(ElectionType.UNCLEAN,
+                List.of(p0("orders"))).get(p0("orders")).error(), "it has a leader");
+    }
+
+    @Test
+    void anUncleanElectionGivesALeaderlessPartitionALiveReplica(TestInfo test) throws Exception {
+        start(test);
+        cluster.store(1).createTopic(placed("fragile", List.of(1, 2)));
+        cluster.store(1).createTopic(placed("lonely", List.of(1)));
+        PartitionState led = cluster.awaitPartition("fragile", 0, s -> s.leader() == 1);
+        cluster.awaitPartition("lonely", 0, s -> s.leader() == 1);
+        cluster.store(1).alterPartition("fragile", led, led.withIsr(List.of(1))); // 2 fell behind
+        cluster.stop(1);
+        PartitionState leaderless = cluster.awaitPartition("fragile", 0, s -> !s.hasLeader());
+        assertEquals(List.of(1), leaderless.isr(), "the last ISR member stays in the ISR");
+
+        Map<TopicPartitionKey, ApiError> preferred = cluster.store(2).electLeaders(ElectionType.PREFERRED,
+                List.of(p0("fragile")));
+        assertEquals(Errors.PREFERRED_LEADER_NOT_AVAILABLE, preferred.get(p0("fragile")).error());
+        Map<TopicPartitionKey, ApiError> unclean = cluster.store(3).electLeaders(ElectionType.UNCLEAN,
+                List.of(p0("fragile"), p0("lonely")));
+        assertEquals(ApiError.NONE, unclean.get(p0("fragile")));
+        assertEquals(Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE, unclean.get(p0("lonely")).error(), "no replica is live");
+
+        PartitionState forced = cluster.awaitPartition("fragile", 0, PartitionState::hasLeader);
+        assertEquals(2, forced.leader());
+        assertEquals(List.of(2), forced.isr(), "the ISR is the new leader alone");
+        assertEquals(leaderless.leaderEpoch() + 1, forced.leaderEpoch());
+        cluster.awaitHelixState(2, "fragile", 0, LEADER);
+        assertEquals(forced, cluster.awaitPartition("fragile", 0, s -> true), "Helix kept it; the topic stays clean");
+        assertEquals(Errors.ELECTION_NOT_NEEDED, cluster.store(2).electLeaders(ElectionType.UNCLEAN,
+                List.of(p0("fragile"))).get(p0("fragile")).error());
+    }
+}
