@@ -19,6 +19,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
@@ -58,12 +59,13 @@ import org.slf4j.LoggerFactory;
  * producer-id blocks come from a version-checked counter. A change returns once this broker's image
  * shows it. ZooKeeper not answering within the operation timeout is REQUEST_TIMED_OUT.
  *
- * <p>Operators' elections ({@link #electLeaders}) are compare-and-sets of the records too, which the
- * election rule then keeps.
+ * <p>Operators' changes of leadership and replicas ({@link #electLeaders}, {@link
+ * #alterPartitionReassignments}) are compare-and-sets of the records too, which the election rule then
+ * keeps; the active controller completes reassignments ({@link ReassignmentCompleter}).
  *
  * <p>Thread-safe: changes may come from any thread (never a Netty event loop: they block); images are
  * published and listeners told on the notification thread ({@link MetadataWatcher}); Helix calls in on
- * its own threads.
+ * its own threads; the controller's own writes run on {@code krill-controller-<nodeId>}.
  */
 public final class ZooKeeperMetadataStore implements MetadataStore {
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperMetadataStore.class);
@@ -79,6 +81,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     private final ZkSession session;
     private final PartitionRecords records;
     private final ExecutorService controllerWork;
+    private final ReassignmentCompleter reassignmentCompleter;
     private final Set<String> pendingLeaderless = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean nudgePending = new AtomicBoolean();
     private volatile String nudgeTopic;
@@ -111,6 +114,8 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         this.session = new ZkSession(config.zkConnect(), config.sessionTimeoutMs(), config.operationTimeoutMs(),
                 watcher);
         this.records = new PartitionRecords(session, paths);
+        this.reassignmentCompleter = new ReassignmentCompleter(nodeId, controllerWork, this::isActiveController,
+                this::completeReassignment);
         try {
             session.awaitConnected(config.operationTimeoutMs());
             HelixCluster.ensure(session, paths, config.zkConnect(), config.clusterId(), config.operationTimeoutMs());
@@ -121,6 +126,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                         + " stored in ZooKeeper cluster " + config.clusterName());
             }
             watcher.addListener(this::nudgeController);
+            watcher.addListener(reassignmentCompleter::onChange);
         } catch (RuntimeException e) {
             closeResources();
             throw e;
@@ -501,6 +507,36 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     }
 
     /**
+     * Starts, replaces or cancels reassignments ({@link ReassignmentRules}): each a compare-and-set of
+     * the record together with the partition's Helix preference list, so new replicas come up as
+     * followers. The active controller completes them once their targets are in the ISR.
+     */
+    @Override
+    public Map<TopicPartitionKey, ApiError> alterPartitionReassignments(
+            Map<TopicPartitionKey, Optional<List<Integer>>> targets, boolean allowReplicationFactorChange) {
+        ensureOpen();
+        Map<TopicPartitionKey, ApiError> results = new LinkedHashMap<>();
+        targets.forEach((key, target) -> {
+            if (target.isEmpty()) {
+                results.put(key, changePartition(key, state -> ReassignmentRules.cancel(state, liveInImage())));
+                return;
+            }
+            List<Integer> replicas = List.copyOf(target.get());
+            results.put(key, changePartition(key, state -> {
+                TopicRequests.checkAssignment(replicas, TopicRequests.liveBrokers(image()));
+                int replicationFactor = state.targetReplicas().size();
+                if (!allowReplicationFactorChange && replicas.size() != replicationFactor) {
+                    throw new ApiException(Errors.INVALID_REPLICATION_FACTOR, "The replication factor of " + key
+                            + " would change from " + replicationFactor + " to " + replicas.size()
+                            + ", which this request does not allow.");
+                }
+                return ReassignmentRules.reassign(state, replicas, liveInImage());
+            }));
+        });
+        return results;
+    }
+
+    /**
      * Applies one operator change to the fresh record of {@code key} ({@link PartitionRecords#apply}) and
      * waits until this broker's image shows it; the change's refusals become the partition's error.
      */
@@ -518,6 +554,24 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         } catch (ApiException e) {
             return ApiError.of(e);
         }
+    }
+
+    /** On the controller thread: completes the reassignment of {@code key} if its record still calls for it. */
+    private void completeReassignment(TopicPartitionKey key) {
+        PartitionState[] before = new PartitionState[1];
+        PartitionState after = records.apply(key.topic(), key.partition(), state -> {
+            before[0] = state;
+            return ReassignmentRules.complete(state, liveInImage());
+        });
+        if (after != null && after != before[0]) {
+            LOG.info("reassignment of {} completed: replicas {}, ISR {}, leader {} at epoch {}", key, after.replicas(),
+                    after.isr(), after.leader(), after.leaderEpoch());
+        }
+    }
+
+    /** Joined, open, unfenced, and Helix's controller: the one broker that completes reassignments. */
+    private boolean isActiveController() {
+        return !closed && participant != null && !fence.isFenced() && image().controllerId() == nodeId;
     }
 
     private IntPredicate liveInImage() {

@@ -20,6 +20,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.nio.ByteBuffer;
@@ -241,6 +242,33 @@ public final class LocalMetadataStore implements MetadataStore {
             results.put(key, exists(current, key) ? new ApiError(Errors.ELECTION_NOT_NEEDED,
                     "Broker " + nodeId + " already leads " + key + ", its only replica.") : unknownPartition(key));
         }
+        return results;
+    }
+
+    /**
+     * One node has one possible assignment: a valid target (this broker alone) is already in place and
+     * succeeds at once; there is never a reassignment to cancel.
+     */
+    @Override
+    public Map<TopicPartitionKey, ApiError> alterPartitionReassignments(
+            Map<TopicPartitionKey, Optional<List<Integer>>> targets, boolean allowReplicationFactorChange) {
+        MetadataImage current = image;
+        Map<TopicPartitionKey, ApiError> results = new LinkedHashMap<>();
+        targets.forEach((key, target) -> {
+            if (!exists(current, key)) {
+                results.put(key, unknownPartition(key));
+            } else if (target.isEmpty()) {
+                results.put(key, new ApiError(Errors.NO_REASSIGNMENT_IN_PROGRESS,
+                        "No reassignment of " + key + " is in progress."));
+            } else {
+                try {
+                    checkAssignment(target.get());
+                    results.put(key, ApiError.NONE);
+                } catch (ApiException e) {
+                    results.put(key, ApiError.of(e));
+                }
+            }
+        });
         return results;
     }
 

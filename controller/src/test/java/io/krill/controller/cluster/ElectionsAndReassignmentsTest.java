@@ -1,26 +1,32 @@
 package io.krill.controller.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.krill.controller.metadata.ApiError;
 import io.krill.controller.metadata.ElectionType;
 import io.krill.controller.metadata.NewTopic;
+import io.krill.controller.metadata.PartitionReassignment;
 import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicPartitionKey;
 import io.krill.wire.error.Errors;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The operator APIs of the cluster store on three brokers: preferred and unclean elections (the
- * leader's ISR growth simulated with alterPartition, as the broker's replication would do it).
+ * The operator APIs of the cluster store on three brokers: preferred and unclean elections, and
+ * reassignments from start to completion (the leader's ISR growth simulated with alterPartition, as
+ * the broker's replication would do it).
  */
 class ElectionsAndReassignmentsTest {
     private static final String LEADER = "LEADER";
@@ -127,5 +133,92 @@ class ElectionsAndReassignmentsTest {
         assertEquals(forced, cluster.awaitPartition("fragile", 0, s -> true), "Helix kept it; the topic stays clean");
         assertEquals(Errors.ELECTION_NOT_NEEDED, cluster.store(2).electLeaders(ElectionType.UNCLEAN,
                 List.of(p0("fragile"))).get(p0("fragile")).error());
+    }
+
+    @Test
+    void aReassignmentAddsFollowersCompletesAndMovesTheLeader(TestInfo test) throws Exception {
+        start(test);
+        cluster.store(1).createTopic(placed("moving", List.of(1, 2)));
+        PartitionState before = cluster.awaitPartition("moving", 0, s -> s.leader() == 1 && s.isr().size() == 2);
+        cluster.awaitHelixState(2, "moving", 0, FOLLOWER);
+
+        Map<TopicPartitionKey, ApiError> started = cluster.store(3).alterPartitionReassignments(
+                Map.of(p0("moving"), Optional.of(List.of(2, 3))), false);
+        assertEquals(ApiError.NONE, started.get(p0("moving")));
+        PartitionState moving = cluster.awaitPartition("moving", 0, PartitionState::isReassigning);
+        assertEquals(List.of(2, 3, 1), moving.replicas());
+        assertEquals(List.of(3), moving.addingReplicas());
+        assertEquals(List.of(1), moving.removingReplicas());
+        assertEquals(before.isr(), moving.isr());
+        assertEquals(1, moving.leader());
+        assertEquals(before.leaderEpoch(), moving.leaderEpoch());
+        assertEquals(Map.of(p0("moving"), new PartitionReassignment(List.of(2, 3, 1), List.of(3), List.of(1))),
+                cluster.store(2).listPartitionReassignments(Optional.empty()));
+        assertEquals(Set.of(p0("moving")), cluster.store(2).listPartitionReassignments(
+                Optional.of(Set.of(p0("moving"), p0("nope")))).keySet());
+        cluster.awaitHelixState(3, "moving", 0, FOLLOWER); // the new replica starts following
+
+        // The leader sees 3 caught up and adds it: the controller completes, and 1 hands over to 2.
+        growIsr("moving", 3);
+        PartitionState done = cluster.awaitPartition("moving", 0, s -> !s.isReassigning());
+        assertEquals(List.of(2, 3), done.replicas());
+        assertEquals(List.of(2, 3), done.isr());
+        assertEquals(2, done.leader());
+        assertEquals(before.leaderEpoch() + 1, done.leaderEpoch());
+        assertEquals(Map.of(), cluster.store(1).listPartitionReassignments(Optional.empty()));
+        cluster.awaitHelixState(2, "moving", 0, LEADER);
+        cluster.awaitHelixState(1, "moving", 0, null); // Helix dropped the removed replica
+        cluster.awaitHelixState(3, "moving", 0, FOLLOWER);
+        assertEquals(done, cluster.awaitPartition("moving", 0, s -> true), "nothing written after completion");
+    }
+
+    @Test
+    void reassignmentsAreCheckedAndCanBeCancelled(TestInfo test) throws Exception {
+        start(test);
+        cluster.store(1).createTopic(placed("kept", List.of(1, 2)));
+        cluster.store(1).createTopic(placed("steady", List.of(1, 2)));
+        PartitionState before = cluster.awaitPartition("kept", 0, s -> s.leader() == 1 && s.isr().size() == 2);
+        ZooKeeperMetadataStore any = cluster.store(2);
+
+        Map<TopicPartitionKey, Optional<List<Integer>>> bad = new LinkedHashMap<>();
+        bad.put(p0("steady"), Optional.empty());
+        bad.put(new TopicPartitionKey("kept", 1), Optional.of(List.of(2, 3)));
+        bad.put(new TopicPartitionKey("nope", 0), Optional.empty());
+        Map<TopicPartitionKey, ApiError> refused = any.alterPartitionReassignments(bad, true);
+        assertEquals(List.copyOf(bad.keySet()), List.copyOf(refused.keySet()));
+        assertEquals(Errors.NO_REASSIGNMENT_IN_PROGRESS, refused.get(p0("steady")).error());
+        assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, refused.get(new TopicPartitionKey("kept", 1)).error());
+        assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, refused.get(new TopicPartitionKey("nope", 0)).error());
+        for (List<Integer> invalid : List.of(List.of(2, 2), List.of(2, 9), List.<Integer>of())) {
+            assertEquals(Errors.INVALID_REPLICA_ASSIGNMENT, any.alterPartitionReassignments(
+                    Map.of(p0("kept"), Optional.of(invalid))).get(p0("kept")).error(), invalid.toString());
+        }
+        assertEquals(Errors.INVALID_REPLICATION_FACTOR, any.alterPartitionReassignments(
+                Map.of(p0("kept"), Optional.of(List.of(1, 2, 3))), false).get(p0("kept")).error());
+        assertEquals(before, any.image().topic("kept").partition(0), "nothing refused was written");
+
+        assertEquals(ApiError.NONE, any.alterPartitionReassignments(Map.of(p0("kept"), Optional.of(List.of(2, 3))))
+                .get(p0("kept")));
+        cluster.awaitHelixState(3, "kept", 0, FOLLOWER);
+        assertEquals(ApiError.NONE, cluster.store(3).alterPartitionReassignments(Map.of(p0("kept"), Optional.empty()))
+                .get(p0("kept")));
+        PartitionState cancelled = cluster.awaitPartition("kept", 0, s -> !s.isReassigning());
+        assertEquals(Set.of(1, 2), Set.copyOf(cancelled.replicas()));
+        assertEquals(Set.of(1, 2), Set.copyOf(cancelled.isr()));
+        assertEquals(1, cancelled.leader());
+        assertEquals(before.leaderEpoch(), cancelled.leaderEpoch());
+        cluster.awaitHelixState(3, "kept", 0, null);
+        assertFalse(cluster.store(1).listPartitionReassignments(Optional.empty()).containsKey(p0("kept")));
+        assertEquals(Errors.NO_REASSIGNMENT_IN_PROGRESS, any.alterPartitionReassignments(
+                Map.of(p0("kept"), Optional.empty())).get(p0("kept")).error());
+
+        // Shrinking to in-sync replicas completes at once; the removed leader hands over.
+        assertEquals(ApiError.NONE, any.alterPartitionReassignments(Map.of(p0("steady"), Optional.of(List.of(2))))
+                .get(p0("steady")));
+        PartitionState shrunk = any.image().topic("steady").partition(0);
+        assertEquals(List.of(2), shrunk.replicas());
+        assertEquals(2, shrunk.leader());
+        cluster.awaitHelixState(2, "steady", 0, LEADER);
+        cluster.awaitHelixState(1, "steady", 0, null);
     }
 }
