@@ -61,7 +61,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Operators' changes of leadership and replicas ({@link #electLeaders}, {@link
  * #alterPartitionReassignments}) are compare-and-sets of the records too, which the election rule then
- * keeps; the active controller completes reassignments ({@link ReassignmentCompleter}).
+ * keeps; the active controller completes reassignments ({@link ReassignmentCompleter}) and, with
+ * {@code auto.leader.rebalance.enable}, moves leadership back to preferred replicas
+ * ({@link PreferredLeaderBalancer}).
  *
  * <p>Thread-safe: changes may come from any thread (never a Netty event loop: they block); images are
  * published and listeners told on the notification thread ({@link MetadataWatcher}); Helix calls in on
@@ -82,6 +84,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     private final PartitionRecords records;
     private final ExecutorService controllerWork;
     private final ReassignmentCompleter reassignmentCompleter;
+    private final PreferredLeaderBalancer leaderBalancer;
     private final Set<String> pendingLeaderless = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean nudgePending = new AtomicBoolean();
     private volatile String nudgeTopic;
@@ -116,6 +119,8 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         this.records = new PartitionRecords(session, paths);
         this.reassignmentCompleter = new ReassignmentCompleter(nodeId, controllerWork, this::isActiveController,
                 this::completeReassignment);
+        this.leaderBalancer = new PreferredLeaderBalancer(config.leaderImbalancePerBrokerPercentage(),
+                this::electLeaders);
         try {
             session.awaitConnected(config.operationTimeoutMs());
             HelixCluster.ensure(session, paths, config.zkConnect(), config.clusterId(), config.operationTimeoutMs());
@@ -192,6 +197,9 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                 }
                 participant = joining;
                 fence.joined(true);
+                if (config.autoLeaderRebalance()) {
+                    scheduleLeaderImbalanceCheck();
+                }
                 LOG.info("broker {} joined cluster {} (Helix session {})", nodeId, config.clusterName(),
                         joining.sessionId());
             }
@@ -569,7 +577,24 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         }
     }
 
-    /** Joined, open, unfenced, and Helix's controller: the one broker that completes reassignments. */
+    /** Every interval, on the controller thread; the next check is scheduled even if this one fails. */
+    private void scheduleLeaderImbalanceCheck() {
+        if (closed) {
+            return;
+        }
+        CompletableFuture.delayedExecutor(config.leaderImbalanceCheckIntervalMs(), TimeUnit.MILLISECONDS,
+                controllerWork).execute(() -> {
+                    try {
+                        if (isActiveController()) {
+                            leaderBalancer.check(image());
+                        }
+                    } finally {
+                        scheduleLeaderImbalanceCheck();
+                    }
+                });
+    }
+
+    /** Joined, open, unfenced, and Helix's controller: the one broker that completes and rebalances. */
     private boolean isActiveController() {
         return !closed && participant != null && !fence.isFenced() && image().controllerId() == nodeId;
     }

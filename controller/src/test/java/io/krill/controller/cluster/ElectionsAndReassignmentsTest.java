@@ -24,9 +24,9 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The operator APIs of the cluster store on three brokers: preferred and unclean elections, and
- * reassignments from start to completion (the leader's ISR growth simulated with alterPartition, as
- * the broker's replication would do it).
+ * The operator APIs of the cluster store on three brokers: preferred and unclean elections, the
+ * controller's automatic preferred-leader rebalancing, and reassignments from start to completion
+ * (the leader's ISR growth simulated with alterPartition, as the broker's replication would do it).
  */
 class ElectionsAndReassignmentsTest {
     private static final String LEADER = "LEADER";
@@ -44,9 +44,9 @@ class ElectionsAndReassignmentsTest {
         }
     }
 
-    private void start(TestInfo test) throws Exception {
+    private void start(TestInfo test, boolean autoRebalance) throws Exception {
         String name = "ops-" + Integer.toHexString(test.getTestMethod().orElseThrow().getName().hashCode());
-        cluster = TestCluster.start(dir, name, 3, c -> c);
+        cluster = TestCluster.start(dir, name, 3, c -> c.withAutoLeaderRebalance(autoRebalance, 300, 10));
     }
 
     private static NewTopic placed(String name, List<Integer> replicas) {
@@ -67,7 +67,7 @@ class ElectionsAndReassignmentsTest {
 
     @Test
     void aPreferredElectionMovesLeadershipBackAfterAFailover(TestInfo test) throws Exception {
-        start(test);
+        start(test, false);
         cluster.store(2).createTopic(placed("orders", List.of(1, 2, 3)));
         PartitionState first = cluster.awaitPartition("orders", 0, s -> s.leader() == 1);
 
@@ -106,8 +106,27 @@ class ElectionsAndReassignmentsTest {
     }
 
     @Test
+    void theControllerMovesLeadershipBackByItself(TestInfo test) throws Exception {
+        start(test, true);
+        cluster.store(1).createTopic(new NewTopic("spread", -1, -1,
+                Map.of(0, List.of(1, 2), 1, List.of(2, 1), 2, List.of(1, 2)), Map.of(), false));
+        cluster.awaitPartition("spread", 2, s -> s.leader() == 1);
+        cluster.stop(1);
+        cluster.awaitPartition("spread", 0, s -> s.leader() == 2);
+        cluster.restart(1);
+        PartitionState away = cluster.awaitPartition("spread", 0, s -> s.leader() == 2);
+        // Broker 1 leads none of its two preferred partitions: 100 % > 10 %, but it is not in the ISRs yet.
+        growIsr("spread", 1);
+        PartitionState back = cluster.awaitPartition("spread", 0, s -> s.leader() == 1);
+        assertEquals(away.leaderEpoch() + 1, back.leaderEpoch());
+        assertEquals(2, cluster.awaitPartition("spread", 2, s -> s.leader() == 2).leader(),
+                "partition 2 stays with 2 while 1 is outside its ISR");
+        assertEquals(2, cluster.store(3).image().topic("spread").partition(1).leader());
+    }
+
+    @Test
     void anUncleanElectionGivesALeaderlessPartitionALiveReplica(TestInfo test) throws Exception {
-        start(test);
+        start(test, false);
         cluster.store(1).createTopic(placed("fragile", List.of(1, 2)));
         cluster.store(1).createTopic(placed("lonely", List.of(1)));
         PartitionState led = cluster.awaitPartition("fragile", 0, s -> s.leader() == 1);
@@ -137,7 +156,7 @@ class ElectionsAndReassignmentsTest {
 
     @Test
     void aReassignmentAddsFollowersCompletesAndMovesTheLeader(TestInfo test) throws Exception {
-        start(test);
+        start(test, false);
         cluster.store(1).createTopic(placed("moving", List.of(1, 2)));
         PartitionState before = cluster.awaitPartition("moving", 0, s -> s.leader() == 1 && s.isr().size() == 2);
         cluster.awaitHelixState(2, "moving", 0, FOLLOWER);
@@ -174,7 +193,7 @@ class ElectionsAndReassignmentsTest {
 
     @Test
     void reassignmentsAreCheckedAndCanBeCancelled(TestInfo test) throws Exception {
-        start(test);
+        start(test, false);
         cluster.store(1).createTopic(placed("kept", List.of(1, 2)));
         cluster.store(1).createTopic(placed("steady", List.of(1, 2)));
         PartitionState before = cluster.awaitPartition("kept", 0, s -> s.leader() == 1 && s.isr().size() == 2);
