@@ -11,7 +11,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,22 +18,29 @@ import org.slf4j.LoggerFactory;
  * Kafka's {@code auto.leader.rebalance.enable}: every {@code leader.imbalance.check.interval.seconds}
  * the active controller looks, per live broker, at the partitions whose preferred (first) replica it
  * is; when more than {@code leader.imbalance.per.broker.percentage} of them are led by another broker,
- * it runs a preferred election for those (not for partitions being reassigned or without a leader). Partitions whose
- * preferred replica is not in the ISR yet stay where they are (PREFERRED_LEADER_NOT_AVAILABLE) and are
- * tried again at the next check. Leadership moves back after a failover without an operator.
+ * it runs a preferred election for those (not for partitions being reassigned or without a leader).
+ * Partitions whose preferred replica is not in the ISR yet stay where they are
+ * (PREFERRED_LEADER_NOT_AVAILABLE) and are tried again at the next check. Leadership moves back after
+ * a failover without an operator.
  *
- * <p>Thread-safety: {@link #check} runs on the store's controller thread only; {@link #candidates} is pure.
+ * <p>Thread-safety: {@link #check} runs on the store's controller thread only; {@link #candidates} is
+ * pure.
  */
 final class PreferredLeaderBalancer {
     private static final Logger LOG = LoggerFactory.getLogger(PreferredLeaderBalancer.class);
 
-    private final int imbalancePercentage;
-    private final BiFunction<ElectionType, Collection<TopicPartitionKey>, Map<TopicPartitionKey, ApiError>> elect;
+    /** How the balancer runs elections: the store's {@code electLeaders}. */
+    @FunctionalInterface
+    interface Elections {
+        Map<TopicPartitionKey, ApiError> elect(ElectionType type, Collection<TopicPartitionKey> partitions);
+    }
 
-    PreferredLeaderBalancer(int imbalancePercentage,
-                            BiFunction<ElectionType, Collection<TopicPartitionKey>, Map<TopicPartitionKey, ApiError>> elect) {
+    private final int imbalancePercentage;
+    private final Elections elections;
+
+    PreferredLeaderBalancer(int imbalancePercentage, Elections elections) {
         this.imbalancePercentage = imbalancePercentage;
-        this.elect = elect;
+        this.elections = elections;
     }
 
     /** Runs the preferred elections {@code image} calls for; returns how many leaders moved. */
@@ -44,7 +50,8 @@ final class PreferredLeaderBalancer {
             return 0;
         }
         int moved = 0;
-        for (Map.Entry<TopicPartitionKey, ApiError> result : elect.apply(ElectionType.PREFERRED, candidates).entrySet()) {
+        Map<TopicPartitionKey, ApiError> results = elections.elect(ElectionType.PREFERRED, candidates);
+        for (Map.Entry<TopicPartitionKey, ApiError> result : results.entrySet()) {
             if (result.getValue().isSuccess()) {
                 moved++;
             } else {

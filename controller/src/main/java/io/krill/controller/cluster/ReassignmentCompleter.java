@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * target has joined the ISR (their leader grows the ISR as the new replicas catch up) and completes
  * them ({@link ReassignmentRules#complete}, a compare-and-set together with the Helix preference list).
  * A broker that starts acting as controller looks at every partition, so a reassignment whose
- * controller died still completes; after that, only at the topics that changed. Completions that cannot reach ZooKeeper are tried again a second later.
+ * controller died still completes; after that, only at the topics that changed. Completions that
+ * cannot reach ZooKeeper are tried again a second later.
  *
  * <p>Thread-safety: {@link #onChange} runs on the metadata notification thread, completions on the
  * controller thread; the set of pending partitions is concurrent.
