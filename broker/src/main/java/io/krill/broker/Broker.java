@@ -14,6 +14,9 @@ import io.krill.broker.api.handlers.DescribeConfigsHandler;
 import io.krill.broker.api.handlers.DescribeGroupsHandler;
 import io.krill.broker.api.handlers.DescribeLogDirsHandler;
 import io.krill.broker.api.handlers.DescribeTopicPartitionsHandler;
+import io.krill.broker.api.handlers.ElectLeadersHandler;
+import io.krill.broker.api.handlers.AlterPartitionReassignmentsHandler;
+import io.krill.broker.api.handlers.ListPartitionReassignmentsHandler;
 import io.krill.broker.api.handlers.FetchHandler;
 import io.krill.broker.api.handlers.FindCoordinatorHandler;
 import io.krill.broker.api.handlers.ConsumerGroupDescribeHandler;
@@ -167,6 +170,9 @@ public final class Broker implements AutoCloseable {
                 new IncrementalAlterConfigsHandler(context),
                 new DescribeClusterHandler(context),
                 new DescribeTopicPartitionsHandler(context),
+                new ElectLeadersHandler(context),
+                new AlterPartitionReassignmentsHandler(context),
+                new ListPartitionReassignmentsHandler(context),
                 new FindCoordinatorHandler(context, groupCoordinator),
                 new JoinGroupHandler(groupCoordinator),
                 new SyncGroupHandler(groupCoordinator),
@@ -221,7 +227,10 @@ public final class Broker implements AutoCloseable {
                 .withSessionTimeoutMs(config.zookeeperSessionTimeoutMs())
                 .withOperationTimeoutMs(Math.max(config.zookeeperConnectionTimeoutMs(), 5_000))
                 .withUncleanLeaderElection(config.replication().uncleanLeaderElectionEnable())
-                .withTopicDefaults(config.log().numPartitions(), config.replication().defaultReplicationFactor()));
+                .withTopicDefaults(config.log().numPartitions(), config.replication().defaultReplicationFactor())
+                .withAutoLeaderRebalance(config.replication().autoLeaderRebalanceEnable(),
+                        TimeUnit.SECONDS.toMillis(config.replication().leaderImbalanceCheckIntervalSeconds()),
+                        config.replication().leaderImbalancePerBrokerPercentage()));
     }
 
     /**

@@ -23,7 +23,9 @@ import org.apache.helix.model.ResourceAssignment;
  * Helix's USER_DEFINED rebalancer for topics: per partition, {@link LeaderElection#chooseLeader} over
  * the partition-state record and Helix's live, enabled instances picks the LEADER; every other live
  * replica is a FOLLOWER. Helix's built-in modes cannot do this: SEMI_AUTO may promote any replica in
- * the preference list, ISR or not; CUSTOMIZED never picks a replacement by itself.
+ * the preference list, ISR or not; CUSTOMIZED never picks a replacement by itself. A replica that is
+ * no longer in the record (a reassignment removed it) is left out of the mapping, and Helix's message
+ * phase takes every replica it finds outside the mapping to DROPPED (through OFFLINE).
  *
  * <p>The records come from the controller's own metadata image, which may trail ZooKeeper by a few
  * milliseconds. That costs at most a wasted transition, never safety: the promoted replica re-reads

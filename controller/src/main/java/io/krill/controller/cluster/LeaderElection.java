@@ -1,6 +1,8 @@
 package io.krill.controller.cluster;
 
 import io.krill.controller.metadata.PartitionState;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntPredicate;
@@ -18,7 +20,10 @@ import java.util.function.IntPredicate;
  *   <li>else nobody ({@link PartitionState#NO_LEADER}).</li>
  * </ol>
  *
- * Every change of leader, to nobody included, bumps the leader epoch; every change at all bumps the
+ * Operators may also move leadership ({@link #preferred}, {@link #unclean}): such a change is written
+ * straight into the record, and the rule above then keeps it (the new leader is live and in the ISR).
+ *
+ * <p>Every change of leader, to nobody included, bumps the leader epoch; every change at all bumps the
  * partition epoch. Stateless.
  */
 public final class LeaderElection {
@@ -63,11 +68,59 @@ public final class LeaderElection {
     }
 
     /**
+     * Preferred election (Kafka's ElectLeaders with PREFERRED) on the freshly read {@code state}: the
+     * first replica takes over if it is live and in the ISR. The old leader learns from the record that
+     * it no longer leads; its ISR changes fail the compare-and-set from then on.
+     *
+     * @throws ApiException ELECTION_NOT_NEEDED when the preferred replica leads already,
+     *                      PREFERRED_LEADER_NOT_AVAILABLE when it is not live or not in the ISR
+     */
+    public static PartitionState preferred(PartitionState state, IntPredicate live) {
+        int preferred = state.preferredReplica();
+        String where = "partition " + state.partition();
+        if (preferred == state.leader()) {
+            throw new ApiException(Errors.ELECTION_NOT_NEEDED, "The preferred replica " + preferred + " already leads "
+                    + where + ".");
+        }
+        if (preferred == PartitionState.NO_LEADER || !live.test(preferred) || !state.isr().contains(preferred)) {
+            throw new ApiException(Errors.PREFERRED_LEADER_NOT_AVAILABLE, "The preferred replica " + preferred + " of "
+                    + where + " is " + (preferred != PartitionState.NO_LEADER && live.test(preferred)
+                    ? "not in the ISR " + state.isr() : "not live") + ".");
+        }
+        return state.withLeader(preferred, state.isr());
+    }
+
+    /**
+     * Unclean election (Kafka's ElectLeaders with UNCLEAN) on the freshly read {@code state}, whatever the
+     * topic's {@code unclean.leader.election.enable}: a partition without a leader gets the first live
+     * ISR member, else the first live replica, whose ISR then shrinks to itself (records only the old
+     * ISR had are lost).
+     *
+     * @throws ApiException ELECTION_NOT_NEEDED when the partition has a leader,
+     *                      ELIGIBLE_LEADERS_NOT_AVAILABLE when no replica is live
+     */
+    public static PartitionState unclean(PartitionState state, IntPredicate live) {
+        if (state.hasLeader()) {
+            throw new ApiException(Errors.ELECTION_NOT_NEEDED, "Partition " + state.partition() + " has a leader, "
+                    + state.leader() + ".");
+        }
+        int chosen = chooseLeader(state, live, true);
+        if (chosen == PartitionState.NO_LEADER) {
+            throw new ApiException(Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE, "No replica of partition "
+                    + state.partition() + " is live: " + state.replicas() + ".");
+        }
+        return state.withLeader(chosen, state.isr().contains(chosen) ? state.isr() : List.of(chosen));
+    }
+
+    /**
      * Replica {@code self}, told by the controller to lead, takes leadership of the freshly read
      * {@code state}: allowed only from the ISR, or from outside it with unclean election (its ISR then
      * shrinks to itself). Liveness is the controller's call, not the participant's: its view may lag.
+     * When the record already names {@code self} (an operator's election or a reassignment wrote it),
+     * it has led since that write, at that epoch: nothing to write.
      *
-     * @return the state to write, or null when {@code self} may not lead
+     * @return the state to write ({@code state} itself when {@code self} leads already), or null when
+     *         {@code self} may not lead
      */
     public static PartitionState promote(PartitionState state, int self, boolean unclean) {
         if (!state.replicas().contains(self)) {

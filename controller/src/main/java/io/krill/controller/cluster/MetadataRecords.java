@@ -26,6 +26,8 @@ final class MetadataRecords {
     static final String PARTITION_EPOCH = "partitionEpoch";
     static final String REPLICAS = "replicas";
     static final String ISR = "isr";
+    static final String ADDING_REPLICAS = "addingReplicas";
+    static final String REMOVING_REPLICAS = "removingReplicas";
     static final String TOPIC_ID = "topicId";
     static final String PARTITIONS = "partitions";
     static final String INTERNAL = "internal";
@@ -69,14 +71,20 @@ final class MetadataRecords {
         record.setIntField(PARTITION_EPOCH, state.partitionEpoch());
         record.setListField(REPLICAS, strings(state.replicas()));
         record.setListField(ISR, strings(state.isr()));
+        if (state.isReassigning()) {
+            record.setListField(ADDING_REPLICAS, strings(state.addingReplicas()));
+            record.setListField(REMOVING_REPLICAS, strings(state.removingReplicas()));
+        }
         return serialize(record);
     }
 
+    /** A partition's state; records written before reassignments existed have no adding or removing lists. */
     static PartitionState decodePartition(int partition, byte[] bytes) {
         ZNRecord record = deserialize(bytes);
         return new PartitionState(partition, requiredInt(record, LEADER), requiredInt(record, LEADER_EPOCH),
                 ints(record.getListField(REPLICAS)), ints(record.getListField(ISR)),
-                requiredInt(record, PARTITION_EPOCH));
+                requiredInt(record, PARTITION_EPOCH), ints(record.getListField(ADDING_REPLICAS)),
+                ints(record.getListField(REMOVING_REPLICAS)));
     }
 
     /** The id of the topic a partition record belongs to. */
@@ -191,6 +199,24 @@ final class MetadataRecords {
             maxReplicas = Math.max(maxReplicas, instances.size());
         }
         idealState.setNumPartitions(first + assignments.size());
+        idealState.setReplicas(Integer.toString(maxReplicas));
+    }
+
+    /** Replaces the preference list of one existing partition (its replicas, during a reassignment too). */
+    static void setReplicas(IdealState idealState, String topic, int partition, List<Integer> replicas) {
+        String name = ZkPaths.helixPartition(topic, partition);
+        if (idealState.getPreferenceList(name) == null) {
+            throw new IllegalStateException("Helix resource " + topic + " has no partition " + name);
+        }
+        List<String> instances = new ArrayList<>();
+        for (int broker : replicas) {
+            instances.add(ZkPaths.instanceName(broker));
+        }
+        idealState.setPreferenceList(name, instances);
+        int maxReplicas = 0;
+        for (String each : idealState.getPartitionSet()) {
+            maxReplicas = Math.max(maxReplicas, idealState.getPreferenceList(each).size());
+        }
         idealState.setReplicas(Integer.toString(maxReplicas));
     }
 

@@ -124,7 +124,7 @@ final class TopicRequests {
     }
 
     /** Kafka's checks of one manual replica list, in its order and words. */
-    private static void checkAssignment(List<Integer> replicas, List<BrokerInfo> brokers) {
+    static void checkAssignment(List<Integer> replicas, List<BrokerInfo> brokers) {
         if (replicas.isEmpty()) {
             throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT,
                     "The manual partition assignment includes an empty replica list.");

@@ -1,18 +1,25 @@
 package io.krill.controller.cluster;
 
+import io.krill.controller.metadata.ApiError;
 import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.ElectionType;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataListener;
 import io.krill.controller.metadata.MetadataStore;
 import io.krill.controller.metadata.NewTopic;
 import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
+import io.krill.controller.metadata.TopicNames;
+import io.krill.controller.metadata.TopicPartitionKey;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
@@ -22,7 +29,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntPredicate;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.apache.helix.model.IdealState;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -50,9 +59,15 @@ import org.slf4j.LoggerFactory;
  * producer-id blocks come from a version-checked counter. A change returns once this broker's image
  * shows it. ZooKeeper not answering within the operation timeout is REQUEST_TIMED_OUT.
  *
+ * <p>Operators' changes of leadership and replicas ({@link #electLeaders}, {@link
+ * #alterPartitionReassignments}) are compare-and-sets of the records too, which the election rule then
+ * keeps; the active controller completes reassignments ({@link ReassignmentCompleter}) and, with
+ * {@code auto.leader.rebalance.enable}, moves leadership back to preferred replicas
+ * ({@link PreferredLeaderBalancer}).
+ *
  * <p>Thread-safe: changes may come from any thread (never a Netty event loop: they block); images are
  * published and listeners told on the notification thread ({@link MetadataWatcher}); Helix calls in on
- * its own threads.
+ * its own threads; the controller's own writes run on {@code krill-controller-<nodeId>}.
  */
 public final class ZooKeeperMetadataStore implements MetadataStore {
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperMetadataStore.class);
@@ -68,6 +83,8 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     private final ZkSession session;
     private final PartitionRecords records;
     private final ExecutorService controllerWork;
+    private final ReassignmentCompleter reassignmentCompleter;
+    private final PreferredLeaderBalancer leaderBalancer;
     private final Set<String> pendingLeaderless = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean nudgePending = new AtomicBoolean();
     private volatile String nudgeTopic;
@@ -100,6 +117,10 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         this.session = new ZkSession(config.zkConnect(), config.sessionTimeoutMs(), config.operationTimeoutMs(),
                 watcher);
         this.records = new PartitionRecords(session, paths);
+        this.reassignmentCompleter = new ReassignmentCompleter(nodeId, controllerWork, this::isActiveController,
+                this::completeReassignment);
+        this.leaderBalancer = new PreferredLeaderBalancer(config.leaderImbalancePerBrokerPercentage(),
+                this::electLeaders);
         try {
             session.awaitConnected(config.operationTimeoutMs());
             HelixCluster.ensure(session, paths, config.zkConnect(), config.clusterId(), config.operationTimeoutMs());
@@ -110,6 +131,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                         + " stored in ZooKeeper cluster " + config.clusterName());
             }
             watcher.addListener(this::nudgeController);
+            watcher.addListener(reassignmentCompleter::onChange);
         } catch (RuntimeException e) {
             closeResources();
             throw e;
@@ -175,6 +197,9 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                 }
                 participant = joining;
                 fence.joined(true);
+                if (config.autoLeaderRebalance()) {
+                    scheduleLeaderImbalanceCheck();
+                }
                 LOG.info("broker {} joined cluster {} (Helix session {})", nodeId, config.clusterName(),
                         joining.sessionId());
             }
@@ -421,7 +446,8 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                 }
                 PartitionState state = current.state();
                 PartitionState intended = new PartitionState(partition, expected.leader(), expected.leaderEpoch(),
-                        state.replicas(), proposed.isr(), expected.partitionEpoch() + 1);
+                        state.replicas(), proposed.isr(), expected.partitionEpoch() + 1, state.addingReplicas(),
+                        state.removingReplicas());
                 if (state.leaderEpoch() != expected.leaderEpoch() || state.leader() != expected.leader()) {
                     throw new ApiException(Errors.FENCED_LEADER_EPOCH, "leader " + expected.leader() + " at epoch "
                             + expected.leaderEpoch() + " of " + topic + "-" + partition + " is fenced: the leader is "
@@ -468,6 +494,119 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                         + where + ": it is not live");
             }
         }
+    }
+
+    /**
+     * Preferred or unclean elections, each a compare-and-set of the record by this broker ({@link
+     * LeaderElection#preferred}, {@link LeaderElection#unclean}) with liveness from this broker's image.
+     * The election rule keeps the new leader (it is live and in the ISR); Helix then demotes the old
+     * leader and promotes the new one, whose promotion finds itself in the record and writes nothing.
+     */
+    @Override
+    public Map<TopicPartitionKey, ApiError> electLeaders(ElectionType type, Collection<TopicPartitionKey> partitions) {
+        ensureOpen();
+        Map<TopicPartitionKey, ApiError> results = new LinkedHashMap<>();
+        for (TopicPartitionKey key : partitions) {
+            results.put(key, changePartition(key, state -> type == ElectionType.PREFERRED
+                    ? LeaderElection.preferred(state, liveInImage())
+                    : LeaderElection.unclean(state, liveInImage())));
+        }
+        return results;
+    }
+
+    /**
+     * Starts, replaces or cancels reassignments ({@link ReassignmentRules}): each a compare-and-set of
+     * the record together with the partition's Helix preference list, so new replicas come up as
+     * followers. The active controller completes them once their targets are in the ISR.
+     */
+    @Override
+    public Map<TopicPartitionKey, ApiError> alterPartitionReassignments(
+            Map<TopicPartitionKey, Optional<List<Integer>>> targets, boolean allowReplicationFactorChange) {
+        ensureOpen();
+        Map<TopicPartitionKey, ApiError> results = new LinkedHashMap<>();
+        targets.forEach((key, target) -> {
+            if (target.isEmpty()) {
+                results.put(key, changePartition(key, state -> ReassignmentRules.cancel(state, liveInImage())));
+                return;
+            }
+            List<Integer> replicas = List.copyOf(target.get());
+            results.put(key, changePartition(key, state -> {
+                TopicRequests.checkAssignment(replicas, TopicRequests.liveBrokers(image()));
+                int replicationFactor = state.targetReplicas().size();
+                if (!allowReplicationFactorChange && replicas.size() != replicationFactor) {
+                    throw new ApiException(Errors.INVALID_REPLICATION_FACTOR, "The replication factor of " + key
+                            + " would change from " + replicationFactor + " to " + replicas.size()
+                            + ", which this request does not allow.");
+                }
+                return ReassignmentRules.reassign(state, replicas, liveInImage());
+            }));
+        });
+        return results;
+    }
+
+    /**
+     * Applies one operator change to the fresh record of {@code key} ({@link PartitionRecords#apply}) and
+     * waits until this broker's image shows it; the change's refusals become the partition's error.
+     */
+    private ApiError changePartition(TopicPartitionKey key, UnaryOperator<PartitionState> change) {
+        if (!TopicNames.isLegal(key.topic()) || key.partition() < 0) {
+            return unknownPartition(key);
+        }
+        try {
+            PartitionState after = guarded(() -> records.apply(key.topic(), key.partition(), change));
+            if (after == null) {
+                return unknownPartition(key);
+            }
+            await(watcher.refreshPartition(key.topic(), key.partition()));
+            return ApiError.NONE;
+        } catch (ApiException e) {
+            return ApiError.of(e);
+        }
+    }
+
+    /** On the controller thread: completes the reassignment of {@code key} if its record still calls for it. */
+    private void completeReassignment(TopicPartitionKey key) {
+        PartitionState[] before = new PartitionState[1];
+        PartitionState after = records.apply(key.topic(), key.partition(), state -> {
+            before[0] = state;
+            return ReassignmentRules.complete(state, liveInImage());
+        });
+        if (after != null && after != before[0]) {
+            LOG.info("reassignment of {} completed: replicas {}, ISR {}, leader {} at epoch {}", key, after.replicas(),
+                    after.isr(), after.leader(), after.leaderEpoch());
+        }
+    }
+
+    /** Every interval, on the controller thread; the next check is scheduled even if this one fails. */
+    private void scheduleLeaderImbalanceCheck() {
+        if (closed) {
+            return;
+        }
+        CompletableFuture.delayedExecutor(config.leaderImbalanceCheckIntervalMs(), TimeUnit.MILLISECONDS,
+                controllerWork).execute(() -> {
+                    try {
+                        if (isActiveController()) {
+                            leaderBalancer.check(image());
+                        }
+                    } finally {
+                        scheduleLeaderImbalanceCheck();
+                    }
+                });
+    }
+
+    /** Joined, open, unfenced, and Helix's controller: the one broker that completes and rebalances. */
+    private boolean isActiveController() {
+        return !closed && participant != null && !fence.isFenced() && image().controllerId() == nodeId;
+    }
+
+    private IntPredicate liveInImage() {
+        MetadataImage current = image();
+        return broker -> current.broker(broker) != null;
+    }
+
+    private static ApiError unknownPartition(TopicPartitionKey key) {
+        return new ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition: "
+                + key);
     }
 
     /** The Helix state of a replica on this broker (for diagnostics and tests), or null. */
@@ -660,8 +799,8 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
             boolean unclean = image != null && uncleanElection(image);
             PartitionState taken = records.update(topic, partition, s -> LeaderElection.promote(s, nodeId, unclean));
             if (taken == null) {
-                // Nothing written: either the record already names this broker (it led from creation)
-                // or it may not lead (not in the ISR, or the topic is gone).
+                // Nothing written: either the record already names this broker (it led from creation,
+                // or an operator election or a reassignment made it leader) or it may not lead (not in the ISR, or the topic is gone).
                 LOG.info("broker {} told to lead {}-{}: {}", nodeId, topic, partition,
                         alreadyLeads(topic, partition) ? "leads already" : "may not (not in the ISR, or the topic is gone)");
                 return;

@@ -18,12 +18,21 @@ import java.util.Objects;
  *                               that do not override it
  * @param defaultPartitions      {@code num.partitions}, for a NewTopic with -1 partitions
  * @param defaultReplicationFactor {@code default.replication.factor}, for a NewTopic with replication factor -1
+ * @param autoLeaderRebalance    {@code auto.leader.rebalance.enable}: the active controller moves leadership
+ *                               back to preferred replicas when a broker's imbalance is too high
+ * @param leaderImbalanceCheckIntervalMs {@code leader.imbalance.check.interval.seconds}, in milliseconds
+ * @param leaderImbalancePerBrokerPercentage {@code leader.imbalance.per.broker.percentage}: the share of a
+ *                               broker's preferred partitions that others may lead before it acts
  */
 public record ZooKeeperStoreConfig(String zkConnect, String clusterName, int nodeId, String clusterId,
                                    int sessionTimeoutMs, long operationTimeoutMs, boolean uncleanLeaderElection,
-                                   int defaultPartitions, int defaultReplicationFactor) {
+                                   int defaultPartitions, int defaultReplicationFactor, boolean autoLeaderRebalance,
+                                   long leaderImbalanceCheckIntervalMs, int leaderImbalancePerBrokerPercentage) {
     public static final int DEFAULT_SESSION_TIMEOUT_MS = 6_000;
     public static final long DEFAULT_OPERATION_TIMEOUT_MS = 15_000;
+    /** Kafka's defaults: enabled, every 300 s, above 10 %. */
+    public static final long DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS = 300_000;
+    public static final int DEFAULT_LEADER_IMBALANCE_PER_BROKER_PERCENTAGE = 10;
 
     public ZooKeeperStoreConfig {
         Objects.requireNonNull(zkConnect, "zkConnect");
@@ -37,36 +46,63 @@ public record ZooKeeperStoreConfig(String zkConnect, String clusterName, int nod
         if (sessionTimeoutMs <= 0 || operationTimeoutMs <= 0) {
             throw new IllegalArgumentException("timeouts must be positive");
         }
+        if (leaderImbalanceCheckIntervalMs <= 0) {
+            throw new IllegalArgumentException("leader.imbalance.check.interval must be positive: "
+                    + leaderImbalanceCheckIntervalMs + " ms");
+        }
+        if (leaderImbalancePerBrokerPercentage < 0 || leaderImbalancePerBrokerPercentage > 100) {
+            throw new IllegalArgumentException("leader.imbalance.per.broker.percentage must be within 0..100: "
+                    + leaderImbalancePerBrokerPercentage);
+        }
     }
 
-    /** Defaults: 6 s sessions, 15 s operation timeout, clean elections only, 1 partition, 1 replica. */
+    /**
+     * Defaults: 6 s sessions, 15 s operation timeout, clean elections only, 1 partition, 1 replica,
+     * automatic preferred-leader rebalancing as Kafka's (every 300 s, above 10 %).
+     */
     public static ZooKeeperStoreConfig of(String zkConnect, String clusterName, int nodeId) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, null, DEFAULT_SESSION_TIMEOUT_MS,
-                DEFAULT_OPERATION_TIMEOUT_MS, false, 1, 1);
+                DEFAULT_OPERATION_TIMEOUT_MS, false, 1, 1, true, DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS,
+                DEFAULT_LEADER_IMBALANCE_PER_BROKER_PERCENTAGE);
     }
 
     public ZooKeeperStoreConfig withClusterId(String id) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, id, sessionTimeoutMs, operationTimeoutMs,
-                uncleanLeaderElection, defaultPartitions, defaultReplicationFactor);
+                uncleanLeaderElection, defaultPartitions, defaultReplicationFactor, autoLeaderRebalance,
+                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage);
     }
 
     public ZooKeeperStoreConfig withSessionTimeoutMs(int timeoutMs) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, timeoutMs, operationTimeoutMs,
-                uncleanLeaderElection, defaultPartitions, defaultReplicationFactor);
+                uncleanLeaderElection, defaultPartitions, defaultReplicationFactor, autoLeaderRebalance,
+                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage);
     }
 
     public ZooKeeperStoreConfig withOperationTimeoutMs(long timeoutMs) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, sessionTimeoutMs, timeoutMs,
-                uncleanLeaderElection, defaultPartitions, defaultReplicationFactor);
+                uncleanLeaderElection, defaultPartitions, defaultReplicationFactor, autoLeaderRebalance,
+                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage);
     }
 
     public ZooKeeperStoreConfig withUncleanLeaderElection(boolean enabled) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, sessionTimeoutMs, operationTimeoutMs,
-                enabled, defaultPartitions, defaultReplicationFactor);
+                enabled, defaultPartitions, defaultReplicationFactor, autoLeaderRebalance, leaderImbalanceCheckIntervalMs,
+                leaderImbalancePerBrokerPercentage);
     }
 
     public ZooKeeperStoreConfig withTopicDefaults(int partitions, int replicationFactor) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, sessionTimeoutMs, operationTimeoutMs,
-                uncleanLeaderElection, partitions, replicationFactor);
+                uncleanLeaderElection, partitions, replicationFactor, autoLeaderRebalance, leaderImbalanceCheckIntervalMs,
+                leaderImbalancePerBrokerPercentage);
+    }
+
+    /**
+     * {@code auto.leader.rebalance.enable}, {@code leader.imbalance.check.interval.seconds} (here in
+     * milliseconds) and {@code leader.imbalance.per.broker.percentage}.
+     */
+    public ZooKeeperStoreConfig withAutoLeaderRebalance(boolean enabled, long checkIntervalMs, int imbalancePercentage) {
+        return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, sessionTimeoutMs, operationTimeoutMs,
+                uncleanLeaderElection, defaultPartitions, defaultReplicationFactor, enabled, checkIntervalMs,
+                imbalancePercentage);
     }
 }

@@ -1,6 +1,8 @@
 package io.krill.controller.local;
 
+import io.krill.controller.metadata.ApiError;
 import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.ElectionType;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataListener;
 import io.krill.controller.metadata.MetadataStore;
@@ -8,13 +10,17 @@ import io.krill.controller.metadata.NewTopic;
 import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.controller.metadata.TopicNames;
+import io.krill.controller.metadata.TopicPartitionKey;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.nio.ByteBuffer;
@@ -225,6 +231,55 @@ public final class LocalMetadataStore implements MetadataStore {
         }
         // One node: the only replica is always the leader and the whole ISR. Nothing to change.
         return current;
+    }
+
+    /** The only replica always leads: every existing partition is ELECTION_NOT_NEEDED. */
+    @Override
+    public Map<TopicPartitionKey, ApiError> electLeaders(ElectionType type, Collection<TopicPartitionKey> partitions) {
+        MetadataImage current = image;
+        Map<TopicPartitionKey, ApiError> results = new LinkedHashMap<>();
+        for (TopicPartitionKey key : partitions) {
+            results.put(key, exists(current, key) ? new ApiError(Errors.ELECTION_NOT_NEEDED,
+                    "Broker " + nodeId + " already leads " + key + ", its only replica.") : unknownPartition(key));
+        }
+        return results;
+    }
+
+    /**
+     * One node has one possible assignment: a valid target (this broker alone) is already in place and
+     * succeeds at once; there is never a reassignment to cancel.
+     */
+    @Override
+    public Map<TopicPartitionKey, ApiError> alterPartitionReassignments(
+            Map<TopicPartitionKey, Optional<List<Integer>>> targets, boolean allowReplicationFactorChange) {
+        MetadataImage current = image;
+        Map<TopicPartitionKey, ApiError> results = new LinkedHashMap<>();
+        targets.forEach((key, target) -> {
+            if (!exists(current, key)) {
+                results.put(key, unknownPartition(key));
+            } else if (target.isEmpty()) {
+                results.put(key, new ApiError(Errors.NO_REASSIGNMENT_IN_PROGRESS,
+                        "No reassignment of " + key + " is in progress."));
+            } else {
+                try {
+                    checkAssignment(target.get());
+                    results.put(key, ApiError.NONE);
+                } catch (ApiException e) {
+                    results.put(key, ApiError.of(e));
+                }
+            }
+        });
+        return results;
+    }
+
+    private static boolean exists(MetadataImage current, TopicPartitionKey key) {
+        TopicImage topic = current.topic(key.topic());
+        return topic != null && topic.partition(key.partition()) != null;
+    }
+
+    private static ApiError unknownPartition(TopicPartitionKey key) {
+        return new ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition: "
+                + key);
     }
 
     @Override

@@ -1,8 +1,12 @@
 package io.krill.controller.metadata;
 
 import io.krill.wire.error.ApiException;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * The cluster's metadata, as this broker sees it, and the only way to change it. The single-node
@@ -72,6 +76,67 @@ public interface MetadataStore extends AutoCloseable {
      * FENCED_LEADER_EPOCH or the like, after which the caller must re-read the state.
      */
     PartitionState alterPartition(String topic, PartitionState expected, PartitionState proposed);
+
+    /**
+     * Kafka's ElectLeaders, one result per partition in iteration order. PREFERRED makes the first
+     * replica leader if it is live and in the ISR (PREFERRED_LEADER_NOT_AVAILABLE otherwise,
+     * ELECTION_NOT_NEEDED if it already leads). UNCLEAN gives a partition that has no leader a live
+     * replica, an ISR member if there is one, else any (its ISR becomes that replica alone: records
+     * may be lost); ELECTION_NOT_NEEDED when the partition has a leader, ELIGIBLE_LEADERS_NOT_AVAILABLE
+     * when no replica is live. UNKNOWN_TOPIC_OR_PARTITION for partitions that do not exist. A result
+     * of success means the change is in this broker's image.
+     */
+    Map<TopicPartitionKey, ApiError> electLeaders(ElectionType type, Collection<TopicPartitionKey> partitions);
+
+    /**
+     * Kafka's AlterPartitionReassignments, one result per partition in iteration order: a present
+     * target starts (or replaces) a reassignment of the partition to those replicas, an empty one
+     * cancels the partition's reassignment (NO_REASSIGNMENT_IN_PROGRESS if it has none). New replicas
+     * join as followers; once all of the target is in the ISR the reassignment completes by itself:
+     * the replicas become the target and a leader outside it hands over to one inside.
+     * INVALID_REPLICA_ASSIGNMENT for an empty target, a repeated or unknown broker;
+     * INVALID_REPLICATION_FACTOR for a change of replication factor when it is not allowed;
+     * UNKNOWN_TOPIC_OR_PARTITION for partitions that do not exist.
+     */
+    Map<TopicPartitionKey, ApiError> alterPartitionReassignments(Map<TopicPartitionKey, Optional<List<Integer>>> targets,
+                                                                 boolean allowReplicationFactorChange);
+
+    /** {@link #alterPartitionReassignments(Map, boolean)} allowing changes of replication factor (v0). */
+    default Map<TopicPartitionKey, ApiError> alterPartitionReassignments(
+            Map<TopicPartitionKey, Optional<List<Integer>>> targets) {
+        return alterPartitionReassignments(targets, true);
+    }
+
+    /**
+     * Kafka's ListPartitionReassignments: the reassignments in progress, of {@code partitions} or of
+     * every partition when empty. Partitions that do not exist or are not being reassigned are left
+     * out. Read from this broker's image.
+     */
+    default Map<TopicPartitionKey, PartitionReassignment> listPartitionReassignments(
+            Optional<Set<TopicPartitionKey>> partitions) {
+        MetadataImage current = image();
+        Map<TopicPartitionKey, PartitionReassignment> result = new LinkedHashMap<>();
+        if (partitions.isPresent()) {
+            for (TopicPartitionKey key : partitions.get()) {
+                TopicImage topic = current.topic(key.topic());
+                PartitionState state = topic == null ? null : topic.partition(key.partition());
+                PartitionReassignment reassignment = state == null ? null : PartitionReassignment.of(state);
+                if (reassignment != null) {
+                    result.put(key, reassignment);
+                }
+            }
+            return result;
+        }
+        for (TopicImage topic : current.topics()) {
+            for (PartitionState state : topic.partitions()) {
+                PartitionReassignment reassignment = PartitionReassignment.of(state);
+                if (reassignment != null) {
+                    result.put(new TopicPartitionKey(topic.name(), state.partition()), reassignment);
+                }
+            }
+        }
+        return result;
+    }
 
     @Override
     void close();

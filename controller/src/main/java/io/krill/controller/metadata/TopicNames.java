@@ -23,14 +23,29 @@ public final class TopicNames {
                     + MAX_LENGTH + " characters, topic name: " + name);
         }
         for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            boolean legal = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || c == '.' || c == '_' || c == '-';
-            if (!legal) {
+            if (!isLegalCharacter(name.charAt(i))) {
                 throw new ApiException(Errors.INVALID_TOPIC_EXCEPTION, "Topic name \"" + name
                         + "\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'");
             }
         }
+    }
+
+    /** Whether {@code name} may name a topic (no exception: for lookups of names from requests). */
+    public static boolean isLegal(String name) {
+        if (name == null || name.isEmpty() || name.equals(".") || name.equals("..") || name.length() > MAX_LENGTH) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            if (!isLegalCharacter(name.charAt(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isLegalCharacter(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_'
+                || c == '-';
     }
 
     /** Whether two names collide in metric names, where '.' and '_' are the same. */

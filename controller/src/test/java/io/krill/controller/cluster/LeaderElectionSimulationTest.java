@@ -3,20 +3,29 @@ package io.krill.controller.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.krill.controller.metadata.PartitionState;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.function.IntPredicate;
 import org.junit.jupiter.api.Test;
 
 /**
- * A seeded, deterministic simulation of {@link LeaderElection}: brokers die and come back (a new
- * session, so they resign), leaders shrink and grow their ISR, and after every event the controller
- * applies the rule to every partition. Thousands of steps per seed; a failure names seed and step.
+ * A seeded, deterministic simulation of {@link LeaderElection} and {@link ReassignmentRules}: brokers
+ * die and come back (a new session, so they resign), leaders shrink and grow their ISR, operators run
+ * preferred and unclean elections and start, replace and cancel reassignments, and after every event
+ * the controller completes the reassignments whose target is in sync and applies the election rule to
+ * every partition. Thousands of steps per seed; a failure names seed and step.
  */
 class LeaderElectionSimulationTest {
     private static final int BROKERS = 5;
@@ -62,6 +71,35 @@ class LeaderElectionSimulationTest {
         assertEquals(List.of(0), resigned.isr());
         assertNull(LeaderElection.resign(new PartitionState(0, -1, 3, List.of(2, 1), List.of(2), 7), 2),
                 "the last ISR member stays in the ISR");
+        assertSame(s, LeaderElection.promote(s, 2, false), "the record names it already: nothing to write");
+    }
+
+    @Test
+    void operatorElections() {
+        PartitionState failedOver = new PartitionState(0, 0, 5, List.of(2, 1, 0), List.of(0, 1, 2), 9);
+        PartitionState back = LeaderElection.preferred(failedOver, b -> true);
+        assertEquals(2, back.leader());
+        assertEquals(6, back.leaderEpoch());
+        assertEquals(failedOver.isr(), back.isr());
+        assertEquals(back, LeaderElection.next(back, b -> true, false), "the election rule keeps it");
+        assertEquals(Errors.ELECTION_NOT_NEEDED, errorOf(() -> LeaderElection.preferred(back, b -> true)));
+        assertEquals(Errors.PREFERRED_LEADER_NOT_AVAILABLE, errorOf(() -> LeaderElection.preferred(failedOver, b -> b != 2)));
+        PartitionState outOfSync = failedOver.withIsr(List.of(0, 1));
+        assertEquals(Errors.PREFERRED_LEADER_NOT_AVAILABLE, errorOf(() -> LeaderElection.preferred(outOfSync, b -> true)));
+
+        PartitionState leaderless = new PartitionState(0, PartitionState.NO_LEADER, 6, List.of(2, 1, 0), List.of(2), 10);
+        assertEquals(Errors.ELECTION_NOT_NEEDED, errorOf(() -> LeaderElection.unclean(failedOver, b -> true)));
+        assertEquals(Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE, errorOf(() -> LeaderElection.unclean(leaderless, b -> false)));
+        PartitionState forced = LeaderElection.unclean(leaderless, b -> b != 2);
+        assertEquals(1, forced.leader());
+        assertEquals(List.of(1), forced.isr());
+        assertEquals(7, forced.leaderEpoch());
+        assertEquals(forced, LeaderElection.next(forced, b -> b != 2, false), "kept, though the topic is clean");
+        assertEquals(2, LeaderElection.unclean(leaderless, b -> true).leader(), "a live ISR member first");
+    }
+
+    private static Errors errorOf(Runnable action) {
+        return assertThrows(ApiException.class, action::run).error();
     }
 
     /** Brokers, partitions and the events that change them; the controller reacts after each one. */
@@ -71,6 +109,8 @@ class LeaderElectionSimulationTest {
         final boolean[] live = new boolean[BROKERS];
         final PartitionState[] states = new PartitionState[PARTITIONS];
         final boolean[] unclean = new boolean[PARTITIONS];
+        /** How often each operator outcome happened: every one must, or the simulation proves little. */
+        final Map<String, Integer> outcomes = new TreeMap<>();
         int step;
 
         Simulation(long seed) {
@@ -89,14 +129,129 @@ class LeaderElectionSimulationTest {
         void run() {
             controllerPass();
             for (step = 0; step < STEPS; step++) {
-                int dice = random.nextInt(10);
-                if (dice < 3) {
+                int dice = random.nextInt(20);
+                if (dice < 6) {
                     toggleBroker(random.nextInt(BROKERS));
-                } else {
+                } else if (dice < 14) {
                     changeIsr(random.nextInt(PARTITIONS));
+                } else if (dice < 16) {
+                    electPreferred(random.nextInt(PARTITIONS));
+                } else if (dice < 17) {
+                    electUnclean(random.nextInt(PARTITIONS));
+                } else {
+                    reassign(random.nextInt(PARTITIONS));
+                }
+                for (PartitionState state : states) {
+                    checkShape(state);
                 }
                 controllerPass();
             }
+            for (String outcome : List.of("preferred", "preferred refused", "unclean", "unclean refused", "reassigned",
+                    "reassigned at once", "cancelled", "completed")) {
+                check(outcomes.getOrDefault(outcome, 0) > 0, "the simulation saw '" + outcome + "': " + outcomes);
+            }
+        }
+
+        void count(String outcome) {
+            outcomes.merge(outcome, 1, Integer::sum);
+        }
+
+        /** Liveness as the broker running an operator's request sees it: here, exactly. */
+        IntPredicate operatorView() {
+            return b -> live[b];
+        }
+
+        void electPreferred(int p) {
+            PartitionState s = states[p];
+            int preferred = s.preferredReplica();
+            IntPredicate seen = operatorView();
+            try {
+                PartitionState elected = LeaderElection.preferred(s, seen);
+                checkEpochs(s, elected);
+                check(elected.leader() == preferred && seen.test(preferred) && s.isr().contains(preferred),
+                        "a preferred election elects the live, in-sync preferred replica");
+                check(elected.isr().equals(s.isr()), "a preferred election keeps the ISR");
+                states[p] = elected;
+                count("preferred");
+            } catch (ApiException e) {
+                count("preferred refused");
+                if (e.error() == Errors.ELECTION_NOT_NEEDED) {
+                    check(s.leader() == preferred, "not needed only when the preferred replica leads");
+                } else {
+                    check(e.error() == Errors.PREFERRED_LEADER_NOT_AVAILABLE
+                            && (!seen.test(preferred) || !s.isr().contains(preferred)), "refused only when not available");
+                }
+            }
+        }
+
+        void electUnclean(int p) {
+            PartitionState s = states[p];
+            IntPredicate seen = operatorView();
+            try {
+                PartitionState elected = LeaderElection.unclean(s, seen);
+                checkEpochs(s, elected);
+                check(!s.hasLeader() && seen.test(elected.leader()), "an unclean election fills an empty leadership");
+                boolean cleanPossible = s.isr().stream().anyMatch(seen::test);
+                check(!cleanPossible || s.isr().contains(elected.leader()), "an ISR member when there is one");
+                states[p] = elected;
+                count("unclean");
+            } catch (ApiException e) {
+                count("unclean refused");
+                check(e.error() == Errors.ELECTION_NOT_NEEDED ? s.hasLeader()
+                        : e.error() == Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE
+                        && s.replicas().stream().noneMatch(seen::test), "refused for the right reason: " + e);
+            }
+        }
+
+        /** An operator starts, replaces or cancels a reassignment to live brokers. */
+        void reassign(int p) {
+            PartitionState s = states[p];
+            IntPredicate seen = operatorView();
+            List<Integer> target = null;
+            try {
+                PartitionState next;
+                if (s.isReassigning() && random.nextInt(4) == 0) {
+                    next = ReassignmentRules.cancel(s, seen);
+                    check(next.replicas().size() == s.originalReplicas().size()
+                            && next.replicas().containsAll(s.originalReplicas()), "a cancel restores the original");
+                    count("cancelled");
+                } else {
+                    List<Integer> liveBrokers = new ArrayList<>();
+                    for (int b = 0; b < BROKERS; b++) {
+                        if (seen.test(b)) {
+                            liveBrokers.add(b);
+                        }
+                    }
+                    if (liveBrokers.isEmpty()) {
+                        return;
+                    }
+                    Collections.shuffle(liveBrokers, random);
+                    target = List.copyOf(liveBrokers.subList(0, 1 + random.nextInt(Math.min(3, liveBrokers.size()))));
+                    next = ReassignmentRules.reassign(s, target, seen);
+                    check(next.targetReplicas().equals(target), "the target is the one asked for");
+                    count(next.isReassigning() ? "reassigned" : "reassigned at once");
+                }
+                checkEpochs(s, next);
+                states[p] = next;
+            } catch (ApiException e) {
+                count("reassignment refused");
+                check(e.error() == Errors.INVALID_REPLICA_ASSIGNMENT, "only an emptied ISR is refused: " + e);
+                List<Integer> kept = new ArrayList<>(target != null ? target : s.originalReplicas());
+                kept.addAll(s.originalReplicas());
+                check(s.isr().stream().noneMatch(kept::contains), "refused only when no ISR member would stay");
+            }
+        }
+
+        /** What must hold of every record at every step. */
+        void checkShape(PartitionState s) {
+            check(new HashSet<>(s.replicas()).size() == s.replicas().size(), "replicas are distinct");
+            check(!s.isr().isEmpty() && s.replicas().containsAll(s.isr()), "the ISR is a non-empty set of replicas");
+            check(s.leader() == PartitionState.NO_LEADER || s.isr().contains(s.leader()), "the leader is in the ISR");
+            check(s.replicas().containsAll(s.addingReplicas()) && s.replicas().containsAll(s.removingReplicas())
+                    && s.addingReplicas().stream().noneMatch(s.removingReplicas()::contains),
+                    "adding and removing are disjoint sets of replicas");
+            check(s.replicas().subList(0, s.targetReplicas().size()).equals(s.targetReplicas()),
+                    "the target comes first");
         }
 
         void toggleBroker(int broker) {
@@ -139,8 +294,27 @@ class LeaderElectionSimulationTest {
             states[p] = changed;
         }
 
+        /** The controller completes the reassignments whose target is in the ISR (fresh records). */
+        void completeReassignments(IntPredicate seen) {
+            for (int p = 0; p < PARTITIONS; p++) {
+                PartitionState reassigning = states[p];
+                PartitionState completed = ReassignmentRules.complete(reassigning, seen);
+                if (completed != null) {
+                    checkEpochs(reassigning, completed);
+                    check(completed.replicas().equals(reassigning.targetReplicas()) && !completed.isReassigning(),
+                            "a completed reassignment leaves the target");
+                    check(completed.leader() == reassigning.leader() || completed.leader() == PartitionState.NO_LEADER
+                            || seen.test(completed.leader()), "a new leader is live");
+                    checkShape(completed);
+                    states[p] = completed;
+                    count("completed");
+                }
+            }
+        }
+
         void controllerPass() {
             IntPredicate isLive = b -> live[b];
+            completeReassignments(isLive);
             for (int p = 0; p < PARTITIONS; p++) {
                 PartitionState before = states[p];
                 PartitionState after = LeaderElection.next(before, isLive, unclean[p]);
@@ -193,12 +367,22 @@ class LeaderElectionSimulationTest {
         }
 
         @Override
+        IntPredicate operatorView() {
+            if (liveHistory.isEmpty()) {
+                return super.operatorView();
+            }
+            boolean[] seenLive = liveHistory.get(liveHistory.size() - 1 - random.nextInt(liveHistory.size()));
+            return b -> seenLive[b];
+        }
+
+        @Override
         void controllerPass() {
             recordHistory.add(states.clone());
             liveHistory.add(live.clone());
             int lag = Math.min(recordHistory.size() - 1, random.nextInt(4));
             PartitionState[] seenRecords = recordHistory.get(recordHistory.size() - 1 - lag);
             boolean[] seenLive = liveHistory.get(liveHistory.size() - 1 - lag);
+            completeReassignments(b -> seenLive[b]);
             for (int p = 0; p < PARTITIONS; p++) {
                 int target = LeaderElection.chooseLeader(seenRecords[p], b -> seenLive[b], unclean[p]);
                 PartitionState fresh = states[p];
@@ -207,7 +391,8 @@ class LeaderElectionSimulationTest {
                 }
                 PartitionState promoted = LeaderElection.promote(fresh, target, unclean[p]);
                 if (promoted == null) {
-                    check(!fresh.isr().contains(target) && !unclean[p], "only a non-ISR target is refused");
+                    check(!fresh.replicas().contains(target) || (!fresh.isr().contains(target) && !unclean[p]),
+                            "only a target outside the ISR (or no longer a replica) is refused");
                     continue;
                 }
                 checkEpochs(fresh, promoted);

@@ -106,7 +106,8 @@ class ZooKeeperMetadataStoreTest {
         try (ZooKeeperMetadataStore store = new ZooKeeperMetadataStore(config(zk))) {
             store.registerBroker(SELF);
             kept = store.createTopic(new NewTopic("kept", 2, 1, Map.of(), Map.of("retention.ms", "7"), false));
-            await().atMost(PATIENCE).until(() -> store.image().topic("kept").partition(1).hasLeader());
+            await().atMost(PATIENCE).until(() -> store.image().topic("kept").partitions().stream()
+                    .allMatch(PartitionState::hasLeader));
             kept = store.image().topic("kept");
             firstIds = store.allocateProducerIds(100);
             clusterId = store.image().clusterId();

@@ -5,17 +5,23 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.krill.controller.metadata.ApiError;
 import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.ElectionType;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.NewTopic;
 import io.krill.controller.metadata.TopicImage;
+import io.krill.controller.metadata.TopicPartitionKey;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -90,6 +96,35 @@ class LocalMetadataStoreTest {
             assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, errorOf(() -> store.checkCreatePartitions("nope", 3, List.of())));
             assertEquals(1, store.image().topic("grown").partitionCount());
             assertEquals(1, seen.size(), "only the real creation was published");
+        }
+    }
+
+    @Test
+    void oneNodeNeedsNoElectionAndHasNothingToReassign() {
+        try (LocalMetadataStore store = new LocalMetadataStore(dir, SELF, null)) {
+            store.createTopic(NewTopic.of("t", 2, 1));
+            TopicPartitionKey p0 = new TopicPartitionKey("t", 0);
+            TopicPartitionKey missing = new TopicPartitionKey("t", 2);
+            for (ElectionType type : ElectionType.values()) {
+                Map<TopicPartitionKey, ApiError> results = store.electLeaders(type, List.of(p0, missing));
+                assertEquals(List.of(p0, missing), List.copyOf(results.keySet()));
+                assertEquals(Errors.ELECTION_NOT_NEEDED, results.get(p0).error());
+                assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, results.get(missing).error());
+            }
+            Map<TopicPartitionKey, Optional<List<Integer>>> targets = new LinkedHashMap<>();
+            targets.put(p0, Optional.of(List.of(1)));
+            targets.put(new TopicPartitionKey("t", 1), Optional.empty());
+            targets.put(missing, Optional.of(List.of(1)));
+            targets.put(new TopicPartitionKey("u", 0), Optional.of(List.of(2)));
+            Map<TopicPartitionKey, ApiError> results = store.alterPartitionReassignments(targets, false);
+            assertEquals(ApiError.NONE, results.get(p0), "already in place");
+            assertEquals(Errors.NO_REASSIGNMENT_IN_PROGRESS, results.get(new TopicPartitionKey("t", 1)).error());
+            assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, results.get(missing).error());
+            assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, results.get(new TopicPartitionKey("u", 0)).error());
+            assertEquals(Errors.INVALID_REPLICA_ASSIGNMENT,
+                    store.alterPartitionReassignments(Map.of(p0, Optional.of(List.of(1, 2)))).get(p0).error());
+            assertEquals(Map.of(), store.listPartitionReassignments(Optional.empty()));
+            assertEquals(Map.of(), store.listPartitionReassignments(Optional.of(Set.of(p0, missing))));
         }
     }
 

@@ -1,0 +1,51 @@
+package io.krill.controller.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.krill.controller.metadata.PartitionState;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.UUID;
+import org.apache.helix.model.IdealState;
+import org.junit.jupiter.api.Test;
+
+/** Partition records with and without a reassignment, and records written before reassignments existed. */
+class MetadataRecordsTest {
+    private static final UUID TOPIC_ID = UUID.fromString("6e30610a-0000-4000-8000-000000000001");
+
+    @Test
+    void reassignmentListsRoundTripAndAreAbsentOtherwise() {
+        PartitionState moving = new PartitionState(3, 1, 4, List.of(2, 3, 1), List.of(1, 2), 9, List.of(3), List.of(1));
+        assertEquals(moving, MetadataRecords.decodePartition(3, MetadataRecords.encodePartition("t", TOPIC_ID, moving)));
+
+        PartitionState plain = new PartitionState(3, 1, 4, List.of(1, 2), List.of(1, 2), 9);
+        byte[] encoded = MetadataRecords.encodePartition("t", TOPIC_ID, plain);
+        assertFalse(new String(encoded, StandardCharsets.UTF_8).contains("addingReplicas"), "the old format");
+        assertEquals(plain, MetadataRecords.decodePartition(3, encoded));
+    }
+
+    @Test
+    void aRecordOfAnEarlierVersionHasNoReassignment() {
+        String old = "{\"id\":\"t_0\",\"simpleFields\":{\"leader\":\"2\",\"leaderEpoch\":\"1\",\"partitionEpoch\":\"1\","
+                + "\"topicId\":\"" + TOPIC_ID + "\"},\"listFields\":{\"replicas\":[\"2\",\"3\"],\"isr\":[\"2\",\"3\"]},"
+                + "\"mapFields\":{}}";
+        PartitionState state = MetadataRecords.decodePartition(0, old.getBytes(StandardCharsets.UTF_8));
+        assertEquals(List.of(), state.addingReplicas());
+        assertEquals(List.of(), state.removingReplicas());
+        assertFalse(state.isReassigning());
+    }
+
+    @Test
+    void aPreferenceListIsReplacedAndTheReplicaCountFollows() {
+        IdealState idealState = MetadataRecords.idealState("t", List.of(List.of(1, 2), List.of(2, 1)));
+        MetadataRecords.setReplicas(idealState, "t", 0, List.of(2, 3, 1));
+        assertEquals(List.of("broker_2", "broker_3", "broker_1"), idealState.getPreferenceList("t_0"));
+        assertEquals(List.of("broker_2", "broker_1"), idealState.getPreferenceList("t_1"));
+        assertEquals("3", idealState.getReplicas());
+        MetadataRecords.setReplicas(idealState, "t", 0, List.of(2, 3));
+        assertEquals("2", idealState.getReplicas());
+        assertTrue(idealState.getPartitionSet().contains("t_1"));
+    }
+}
