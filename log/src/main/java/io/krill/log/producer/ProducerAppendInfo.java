@@ -55,8 +55,11 @@ public final class ProducerAppendInfo {
     /** Applies a data batch (header fields only). */
     public void appendDataBatch(short batchEpoch, int firstSeq, int lastSeq, long maxTimestamp, long firstOffset,
             long lastOffset, boolean transactional) {
-        if (origin == AppendOrigin.CLIENT) {
+        if (origin != AppendOrigin.REPLICATION) {
+            // Coordinator writes (transactional offset commits) are fenced by epoch too, but carry no sequence.
             checkEpoch(batchEpoch);
+        }
+        if (origin == AppendOrigin.CLIENT) {
             checkSequence(batchEpoch, firstSeq);
         }
         if (batchEpoch != epoch) {
