@@ -60,6 +60,8 @@ final class ClassicGroup {
     /** Topics the members subscribe to (consumer protocol), null when unknown. */
     private Set<String> subscribedTopics = Set.of();
     private final Map<String, Map<Integer, OffsetAndMetadata>> offsets = new TreeMap<>();
+    /** Offsets of transactions not ended yet: not visible until a commit marker. */
+    final PendingTxnOffsets pendingTxnOffsets = new PendingTxnOffsets();
     /** Set when the group is of type "consumer" (KIP-848); the classic state then stays Empty. */
     ConsumerGroup consumer;
 

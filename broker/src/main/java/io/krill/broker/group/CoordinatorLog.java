@@ -18,7 +18,21 @@ public interface CoordinatorLog {
     /** Receives the records of a partition in log order during a replay. */
     @FunctionalInterface
     interface Replayer {
+        /** A record written by {@link #append}. */
         void replay(byte[] key, byte[] value);
+
+        /**
+         * A record written by {@link #appendTransactional} for {@code producerId}: it takes effect only if
+         * a commit marker of that producer follows. By default a plain record, for coordinators that never
+         * write transactionally.
+         */
+        default void replayTransactional(long producerId, byte[] key, byte[] value) {
+            replay(key, value);
+        }
+
+        /** A transaction marker (commit or abort) of {@code producerId}. */
+        default void replayMarker(long producerId, boolean commit) {
+        }
     }
 
     /**
@@ -29,6 +43,15 @@ public interface CoordinatorLog {
      * thread, or later on the coordinator's thread, never on another request's thread.
      */
     CompletableFuture<Void> append(int partition, List<Entry> entries);
+
+    /**
+     * Appends {@code entries} as one transactional batch of producer {@code producerId} at
+     * {@code producerEpoch} (TxnOffsetCommit): the records count only once the transaction coordinator's
+     * commit marker lands on the partition. Completes as {@link #append} does; a producer epoch older
+     * than the partition's last one for this producer fails with INVALID_PRODUCER_EPOCH.
+     */
+    CompletableFuture<Void> appendTransactional(int partition, long producerId, short producerEpoch,
+                                                List<Entry> entries);
 
     /** Reads partition {@code partition} from its start to its end, in order. Blocks (disk reads). */
     void replay(int partition, Replayer replayer);

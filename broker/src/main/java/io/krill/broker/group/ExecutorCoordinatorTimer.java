@@ -7,8 +7,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The broker's {@link CoordinatorTimer}: one daemon thread, {@code group-coordinator}, over a scheduled
- * executor. A task that throws is logged and does not stop the thread. After {@link #close()} new tasks
+ * The broker's {@link CoordinatorTimer}: one daemon thread ({@code group-coordinator} for groups,
+ * {@code txn-coordinator} for transactions) over a scheduled executor. A task that throws is logged and does not stop the thread. After {@link #close()} new tasks
  * are dropped. Thread-safe.
  */
 public final class ExecutorCoordinatorTimer implements CoordinatorTimer, AutoCloseable {
@@ -17,8 +17,12 @@ public final class ExecutorCoordinatorTimer implements CoordinatorTimer, AutoClo
     private final ScheduledThreadPoolExecutor executor;
 
     public ExecutorCoordinatorTimer() {
+        this("group-coordinator");
+    }
+
+    public ExecutorCoordinatorTimer(String threadName) {
         executor = new ScheduledThreadPoolExecutor(1, runnable -> {
-            Thread thread = new Thread(runnable, "group-coordinator");
+            Thread thread = new Thread(runnable, threadName);
             thread.setDaemon(true);
             return thread;
         });

@@ -26,6 +26,8 @@ import io.krill.wire.message.OffsetFetchRequest;
 import io.krill.wire.message.OffsetFetchResponse;
 import io.krill.wire.message.SyncGroupRequest;
 import io.krill.wire.message.SyncGroupResponse;
+import io.krill.wire.message.TxnOffsetCommitRequest;
+import io.krill.wire.message.TxnOffsetCommitResponse;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -215,8 +217,10 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         Map<String, GroupRecords.ConsumerGroupValue> consumerValues = new HashMap<>();
         Map<String, Map<String, Map<Integer, OffsetAndMetadata>>> offsets = new HashMap<>();
         AtomicInteger records = new AtomicInteger();
+        // Offsets of transactions without a marker yet, per producer id, in log order.
+        Map<Long, List<CoordinatorLog.Entry>> openTxns = new HashMap<>();
         try {
-            log.replay(shard.partition, (keyBytes, valueBytes) -> {
+            CoordinatorLog.Replayer plain = (keyBytes, valueBytes) -> {
                 records.incrementAndGet();
                 GroupRecords.Key key = GroupRecords.readKey(Unpooled.wrappedBuffer(keyBytes));
                 if (key instanceof GroupRecords.OffsetKey k) {
@@ -241,6 +245,25 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                                 GroupRecords.readConsumerGroupValue(Unpooled.wrappedBuffer(valueBytes)));
                     }
                 }
+            };
+            log.replay(shard.partition, new CoordinatorLog.Replayer() {
+                @Override
+                public void replay(byte[] key, byte[] value) {
+                    plain.replay(key, value);
+                }
+
+                @Override
+                public void replayTransactional(long producerId, byte[] key, byte[] value) {
+                    openTxns.computeIfAbsent(producerId, p -> new ArrayList<>()).add(new CoordinatorLog.Entry(key, value));
+                }
+
+                @Override
+                public void replayMarker(long producerId, boolean commit) {
+                    List<CoordinatorLog.Entry> entries = openTxns.remove(producerId);
+                    if (entries != null && commit) {
+                        entries.forEach(e -> plain.replay(e.key(), e.value()));
+                    }
+                }
             });
         } catch (RuntimeException e) {
             LOG.error("Failed to load {}-{}; its groups stay unavailable", TOPIC, shard.partition, e);
@@ -254,6 +277,8 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                 groupIds.add(groupId);
             }
         });
+        Map<String, List<PendingOffset>> pendingByGroup = pendingTxnOffsets(openTxns);
+        groupIds.addAll(pendingByGroup.keySet());
         for (String groupId : groupIds) {
             ClassicGroup group = new ClassicGroup(groupId, shard.partition, now);
             synchronized (group) {
@@ -266,6 +291,10 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                 }
                 Map<String, Map<Integer, OffsetAndMetadata>> byTopic = offsets.getOrDefault(groupId, Map.of());
                 byTopic.forEach((topic, byPartition) -> byPartition.forEach((p, o) -> group.putOffset(topic, p, o)));
+                for (PendingOffset pending : pendingByGroup.getOrDefault(groupId, List.of())) {
+                    group.pendingTxnOffsets.add(pending.producerId(), pending.topic(), pending.partition(),
+                            pending.offset());
+                }
                 shard.groups.put(groupId, group);
             }
         }
@@ -277,6 +306,25 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
             LOG.info("Loaded {}-{}: {} records, {} groups in {} ms", TOPIC, shard.partition, records.get(),
                     groupIds.size(), (System.nanoTime() - started) / 1_000_000);
         }
+    }
+
+    /** An offset of a transaction still open at the end of a load. */
+    private record PendingOffset(long producerId, String topic, int partition, OffsetAndMetadata offset) {
+    }
+
+    /** The offsets of transactions without a marker yet, by group (a tombstone cancels an earlier one). */
+    private static Map<String, List<PendingOffset>> pendingTxnOffsets(Map<Long, List<CoordinatorLog.Entry>> openTxns) {
+        Map<String, List<PendingOffset>> byGroup = new HashMap<>();
+        openTxns.forEach((producerId, entries) -> {
+            for (CoordinatorLog.Entry entry : entries) {
+                if (entry.value() != null
+                        && GroupRecords.readKey(Unpooled.wrappedBuffer(entry.key())) instanceof GroupRecords.OffsetKey k) {
+                    byGroup.computeIfAbsent(k.groupId(), g -> new ArrayList<>()).add(new PendingOffset(producerId,
+                            k.topic(), k.partition(), GroupRecords.readOffsetValue(Unpooled.wrappedBuffer(entry.value()))));
+                }
+            }
+        });
+        return byGroup;
     }
 
     /** A consumer-protocol group from its record: members start at epoch 0 (fenced, they rejoin). */
@@ -1452,6 +1500,161 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         });
     }
 
+    // ------------------------------------------------------------------ transactional offsets
+
+    /**
+     * TxnOffsetCommit: the offsets are written to the group's partition as one transactional batch of the
+     * producer (its epoch fenced by the log) and held as pending: they become the group's committed
+     * offsets when the commit marker of the producer's transaction reaches the partition
+     * ({@link #onTransactionCompleted}), and are dropped on an abort. A group that does not exist is
+     * created (an empty, simple group), as Kafka does; a member id or generation given is checked.
+     */
+    public void commitTransactionalOffsets(TxnOffsetCommitRequest request, Consumer<TxnOffsetCommitResponse> callback) {
+        String groupId = request.groupId();
+        Shard shard;
+        try {
+            validateGroupId(groupId);
+            shard = shardFor(groupId);
+        } catch (ApiException e) {
+            callback.accept(txnCommitError(request, e.error()));
+            return;
+        }
+        String memberId = request.memberId() == null ? "" : request.memberId();
+        while (true) {
+            ClassicGroup group = shard.groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, shard.partition, now()));
+            synchronized (group) {
+                if (group.is(GroupState.DEAD)) {
+                    shard.groups.remove(groupId, group);
+                    continue;
+                }
+                Errors invalid = validateTxnOffsetCommit(group, memberId, request.groupInstanceId(),
+                        request.generationIdOrMemberEpoch());
+                if (invalid != null) {
+                    callback.accept(txnCommitError(request, invalid));
+                    return;
+                }
+                writeTxnOffsets(group, request, callback);
+                return;
+            }
+        }
+    }
+
+    /** Kafka's checks for transactional commits: a member or generation, when given, must be current. */
+    private static Errors validateTxnOffsetCommit(ClassicGroup group, String memberId, String instanceId, int generation) {
+        if (group.consumer != null) {
+            if (memberId.isEmpty() && generation < 0) {
+                return null;
+            }
+            ConsumerGroup.Member member = group.consumer.members.get(memberId);
+            if (member == null) {
+                return Errors.UNKNOWN_MEMBER_ID;
+            }
+            return generation > member.memberEpoch ? Errors.STALE_MEMBER_EPOCH : null;
+        }
+        if (generation < 0 && group.is(GroupState.EMPTY)) {
+            return null;
+        }
+        if (instanceId != null) {
+            Errors invalid = group.validateMember(memberId, instanceId);
+            if (invalid == Errors.FENCED_INSTANCE_ID) {
+                return invalid;
+            }
+        }
+        if (!memberId.isEmpty() && group.member(memberId) == null) {
+            return Errors.UNKNOWN_MEMBER_ID;
+        }
+        if (generation >= 0 && generation != group.generationId) {
+            return Errors.ILLEGAL_GENERATION;
+        }
+        return null;
+    }
+
+    private void writeTxnOffsets(ClassicGroup group, TxnOffsetCommitRequest request,
+                                 Consumer<TxnOffsetCommitResponse> callback) {
+        long now = now();
+        long producerId = request.producerId();
+        TxnOffsetCommitResponse response = new TxnOffsetCommitResponse();
+        List<CoordinatorLog.Entry> entries = new ArrayList<>();
+        List<Runnable> apply = new ArrayList<>();
+        List<TxnOffsetCommitResponse.TxnOffsetCommitResponsePartition> written = new ArrayList<>();
+        for (TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic topic : request.topics()) {
+            TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic topicResponse =
+                    new TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic().setName(topic.name());
+            response.topics().add(topicResponse);
+            for (TxnOffsetCommitRequest.TxnOffsetCommitRequestPartition p : topic.partitions()) {
+                TxnOffsetCommitResponse.TxnOffsetCommitResponsePartition partitionResponse =
+                        new TxnOffsetCommitResponse.TxnOffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex());
+                topicResponse.partitions().add(partitionResponse);
+                String metadata = p.committedMetadata();
+                if (metadata != null && metadata.length() > config.offsetMetadataMaxBytes()) {
+                    partitionResponse.setErrorCode(Errors.OFFSET_METADATA_TOO_LARGE.code());
+                    continue;
+                }
+                OffsetAndMetadata value = new OffsetAndMetadata(p.committedOffset(), p.committedLeaderEpoch(),
+                        metadata == null ? "" : metadata, now, OffsetAndMetadata.NO_EXPIRY);
+                entries.add(new CoordinatorLog.Entry(GroupRecords.offsetKey(group.groupId(), topic.name(),
+                        p.partitionIndex()), GroupRecords.offsetValue(value)));
+                String name = topic.name();
+                int index = p.partitionIndex();
+                apply.add(() -> group.pendingTxnOffsets.add(producerId, name, index, value));
+                written.add(partitionResponse);
+            }
+        }
+        if (entries.isEmpty()) {
+            callback.accept(response);
+            return;
+        }
+        log.appendTransactional(group.partition(), producerId, request.producerEpoch(), entries)
+                .whenComplete((ok, failure) -> {
+                    synchronized (group) {
+                        if (failure != null) {
+                            Errors error = commitError(failure);
+                            for (TxnOffsetCommitResponse.TxnOffsetCommitResponsePartition p : written) {
+                                p.setErrorCode(error.code());
+                            }
+                        } else {
+                            apply.forEach(Runnable::run);
+                        }
+                    }
+                    callback.accept(response);
+                });
+    }
+
+    public static TxnOffsetCommitResponse txnCommitError(TxnOffsetCommitRequest request, Errors error) {
+        TxnOffsetCommitResponse response = new TxnOffsetCommitResponse();
+        for (TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic topic : request.topics()) {
+            TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic t = new TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic()
+                    .setName(topic.name()).setTopicId(topic.topicId());
+            for (TxnOffsetCommitRequest.TxnOffsetCommitRequestPartition p : topic.partitions()) {
+                t.partitions().add(new TxnOffsetCommitResponse.TxnOffsetCommitResponsePartition()
+                        .setPartitionIndex(p.partitionIndex()).setErrorCode(error.code()));
+            }
+            response.topics().add(t);
+        }
+        return response;
+    }
+
+    /**
+     * A transaction marker of {@code producerId} reached partition {@code partition} of
+     * {@code __consumer_offsets} and its in-sync replicas: the producer's pending offsets in that
+     * partition's groups become committed (commit) or are dropped (abort). Nothing to do when this broker
+     * does not coordinate the partition (yet): a later load replays the marker from the log.
+     */
+    public void onTransactionCompleted(int partition, long producerId, boolean commit) {
+        Shard shard = shards.get(partition);
+        if (shard == null) {
+            return;
+        }
+        for (ClassicGroup group : shard.groups.values()) {
+            synchronized (group) {
+                Map<PendingTxnOffsets.Key, OffsetAndMetadata> pending = group.pendingTxnOffsets.complete(producerId);
+                if (commit && !group.is(GroupState.DEAD)) {
+                    pending.forEach((key, offset) -> group.putOffset(key.topic(), key.partition(), offset));
+                }
+            }
+        }
+    }
+
     static OffsetCommitResponse commitError(OffsetCommitRequest request, Errors error) {
         OffsetCommitResponse response = new OffsetCommitResponse();
         for (OffsetCommitRequest.OffsetCommitRequestTopic topic : request.topics()) {
@@ -1478,13 +1681,21 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         return error == Errors.RECORD_LIST_TOO_LARGE ? Errors.UNKNOWN_SERVER_ERROR : error;
     }
 
+    /** OffsetFetch for one group without {@code require_stable}. */
+    public OffsetFetchResponse.OffsetFetchResponseGroup fetchOffsets(String groupId,
+                                                                     List<OffsetFetchRequest.OffsetFetchRequestTopics> topics) {
+        return fetchOffsets(groupId, topics, false);
+    }
+
     /**
      * OffsetFetch for one group: the committed offsets of the partitions asked for (-1 where none), or
      * of every partition with one when {@code topics} is null. Errors of the group are in the result's
-     * error code. There are no transactional offsets yet, so {@code requireStable} never waits.
+     * error code. With {@code requireStable}, a partition with an offset of a transaction not ended yet
+     * answers UNSTABLE_OFFSET_COMMIT (the client retries until the transaction completes).
      */
     public OffsetFetchResponse.OffsetFetchResponseGroup fetchOffsets(String groupId,
-                                                                     List<OffsetFetchRequest.OffsetFetchRequestTopics> topics) {
+                                                                     List<OffsetFetchRequest.OffsetFetchRequestTopics> topics,
+                                                                     boolean requireStable) {
         OffsetFetchResponse.OffsetFetchResponseGroup result = new OffsetFetchResponse.OffsetFetchResponseGroup()
                 .setGroupId(groupId);
         Shard shard;
@@ -1512,7 +1723,9 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                 group.offsets().forEach((topic, byPartition) -> {
                     OffsetFetchResponse.OffsetFetchResponseTopics t = new OffsetFetchResponse.OffsetFetchResponseTopics()
                             .setName(topic);
-                    byPartition.forEach((p, o) -> t.partitions().add(committed(p, o)));
+                    byPartition.forEach((p, o) -> t.partitions().add(
+                            requireStable && group.pendingTxnOffsets.isPending(topic, p)
+                                    ? noOffset(p).setErrorCode(Errors.UNSTABLE_OFFSET_COMMIT.code()) : committed(p, o)));
                     result.topics().add(t);
                 });
             } else {
@@ -1521,7 +1734,11 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                             .setName(topic.name());
                     for (int p : topic.partitionIndexes()) {
                         OffsetAndMetadata o = group.offset(topic.name(), p);
-                        t.partitions().add(o == null ? noOffset(p) : committed(p, o));
+                        if (requireStable && group.pendingTxnOffsets.isPending(topic.name(), p)) {
+                            t.partitions().add(noOffset(p).setErrorCode(Errors.UNSTABLE_OFFSET_COMMIT.code()));
+                        } else {
+                            t.partitions().add(o == null ? noOffset(p) : committed(p, o));
+                        }
                     }
                     result.topics().add(t);
                 }
@@ -1898,7 +2115,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                             expired.add(new String[] {topic, Integer.toString(p)});
                         }
                     }));
-                    boolean removeGroup = empty && group.pendingJoinMembers.isEmpty()
+                    boolean removeGroup = empty && group.pendingJoinMembers.isEmpty() && group.pendingTxnOffsets.isEmpty()
                             && expired.size() == allOffsets(group).size();
                     if (expired.isEmpty() && !removeGroup) {
                         continue;

@@ -14,6 +14,9 @@ import io.krill.log.TopicPartition;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import io.krill.wire.record.CompressionType;
+import io.krill.wire.record.ControlRecordType;
+import io.krill.wire.record.ControlRecords;
+import io.krill.wire.record.RecordBatch;
 import io.krill.wire.record.RecordBatchBuilder;
 import io.krill.wire.record.RecordBatches;
 import io.netty.buffer.ByteBuf;
@@ -23,8 +26,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The {@link CoordinatorLog} over this broker's partitions of {@code __consumer_offsets}: an append is
- * one record batch (compressed with {@code offsets.topic.compression.codec}) appended as the leader
+ * The {@link CoordinatorLog} over this broker's partitions of a coordinator's internal topic
+ * ({@code __consumer_offsets} for groups, {@code __transaction_state} for transactions): an append is
+ * one record batch (compressed with the coordinator's codec) appended as the leader
  * with acks=all semantics, committed once the partition's high watermark passes it (on one node at
  * once; on a cluster a delayed operation in the produce purgatory waits, up to
  * {@code offsets.commit.timeout.ms}). Replays read the log in {@code offsets.load.buffer.size} chunks.
@@ -36,6 +40,7 @@ import java.util.concurrent.CompletableFuture;
  * <p>Thread-safe.
  */
 public final class PartitionCoordinatorLog implements CoordinatorLog {
+    private final String topic;
     private final MetadataStore metadata;
     private final PartitionManager partitions;
     private final DelayedOperationPurgatory<TopicPartition> purgatory;
@@ -44,9 +49,19 @@ public final class PartitionCoordinatorLog implements CoordinatorLog {
     private final CompressionType compression;
     private final int loadBufferSize;
 
+    /** The log of the group coordinator: partitions of {@code __consumer_offsets}. */
     public PartitionCoordinatorLog(MetadataStore metadata, PartitionManager partitions,
                                    DelayedOperationPurgatory<TopicPartition> purgatory, CoordinatorTimer timer,
                                    long commitTimeoutMs, int compressionCodec, int loadBufferSize) {
+        this(GroupCoordinator.TOPIC, metadata, partitions, purgatory, timer, commitTimeoutMs, compressionCodec,
+                loadBufferSize);
+    }
+
+    /** The log of a coordinator whose records live in the partitions of {@code topic}. */
+    public PartitionCoordinatorLog(String topic, MetadataStore metadata, PartitionManager partitions,
+                                   DelayedOperationPurgatory<TopicPartition> purgatory, CoordinatorTimer timer,
+                                   long commitTimeoutMs, int compressionCodec, int loadBufferSize) {
+        this.topic = topic;
         this.metadata = metadata;
         this.partitions = partitions;
         this.purgatory = purgatory;
@@ -58,13 +73,28 @@ public final class PartitionCoordinatorLog implements CoordinatorLog {
 
     @Override
     public CompletableFuture<Void> append(int partitionIndex, List<Entry> entries) {
+        return append(partitionIndex, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, entries);
+    }
+
+    @Override
+    public CompletableFuture<Void> appendTransactional(int partitionIndex, long producerId, short producerEpoch,
+                                                       List<Entry> entries) {
+        return append(partitionIndex, producerId, producerEpoch, entries);
+    }
+
+    private CompletableFuture<Void> append(int partitionIndex, long producerId, short producerEpoch,
+                                           List<Entry> entries) {
         CompletableFuture<Void> future = new CompletableFuture<>();
         try {
-            Partition partition = partitions.leaderPartition(metadata.image(), GroupCoordinator.TOPIC, partitionIndex);
+            Partition partition = partitions.leaderPartition(metadata.image(), topic, partitionIndex);
             long now = timer.milliseconds();
             ByteBuf batch;
             try (RecordBatchBuilder builder = new RecordBatchBuilder()) {
                 builder.compression(compression);
+                if (producerId != RecordBatch.NO_PRODUCER_ID) {
+                    // No sequence: the coordinator's origin skips sequence checks, as Kafka's does.
+                    builder.producer(producerId, producerEpoch, RecordBatch.NO_SEQUENCE).transactional(true);
+                }
                 for (Entry entry : entries) {
                     builder.append(now, entry.key(), entry.value());
                 }
@@ -92,16 +122,17 @@ public final class PartitionCoordinatorLog implements CoordinatorLog {
             case UNKNOWN_TOPIC_OR_PARTITION, NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND, REQUEST_TIMED_OUT,
                     LEADER_NOT_AVAILABLE -> Errors.COORDINATOR_NOT_AVAILABLE;
             case MESSAGE_TOO_LARGE, RECORD_LIST_TOO_LARGE, INVALID_FETCH_SIZE -> Errors.RECORD_LIST_TOO_LARGE;
+            case PRODUCER_FENCED -> Errors.INVALID_PRODUCER_EPOCH;
             default -> error;
         };
     }
 
     @Override
     public void replay(int partitionIndex, Replayer replayer) {
-        Partition partition = partitions.partition(GroupCoordinator.TOPIC, partitionIndex);
+        Partition partition = partitions.partition(topic, partitionIndex);
         if (partition == null) {
             throw new ApiException(Errors.NOT_COORDINATOR, "partition " + partitionIndex + " of "
-                    + GroupCoordinator.TOPIC + " is not hosted here");
+                    + topic + " is not hosted here");
         }
         PartitionLog log = partition.log();
         long offset = log.logStartOffset();
@@ -113,10 +144,26 @@ public final class PartitionCoordinatorLog implements CoordinatorLog {
                 }
                 ByteBuf bytes = read.records().readAll();
                 RecordBatches.forEach(bytes, bytes.readerIndex(), bytes.writerIndex(), batch -> {
-                    if (!batch.isControl()) {
+                    long producerId = batch.producerId();
+                    if (batch.isControl()) {
+                        batch.forEachRecord(record -> {
+                            ControlRecordType type = ControlRecords.type(record);
+                            if (type.isTransactionMarker()) {
+                                replayer.replayMarker(producerId, type == ControlRecordType.COMMIT);
+                            }
+                            return true;
+                        });
+                    } else {
+                        boolean transactional = batch.isTransactional();
                         batch.forEachRecord(record -> {
                             if (record.hasKey()) {
-                                replayer.replay(copy(record.key()), record.hasValue() ? copy(record.value()) : null);
+                                byte[] key = copy(record.key());
+                                byte[] value = record.hasValue() ? copy(record.value()) : null;
+                                if (transactional) {
+                                    replayer.replayTransactional(producerId, key, value);
+                                } else {
+                                    replayer.replay(key, value);
+                                }
                             }
                             return true;
                         });
@@ -128,7 +175,7 @@ public final class PartitionCoordinatorLog implements CoordinatorLog {
                 }
                 offset = read.nextOffset();
             } catch (IOException e) {
-                throw new UncheckedIOException("replay of " + GroupCoordinator.TOPIC + "-" + partitionIndex, e);
+                throw new UncheckedIOException("replay of " + topic + "-" + partitionIndex, e);
             }
         }
     }

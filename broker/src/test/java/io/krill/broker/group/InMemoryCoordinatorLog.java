@@ -8,10 +8,21 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** A {@link CoordinatorLog} in memory: appends commit at once unless a failure is armed. */
+/**
+ * A {@link CoordinatorLog} in memory: appends commit at once unless a failure is armed. Transactional
+ * records and markers are kept in log order beside plain ones and replayed as such.
+ */
 final class InMemoryCoordinatorLog implements CoordinatorLog {
     final Map<Integer, List<Entry>> partitions = new ConcurrentHashMap<>();
+    /** Per partition, what a replay delivers, in log order: Entry, TxnEntry or Marker. */
+    private final Map<Integer, List<Object>> replayed = new ConcurrentHashMap<>();
     volatile Errors failNext;
+
+    private record TxnEntry(long producerId, Entry entry) {
+    }
+
+    private record Marker(long producerId, boolean commit) {
+    }
 
     @Override
     public CompletableFuture<Void> append(int partition, List<Entry> entries) {
@@ -21,13 +32,41 @@ final class InMemoryCoordinatorLog implements CoordinatorLog {
             return CompletableFuture.failedFuture(new ApiException(failure, "injected"));
         }
         partitions.computeIfAbsent(partition, p -> new ArrayList<>()).addAll(entries);
+        replayed.computeIfAbsent(partition, p -> new ArrayList<>()).addAll(entries);
         return CompletableFuture.completedFuture(null);
     }
 
     @Override
+    public CompletableFuture<Void> appendTransactional(int partition, long producerId, short producerEpoch,
+                                                       List<Entry> entries) {
+        Errors failure = failNext;
+        if (failure != null) {
+            failNext = null;
+            return CompletableFuture.failedFuture(new ApiException(failure, "injected"));
+        }
+        partitions.computeIfAbsent(partition, p -> new ArrayList<>()).addAll(entries);
+        List<Object> log = replayed.computeIfAbsent(partition, p -> new ArrayList<>());
+        for (Entry entry : entries) {
+            log.add(new TxnEntry(producerId, entry));
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /** A transaction marker written to {@code partition} (what WriteTxnMarkers appends). */
+    void appendMarker(int partition, long producerId, boolean commit) {
+        replayed.computeIfAbsent(partition, p -> new ArrayList<>()).add(new Marker(producerId, commit));
+    }
+
+    @Override
     public void replay(int partition, Replayer replayer) {
-        for (Entry entry : partitions.getOrDefault(partition, List.of())) {
-            replayer.replay(entry.key(), entry.value());
+        for (Object item : replayed.getOrDefault(partition, List.of())) {
+            if (item instanceof Entry entry) {
+                replayer.replay(entry.key(), entry.value());
+            } else if (item instanceof TxnEntry txn) {
+                replayer.replayTransactional(txn.producerId(), txn.entry().key(), txn.entry().value());
+            } else if (item instanceof Marker marker) {
+                replayer.replayMarker(marker.producerId(), marker.commit());
+            }
         }
     }
 
