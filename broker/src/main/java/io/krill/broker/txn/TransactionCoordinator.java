@@ -1,0 +1,793 @@
+package io.krill.broker.txn;
+
+import io.krill.broker.BrokerContext;
+import io.krill.broker.group.CoordinatorLog;
+import io.krill.broker.group.CoordinatorTimer;
+import io.krill.broker.group.ExecutorCoordinatorTimer;
+import io.krill.broker.group.PartitionCoordinatorLog;
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.MetadataListener;
+import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicImage;
+import io.krill.log.TopicPartition;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.DescribeTransactionsResponse;
+import io.krill.wire.message.ListTransactionsResponse;
+import io.krill.wire.record.RecordBatch;
+import io.netty.buffer.Unpooled;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The transaction coordinator of this broker: for each partition of {@code __transaction_state} it
+ * leads, the transactional ids that hash to it ({@code abs(transactionalId.hashCode()) % partitions},
+ * Kafka's), their producer ids and epochs, and the state of their transactions, kept as records of that
+ * partition ({@link TransactionRecords}) and rebuilt from it when the partition is loaded.
+ *
+ * <p><b>Partitions.</b> As a {@link MetadataListener} the coordinator loads each partition it comes to
+ * lead (on the {@code txn-coordinator} thread; requests get COORDINATOR_LOAD_IN_PROGRESS meanwhile) and
+ * forgets those it no longer leads (NOT_COORDINATOR). The partition's leader epoch at election is the
+ * coordinator epoch stamped on the markers it writes, so leaders refuse markers of a deposed
+ * coordinator. After a load, transactions found prepared (PrepareCommit, PrepareAbort) have their
+ * markers written again: a coordinator that died mid-commit is finished by its successor, never half.
+ *
+ * <p><b>Flow (Kafka's transaction protocol v1; KIP-890 part 2 is not offered).</b> InitProducerId gives
+ * a transactional id a producer id (new ones from the {@link ProducerIdManager}) and bumps its epoch,
+ * fencing older producers; an open transaction is aborted first (the epoch is bumped for that too, and
+ * the caller told CONCURRENT_TRANSACTIONS until the abort completes); an exhausted epoch rotates to a new
+ * producer id; a producer id and epoch in the request (KIP-360) are checked and a retried bump is
+ * answered the same. AddPartitionsToTxn/AddOffsetsToTxn open the transaction and record its partitions.
+ * EndTxn writes PrepareCommit/PrepareAbort, answers, and has the {@link MarkerWriter} write markers to
+ * every partition; once all are acknowledged the transaction is CompleteCommit/CompleteAbort. Every
+ * transition is written (acks=all) before it takes effect; one at a time per transactional id, others
+ * get CONCURRENT_TRANSACTIONS.
+ *
+ * <p><b>Timers.</b> Every {@code transaction.abort.timed.out.transaction.cleanup.interval.ms} open
+ * transactions older than their timeout are fenced (epoch bumped) and aborted. Every
+ * {@code transaction.remove.expired.transaction.cleanup.interval.ms} transactional ids idle for
+ * {@code transactional.id.expiration.ms} are tombstoned and forgotten.
+ *
+ * <p><b>Thread-safety.</b> Shards and their maps are concurrent; each transactional id's
+ * {@link TransactionMetadata} is guarded by its own monitor and no code holds two. Log writes complete
+ * inline (one node) or later on the coordinator thread; marker completions arrive on the marker
+ * sender's threads; each re-checks under the monitor that its shard and transition are still current.
+ */
+public final class TransactionCoordinator implements MetadataListener, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TransactionCoordinator.class);
+    static final long RETRY_BACKOFF_MS = 100;
+
+    private final int nodeId;
+    private final TransactionConfig config;
+    private final CoordinatorLog log;
+    private final CoordinatorTimer timer;
+    private final ProducerIdManager producerIds;
+    private final MarkerWriter markers;
+    private final Map<Integer, Shard> shards = new ConcurrentHashMap<>();
+    private volatile int partitionCount;
+    private volatile boolean closed;
+    private final List<AutoCloseable> owned = new ArrayList<>();
+
+    /** The transactional ids of one led partition of {@code __transaction_state}, at one coordinator epoch. */
+    private static final class Shard {
+        final int partition;
+        final int coordinatorEpoch;
+        final Map<String, TransactionMetadata> txns = new ConcurrentHashMap<>();
+        volatile boolean loaded;
+
+        Shard(int partition, int coordinatorEpoch) {
+            this.partition = partition;
+            this.coordinatorEpoch = coordinatorEpoch;
+        }
+    }
+
+    /** The answer to InitProducerId. */
+    public record InitResult(Errors error, long producerId, short producerEpoch) {
+        static InitResult failed(Errors error) {
+            return new InitResult(error, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
+        }
+    }
+
+    /**
+     * The broker's coordinator: its log is this broker's partitions of {@code __transaction_state}, its
+     * timer a {@code txn-coordinator} thread, markers go out through a {@link TransactionMarkerSender};
+     * {@link #close()} stops both. Call {@link #startup} after registering it as a metadata listener.
+     */
+    public static TransactionCoordinator forBroker(BrokerContext context, ProducerIdManager producerIds) {
+        TransactionConfig config = TransactionConfig.from(context.config());
+        ExecutorCoordinatorTimer timer = new ExecutorCoordinatorTimer("txn-coordinator");
+        PartitionCoordinatorLog log = new PartitionCoordinatorLog(TransactionStateTopic.NAME, context.metadata(),
+                context.partitions(), context.producePurgatory(), timer, config.requestTimeoutMs(), 0,
+                config.stateLogLoadBufferSize());
+        TransactionMarkerSender sender = new TransactionMarkerSender(context.nodeId(), context.metadata()::image,
+                context.config().listeners().interBrokerListenerName(), config.requestTimeoutMs() + 10_000, timer);
+        TransactionCoordinator coordinator = new TransactionCoordinator(context.nodeId(), config, log, timer,
+                producerIds, sender);
+        coordinator.owned.add(sender);
+        coordinator.owned.add(timer);
+        return coordinator;
+    }
+
+    TransactionCoordinator(int nodeId, TransactionConfig config, CoordinatorLog log, CoordinatorTimer timer,
+                           ProducerIdManager producerIds, MarkerWriter markers) {
+        this.nodeId = nodeId;
+        this.config = config;
+        this.log = log;
+        this.timer = timer;
+        this.producerIds = producerIds;
+        this.markers = markers;
+        this.partitionCount = config.stateLogNumPartitions();
+    }
+
+    public TransactionConfig config() {
+        return config;
+    }
+
+    // ------------------------------------------------------------------ partitions
+
+    /** Follows the image the broker starts with and starts the timeout and expiry checks. */
+    public void startup(MetadataImage image) {
+        follow(image);
+        scheduleTimeoutCheck();
+        scheduleExpiry();
+    }
+
+    @Override
+    public void onChange(MetadataImage previous, MetadataImage current) {
+        follow(current);
+    }
+
+    private synchronized void follow(MetadataImage image) {
+        if (closed) {
+            return;
+        }
+        TopicImage topic = image.topic(TransactionStateTopic.NAME);
+        Map<Integer, Integer> led = new HashMap<>();
+        if (topic != null) {
+            partitionCount = topic.partitionCount();
+            for (PartitionState state : topic.partitions()) {
+                if (state.leader() == nodeId) {
+                    led.put(state.partition(), state.leaderEpoch());
+                }
+            }
+        }
+        for (Shard shard : new ArrayList<>(shards.values())) {
+            Integer epoch = led.get(shard.partition);
+            if (epoch == null || epoch != shard.coordinatorEpoch) {
+                onResignation(shard);
+            }
+        }
+        led.forEach((partition, epoch) -> {
+            if (!shards.containsKey(partition)) {
+                onElection(partition, epoch);
+            }
+        });
+    }
+
+    /** The partition of {@code __transaction_state} that holds {@code transactionalId}. */
+    public int partitionFor(String transactionalId) {
+        return TransactionStateTopic.partitionFor(transactionalId, partitionCount);
+    }
+
+    private void onElection(int partition, int coordinatorEpoch) {
+        Shard shard = new Shard(partition, coordinatorEpoch);
+        if (shards.putIfAbsent(partition, shard) == null) {
+            LOG.debug("Loading transaction coordinator partition {}-{} at epoch {}", TransactionStateTopic.NAME,
+                    partition, coordinatorEpoch);
+            timer.execute(() -> load(shard));
+        }
+    }
+
+    private void onResignation(Shard shard) {
+        if (shards.remove(shard.partition, shard)) {
+            LOG.debug("Unloading transaction coordinator partition {}-{}", TransactionStateTopic.NAME, shard.partition);
+            shard.txns.clear();
+        }
+    }
+
+    private boolean isCurrent(Shard shard) {
+        return !closed && shards.get(shard.partition) == shard;
+    }
+
+    /** Whether this broker coordinates {@code transactionalId} and has loaded it. */
+    public boolean isCoordinatorFor(String transactionalId) {
+        Shard shard = shards.get(partitionFor(transactionalId));
+        return shard != null && shard.loaded;
+    }
+
+    /** Whether {@code partition} is loaded and served (for tests and tools). */
+    public boolean isLoaded(int partition) {
+        Shard shard = shards.get(partition);
+        return shard != null && shard.loaded;
+    }
+
+    private void load(Shard shard) {
+        long started = System.nanoTime();
+        Map<String, TransactionValue> values = new HashMap<>();
+        try {
+            log.replay(shard.partition, (key, value) -> {
+                String transactionalId = TransactionRecords.readTransactionalId(Unpooled.wrappedBuffer(key));
+                if (transactionalId == null) {
+                    return;
+                }
+                if (value == null) {
+                    values.remove(transactionalId);
+                } else {
+                    values.put(transactionalId, TransactionRecords.readValue(Unpooled.wrappedBuffer(value)));
+                }
+            });
+        } catch (RuntimeException e) {
+            LOG.error("Failed to load {}-{}; its transactional ids stay unavailable", TransactionStateTopic.NAME,
+                    shard.partition, e);
+            return;
+        }
+        values.forEach((id, value) -> shard.txns.put(id, new TransactionMetadata(id, value)));
+        if (!isCurrent(shard)) {
+            return;
+        }
+        shard.loaded = true;
+        if (!values.isEmpty()) {
+            LOG.info("Loaded {}-{}: {} transactional ids in {} ms", TransactionStateTopic.NAME, shard.partition,
+                    values.size(), (System.nanoTime() - started) / 1_000_000);
+        }
+        for (TransactionMetadata md : shard.txns.values()) {
+            TransactionValue current;
+            synchronized (md) {
+                current = md.current();
+            }
+            if (current.state().isPreparing()) {
+                LOG.info("Completing the {} of transactional id {} left prepared by the previous coordinator",
+                        current.state() == TransactionState.PREPARE_COMMIT ? "commit" : "abort", md.transactionalId());
+                sendMarkers(shard, md, current);
+            }
+        }
+    }
+
+    private Shard shardFor(String transactionalId) {
+        Shard shard = shards.get(partitionFor(transactionalId));
+        if (shard == null) {
+            throw new ApiException(Errors.NOT_COORDINATOR, "This broker is not the transaction coordinator of "
+                    + transactionalId);
+        }
+        if (!shard.loaded) {
+            throw new ApiException(Errors.COORDINATOR_LOAD_IN_PROGRESS, "The transaction coordinator of "
+                    + transactionalId + " is loading");
+        }
+        return shard;
+    }
+
+    private long now() {
+        return timer.milliseconds();
+    }
+
+    // ------------------------------------------------------------------ InitProducerId
+
+    /**
+     * InitProducerId with a transactional id. {@code expectedProducerId}/{@code expectedEpoch} are the
+     * producer's current ones (KIP-360, v3+), or -1 on a first initialization.
+     */
+    public void initProducerId(String transactionalId, int timeoutMs, long expectedProducerId, short expectedEpoch,
+                               Consumer<InitResult> callback) {
+        if (transactionalId.isEmpty()) {
+            callback.accept(InitResult.failed(Errors.INVALID_REQUEST));
+            return;
+        }
+        if (timeoutMs <= 0 || timeoutMs > config.maxTimeoutMs()) {
+            callback.accept(InitResult.failed(Errors.INVALID_TRANSACTION_TIMEOUT));
+            return;
+        }
+        Shard shard;
+        try {
+            shard = shardFor(transactionalId);
+        } catch (ApiException e) {
+            callback.accept(InitResult.failed(e.error()));
+            return;
+        }
+        TransactionMetadata md = shard.txns.get(transactionalId);
+        if (md == null) {
+            long producerId = producerIds.nextProducerId();
+            TransactionValue fresh = new TransactionValue(producerId, RecordBatch.NO_PRODUCER_ID,
+                    RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_PRODUCER_EPOCH, timeoutMs, TransactionState.EMPTY,
+                    Set.of(), -1, now());
+            TransactionMetadata created = new TransactionMetadata(transactionalId, fresh);
+            TransactionMetadata raced = shard.txns.putIfAbsent(transactionalId, created);
+            md = raced == null ? created : raced;
+        }
+        boolean expected = expectedProducerId != RecordBatch.NO_PRODUCER_ID;
+        synchronized (md) {
+            if (md.hasPendingTransition()) {
+                callback.accept(InitResult.failed(Errors.CONCURRENT_TRANSACTIONS));
+                return;
+            }
+            TransactionValue v = md.current();
+            if (expected && !(v.producerEpoch() == RecordBatch.NO_PRODUCER_EPOCH
+                    || expectedProducerId == v.producerId()
+                    || (expectedProducerId == v.previousProducerId() && expectedEpoch >= TransactionValue.MAX_EPOCH))) {
+                callback.accept(InitResult.failed(Errors.PRODUCER_FENCED));
+                return;
+            }
+            switch (v.state()) {
+                case PREPARE_COMMIT, PREPARE_ABORT -> callback.accept(InitResult.failed(Errors.CONCURRENT_TRANSACTIONS));
+                case ONGOING -> fenceAndAbort(shard, md, error -> callback.accept(
+                        InitResult.failed(error == Errors.NONE ? Errors.CONCURRENT_TRANSACTIONS : error)));
+                case EMPTY, COMPLETE_COMMIT, COMPLETE_ABORT -> {
+                    TransactionValue next;
+                    if (v.isEpochExhausted() && (!expected || expectedEpoch == v.producerEpoch())) {
+                        long rotated = producerIds.nextProducerId();
+                        LOG.info("Producer epoch of transactional id {} exhausted: producer id {} replaces {}",
+                                transactionalId, rotated, v.producerId());
+                        next = new TransactionValue(rotated, v.producerId(), (short) 0,
+                                expected ? v.producerEpoch() : RecordBatch.NO_PRODUCER_EPOCH, timeoutMs,
+                                TransactionState.EMPTY, Set.of(), -1, now());
+                    } else if (expected && v.producerEpoch() != RecordBatch.NO_PRODUCER_EPOCH
+                            && expectedEpoch != v.producerEpoch()) {
+                        if (expectedEpoch == v.lastProducerEpoch()) {
+                            // A retry of the bump we made: the producer missed our answer.
+                            callback.accept(new InitResult(Errors.NONE, v.producerId(), v.producerEpoch()));
+                        } else {
+                            callback.accept(InitResult.failed(Errors.PRODUCER_FENCED));
+                        }
+                        return;
+                    } else {
+                        short lastEpoch = expected ? v.producerEpoch() : RecordBatch.NO_PRODUCER_EPOCH;
+                        next = new TransactionValue(v.producerId(), v.previousProducerId(), (short) (v.producerEpoch() + 1),
+                                lastEpoch, timeoutMs, TransactionState.EMPTY, Set.of(), -1, now());
+                    }
+                    TransactionValue written = next;
+                    write(shard, md, next, error -> {
+                        if (error == Errors.NONE) {
+                            LOG.info("Initialized transactional id {} with producer id {} and epoch {} on {}-{}",
+                                    transactionalId, written.producerId(), written.producerEpoch(),
+                                    TransactionStateTopic.NAME, shard.partition);
+                            callback.accept(new InitResult(Errors.NONE, written.producerId(), written.producerEpoch()));
+                        } else {
+                            callback.accept(InitResult.failed(error));
+                        }
+                    });
+                }
+                default -> callback.accept(InitResult.failed(Errors.CONCURRENT_TRANSACTIONS));
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ AddPartitionsToTxn / AddOffsetsToTxn
+
+    /**
+     * Adds {@code partitions} to the producer's transaction, opening it if none is: answered once
+     * written. Errors are for the whole set.
+     */
+    public void addPartitions(String transactionalId, long producerId, short producerEpoch,
+                              Set<TopicPartition> partitions, Consumer<Errors> callback) {
+        if (transactionalId == null || transactionalId.isEmpty()) {
+            callback.accept(Errors.INVALID_REQUEST);
+            return;
+        }
+        Shard shard;
+        try {
+            shard = shardFor(transactionalId);
+        } catch (ApiException e) {
+            callback.accept(e.error());
+            return;
+        }
+        TransactionMetadata md = shard.txns.get(transactionalId);
+        if (md == null) {
+            callback.accept(Errors.INVALID_PRODUCER_ID_MAPPING);
+            return;
+        }
+        synchronized (md) {
+            TransactionValue v = md.current();
+            if (v.producerId() != producerId) {
+                callback.accept(Errors.INVALID_PRODUCER_ID_MAPPING);
+            } else if (v.producerEpoch() != producerEpoch) {
+                callback.accept(Errors.PRODUCER_FENCED);
+            } else if (md.hasPendingTransition() || v.state().isPreparing()) {
+                callback.accept(Errors.CONCURRENT_TRANSACTIONS);
+            } else if (v.state() == TransactionState.ONGOING && v.partitions().containsAll(partitions)) {
+                callback.accept(Errors.NONE);
+            } else if (v.state() != TransactionState.ONGOING && !v.state().isIdle()) {
+                callback.accept(Errors.INVALID_TXN_STATE);
+            } else {
+                Set<TopicPartition> all = new HashSet<>(v.partitions());
+                all.addAll(partitions);
+                long now = now();
+                long start = v.state() == TransactionState.ONGOING ? v.txnStartTimestamp() : now;
+                TransactionValue next = new TransactionValue(v.producerId(), v.previousProducerId(), v.producerEpoch(),
+                        v.lastProducerEpoch(), v.timeoutMs(), TransactionState.ONGOING, all, start, now);
+                write(shard, md, next, callback);
+            }
+        }
+    }
+
+    /**
+     * Whether each of {@code partitions} is in the producer's open transaction (AddPartitionsToTxn v4+
+     * verify-only, and the produce path's check of transactional batches, KIP-890 part 1): NONE or
+     * INVALID_TXN_STATE per partition, or one error for all (NOT_COORDINATOR, PRODUCER_FENCED, ...).
+     */
+    public Map<TopicPartition, Errors> verify(String transactionalId, long producerId, short producerEpoch,
+                                              Set<TopicPartition> partitions) {
+        Errors error;
+        Map<TopicPartition, Errors> result = new LinkedHashMap<>();
+        try {
+            if (transactionalId == null || transactionalId.isEmpty()) {
+                throw new ApiException(Errors.INVALID_REQUEST, "no transactional id");
+            }
+            Shard shard = shardFor(transactionalId);
+            TransactionMetadata md = shard.txns.get(transactionalId);
+            if (md == null) {
+                throw new ApiException(Errors.INVALID_PRODUCER_ID_MAPPING, "unknown transactional id");
+            }
+            synchronized (md) {
+                TransactionValue v = md.current();
+                if (v.producerId() != producerId) {
+                    error = Errors.INVALID_PRODUCER_ID_MAPPING;
+                } else if (v.producerEpoch() != producerEpoch) {
+                    error = Errors.PRODUCER_FENCED;
+                } else if (md.hasPendingTransition() || v.state().isPreparing()) {
+                    error = Errors.CONCURRENT_TRANSACTIONS;
+                } else {
+                    boolean open = v.state() == TransactionState.ONGOING;
+                    for (TopicPartition tp : partitions) {
+                        result.put(tp, open && v.partitions().contains(tp) ? Errors.NONE : Errors.INVALID_TXN_STATE);
+                    }
+                    return result;
+                }
+            }
+        } catch (ApiException e) {
+            error = e.error();
+        }
+        for (TopicPartition tp : partitions) {
+            result.put(tp, error);
+        }
+        return result;
+    }
+
+    // ------------------------------------------------------------------ EndTxn
+
+    /** EndTxn from the producer: answered once PrepareCommit/PrepareAbort is written; markers follow. */
+    public void endTransaction(String transactionalId, long producerId, short producerEpoch, boolean commit,
+                               Consumer<Errors> callback) {
+        if (transactionalId == null || transactionalId.isEmpty()) {
+            callback.accept(Errors.INVALID_REQUEST);
+            return;
+        }
+        Shard shard;
+        try {
+            shard = shardFor(transactionalId);
+        } catch (ApiException e) {
+            callback.accept(e.error());
+            return;
+        }
+        TransactionMetadata md = shard.txns.get(transactionalId);
+        if (md == null) {
+            callback.accept(Errors.INVALID_PRODUCER_ID_MAPPING);
+            return;
+        }
+        synchronized (md) {
+            TransactionValue v = md.current();
+            if (v.producerId() != producerId) {
+                callback.accept(Errors.INVALID_PRODUCER_ID_MAPPING);
+                return;
+            }
+            if (producerEpoch != v.producerEpoch()) {
+                callback.accept(Errors.PRODUCER_FENCED);
+                return;
+            }
+            if (md.hasPendingTransition()) {
+                callback.accept(Errors.CONCURRENT_TRANSACTIONS);
+                return;
+            }
+            switch (v.state()) {
+                case ONGOING -> {
+                    TransactionState prepare = commit ? TransactionState.PREPARE_COMMIT : TransactionState.PREPARE_ABORT;
+                    prepare(shard, md, v.withState(prepare, now()), callback);
+                }
+                case COMPLETE_COMMIT -> callback.accept(commit ? Errors.NONE : Errors.INVALID_TXN_STATE);
+                case COMPLETE_ABORT -> callback.accept(commit ? Errors.INVALID_TXN_STATE : Errors.NONE);
+                case PREPARE_COMMIT -> callback.accept(commit ? Errors.CONCURRENT_TRANSACTIONS : Errors.INVALID_TXN_STATE);
+                case PREPARE_ABORT -> callback.accept(commit ? Errors.INVALID_TXN_STATE : Errors.CONCURRENT_TRANSACTIONS);
+                default -> callback.accept(Errors.INVALID_TXN_STATE);
+            }
+        }
+    }
+
+    /**
+     * Fences the producer of an open transaction (epoch + 1, so its late writes are refused) and aborts
+     * the transaction with the new epoch. Caller holds {@code md}'s monitor; the state is Ongoing and no
+     * transition is pending.
+     */
+    private void fenceAndAbort(Shard shard, TransactionMetadata md, Consumer<Errors> callback) {
+        TransactionValue v = md.current();
+        short epoch = v.producerEpoch() == Short.MAX_VALUE ? v.producerEpoch() : (short) (v.producerEpoch() + 1);
+        TransactionValue next = new TransactionValue(v.producerId(), v.previousProducerId(), epoch,
+                RecordBatch.NO_PRODUCER_EPOCH, v.timeoutMs(), TransactionState.PREPARE_ABORT, v.partitions(),
+                v.txnStartTimestamp(), now());
+        prepare(shard, md, next, callback);
+    }
+
+    /** Writes a Prepare* state, answers, then has the markers written. Caller holds {@code md}'s monitor. */
+    private void prepare(Shard shard, TransactionMetadata md, TransactionValue prepared, Consumer<Errors> callback) {
+        write(shard, md, prepared, error -> {
+            callback.accept(error);
+            if (error == Errors.NONE) {
+                sendMarkers(shard, md, prepared);
+            }
+        });
+    }
+
+    private void sendMarkers(Shard shard, TransactionMetadata md, TransactionValue prepared) {
+        synchronized (md) {
+            if (!isCurrent(shard) || md.current() != prepared || !md.claimMarkers()) {
+                return;
+            }
+        }
+        boolean commit = prepared.state() == TransactionState.PREPARE_COMMIT;
+        markers.write(new MarkerWriter.Markers(md.transactionalId(), prepared.producerId(), prepared.producerEpoch(),
+                        commit, shard.coordinatorEpoch, prepared.partitions(), () -> isCurrent(shard)),
+                () -> complete(shard, md, prepared));
+    }
+
+    /** Every marker of {@code prepared} is written: the transaction is complete. Retries a failed write. */
+    private void complete(Shard shard, TransactionMetadata md, TransactionValue prepared) {
+        synchronized (md) {
+            if (!isCurrent(shard) || md.current() != prepared) {
+                return;
+            }
+            if (md.hasPendingTransition()) {
+                timer.schedule(RETRY_BACKOFF_MS, () -> complete(shard, md, prepared));
+                return;
+            }
+            TransactionState done = prepared.state() == TransactionState.PREPARE_COMMIT
+                    ? TransactionState.COMPLETE_COMMIT : TransactionState.COMPLETE_ABORT;
+            TransactionValue next = new TransactionValue(prepared.producerId(), prepared.previousProducerId(),
+                    prepared.producerEpoch(), prepared.lastProducerEpoch(), prepared.timeoutMs(), done, Set.of(),
+                    prepared.txnStartTimestamp(), now());
+            write(shard, md, next, error -> {
+                if (error == Errors.NONE) {
+                    LOG.debug("Transactional id {}: {}", md.transactionalId(), done.displayName());
+                } else if (isCurrent(shard)) {
+                    LOG.info("Writing {} of transactional id {} failed with {}; retrying", done.displayName(),
+                            md.transactionalId(), error);
+                    timer.schedule(RETRY_BACKOFF_MS, () -> complete(shard, md, prepared));
+                }
+            });
+        }
+    }
+
+    // ------------------------------------------------------------------ state writes
+
+    /**
+     * Writes {@code next} as the transactional id's state; it becomes current once the in-sync replicas
+     * have it, and {@code done} learns the outcome (already mapped to the coordinator's errors). Caller
+     * holds {@code md}'s monitor and checked that no transition is pending.
+     */
+    private void write(Shard shard, TransactionMetadata md, TransactionValue next, Consumer<Errors> done) {
+        md.beginTransition(next);
+        byte[] value = next.state() == TransactionState.DEAD ? null : TransactionRecords.value(next);
+        log.append(shard.partition, List.of(new CoordinatorLog.Entry(TransactionRecords.key(md.transactionalId()),
+                value))).whenComplete((ok, failure) -> {
+                    Errors error;
+                    synchronized (md) {
+                        if (failure != null) {
+                            md.abandonTransition();
+                            error = writeError(failure);
+                        } else if (!isCurrent(shard)) {
+                            md.abandonTransition();
+                            error = Errors.NOT_COORDINATOR;
+                        } else {
+                            md.completeTransition(next);
+                            if (next.state() == TransactionState.DEAD) {
+                                shard.txns.remove(md.transactionalId(), md);
+                            }
+                            error = Errors.NONE;
+                        }
+                    }
+                    done.accept(error);
+                });
+    }
+
+    private static Errors writeError(Throwable failure) {
+        Throwable cause = failure.getCause() != null && !(failure instanceof ApiException) ? failure.getCause() : failure;
+        if (!(cause instanceof ApiException api)) {
+            LOG.error("Unexpected failure writing {}", TransactionStateTopic.NAME, failure);
+            return Errors.UNKNOWN_SERVER_ERROR;
+        }
+        return api.error() == Errors.RECORD_LIST_TOO_LARGE ? Errors.UNKNOWN_SERVER_ERROR : api.error();
+    }
+
+    // ------------------------------------------------------------------ timers
+
+    private void scheduleTimeoutCheck() {
+        timer.schedule(config.abortTimedOutIntervalMs(), () -> {
+            if (closed) {
+                return;
+            }
+            try {
+                abortTimedOutTransactions();
+            } finally {
+                scheduleTimeoutCheck();
+            }
+        });
+    }
+
+    /** Fences and aborts every open transaction older than its timeout. */
+    void abortTimedOutTransactions() {
+        long now = now();
+        for (Shard shard : shards.values()) {
+            if (!shard.loaded) {
+                continue;
+            }
+            for (TransactionMetadata md : shard.txns.values()) {
+                synchronized (md) {
+                    TransactionValue v = md.current();
+                    if (v.state() != TransactionState.ONGOING || md.hasPendingTransition()
+                            || v.txnStartTimestamp() + v.timeoutMs() > now) {
+                        continue;
+                    }
+                    LOG.info("Aborting the transaction of transactional id {} (producer id {}, epoch {}): open for more "
+                            + "than its timeout of {} ms", md.transactionalId(), v.producerId(), v.producerEpoch(),
+                            v.timeoutMs());
+                    fenceAndAbort(shard, md, error -> {
+                        if (error != Errors.NONE) {
+                            LOG.info("Aborting the timed-out transaction of {} failed with {}; will retry",
+                                    md.transactionalId(), error);
+                        }
+                    });
+                }
+            }
+        }
+    }
+
+    private void scheduleExpiry() {
+        timer.schedule(config.removeExpiredIntervalMs(), () -> {
+            if (closed) {
+                return;
+            }
+            try {
+                expireTransactionalIds();
+            } finally {
+                scheduleExpiry();
+            }
+        });
+    }
+
+    /** Forgets transactional ids without a transaction that have not changed for transactional.id.expiration.ms. */
+    void expireTransactionalIds() {
+        long now = now();
+        for (Shard shard : shards.values()) {
+            if (!shard.loaded) {
+                continue;
+            }
+            for (TransactionMetadata md : shard.txns.values()) {
+                synchronized (md) {
+                    TransactionValue v = md.current();
+                    if (!v.state().isIdle() || md.hasPendingTransition()
+                            || v.lastUpdateTimestamp() + config.transactionalIdExpirationMs() > now) {
+                        continue;
+                    }
+                    write(shard, md, v.withState(TransactionState.DEAD, now), error -> {
+                        if (error == Errors.NONE) {
+                            LOG.info("Transactional id {} expired", md.transactionalId());
+                        }
+                    });
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ admin
+
+    /** DescribeTransactions for one transactional id. */
+    public DescribeTransactionsResponse.TransactionState describe(String transactionalId) {
+        DescribeTransactionsResponse.TransactionState described = new DescribeTransactionsResponse.TransactionState()
+                .setTransactionalId(transactionalId)
+                .setTransactionState("")
+                .setTransactionStartTimeMs(-1)
+                .setProducerId(-1)
+                .setProducerEpoch((short) -1);
+        if (transactionalId == null || transactionalId.isEmpty()) {
+            return described.setTransactionalId(transactionalId == null ? "" : transactionalId)
+                    .setErrorCode(Errors.INVALID_REQUEST.code());
+        }
+        Shard shard;
+        try {
+            shard = shardFor(transactionalId);
+        } catch (ApiException e) {
+            return described.setErrorCode(e.error().code());
+        }
+        TransactionMetadata md = shard.txns.get(transactionalId);
+        if (md == null) {
+            return described.setErrorCode(Errors.TRANSACTIONAL_ID_NOT_FOUND.code());
+        }
+        synchronized (md) {
+            TransactionValue v = md.current();
+            if (v.state() == TransactionState.DEAD || v.producerEpoch() == RecordBatch.NO_PRODUCER_EPOCH) {
+                return described.setErrorCode(Errors.TRANSACTIONAL_ID_NOT_FOUND.code());
+            }
+            Map<String, List<Integer>> byTopic = new TreeMap<>();
+            for (TopicPartition tp : v.partitions()) {
+                byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition());
+            }
+            byTopic.forEach((topic, partitions) -> described.topics().add(
+                    new DescribeTransactionsResponse.TopicData().setTopic(topic).setPartitions(partitions)));
+            return described.setErrorCode(Errors.NONE.code())
+                    .setTransactionState(v.state().displayName())
+                    .setTransactionTimeoutMs(v.timeoutMs())
+                    .setTransactionStartTimeMs(v.txnStartTimestamp())
+                    .setProducerId(v.producerId())
+                    .setProducerEpoch(v.producerEpoch());
+        }
+    }
+
+    /**
+     * ListTransactions over the partitions this broker coordinates. Empty filters match everything;
+     * {@code minDurationMs} < 0 matches every transaction, else only those whose (last) transaction
+     * started more than that long ago, as Kafka filters; {@code pattern} null matches every id. COORDINATOR_LOAD_IN_PROGRESS while a partition loads.
+     */
+    public ListTransactionsResponse list(Set<String> states, Set<Long> producerIds, long minDurationMs,
+                                         Pattern pattern) {
+        ListTransactionsResponse response = new ListTransactionsResponse();
+        Set<TransactionState> wanted = new HashSet<>();
+        for (String name : states) {
+            TransactionState state = TransactionState.forName(name);
+            if (state == null) {
+                response.unknownStateFilters().add(name);
+            } else {
+                wanted.add(state);
+            }
+        }
+        if (!states.isEmpty() && wanted.isEmpty()) {
+            return response;
+        }
+        long now = now();
+        for (Shard shard : shards.values()) {
+            if (!shard.loaded) {
+                response.setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS.code());
+                continue;
+            }
+            for (TransactionMetadata md : shard.txns.values()) {
+                TransactionValue v;
+                synchronized (md) {
+                    v = md.current();
+                }
+                if (v.state() == TransactionState.DEAD || v.producerEpoch() == RecordBatch.NO_PRODUCER_EPOCH
+                        || (!wanted.isEmpty() && !wanted.contains(v.state()))
+                        || (!producerIds.isEmpty() && !producerIds.contains(v.producerId()))
+                        || (minDurationMs >= 0 && now - v.txnStartTimestamp() <= minDurationMs)
+                        || (pattern != null && !pattern.matcher(md.transactionalId()).matches())) {
+                    continue;
+                }
+                response.transactionStates().add(new ListTransactionsResponse.TransactionState()
+                        .setTransactionalId(md.transactionalId())
+                        .setProducerId(v.producerId())
+                        .setTransactionState(v.state().displayName()));
+            }
+        }
+        return response;
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        for (Shard shard : new ArrayList<>(shards.values())) {
+            onResignation(shard);
+        }
+        for (AutoCloseable resource : owned) {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                LOG.warn("Closing {} failed", resource, e);
+            }
+        }
+    }
+}

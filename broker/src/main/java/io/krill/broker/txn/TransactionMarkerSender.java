@@ -1,0 +1,347 @@
+package io.krill.broker.txn;
+
+import io.krill.broker.group.CoordinatorTimer;
+import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicImage;
+import io.krill.log.TopicPartition;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.WriteTxnMarkersRequest;
+import io.krill.wire.message.WriteTxnMarkersResponse;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker's {@link MarkerWriter}: sends WriteTxnMarkers (v1) to the leader of every partition of a
+ * transaction, this broker included, as Kafka's coordinator does; so markers are appended, replicated
+ * and reported to the group coordinator by one code path, the WriteTxnMarkers handler.
+ *
+ * <p>One thread per destination broker ({@code txn-marker-sender-<node>-to-<destination>}) drains its
+ * queue and sends what it found as one request (one marker entry per transaction) over a blocking
+ * {@link MarkerChannel}, waiting for the answer: the leader answers once the in-sync replicas have the
+ * markers. A partition whose leader is unknown, moved, or failed retriably is routed again after
+ * {@value #RETRY_BACKOFF_MS} ms on the coordinator's timer; a partition of a deleted topic counts as
+ * done (nothing is left to mark); a connection failure retries everything it carried.
+ *
+ * <p>Thread-safety: the destinations map is concurrent; each destination's channel belongs to its
+ * thread; a job's remaining partitions are a concurrent set and its completion runs once.
+ */
+public final class TransactionMarkerSender implements MarkerWriter, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TransactionMarkerSender.class);
+    static final long RETRY_BACKOFF_MS = 100;
+    private static final int MAX_MARKERS_PER_REQUEST = 1000;
+
+    private final int nodeId;
+    private final Supplier<MetadataImage> image;
+    private final String listenerName;
+    private final int timeoutMs;
+    private final CoordinatorTimer timer;
+    private final Map<Integer, Destination> destinations = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    /** One transaction's markers in flight. */
+    private static final class Job {
+        final Markers markers;
+        final Runnable onWritten;
+        final Set<TopicPartition> remaining = ConcurrentHashMap.newKeySet();
+        final AtomicBoolean finished = new AtomicBoolean();
+
+        Job(Markers markers, Runnable onWritten) {
+            this.markers = markers;
+            this.onWritten = onWritten;
+            remaining.addAll(markers.partitions());
+        }
+
+        boolean active() {
+            return !finished.get() && markers.wanted().getAsBoolean();
+        }
+
+        void done(TopicPartition tp) {
+            remaining.remove(tp);
+            if (remaining.isEmpty() && finished.compareAndSet(false, true)) {
+                onWritten.run();
+            }
+        }
+
+        /** Stops the job for good: onWritten never runs. */
+        void abandon() {
+            finished.set(true);
+        }
+    }
+
+    private record Item(Job job, TopicPartition partition) {
+    }
+
+    /**
+     * @param listenerName the listener to reach other brokers on (the inter-broker one)
+     * @param timeoutMs    connect timeout and the longest wait for an answer (beyond the leaders' own
+     *                     wait for their in-sync replicas)
+     * @param timer        runs the delayed retries
+     */
+    public TransactionMarkerSender(int nodeId, Supplier<MetadataImage> image, String listenerName, int timeoutMs,
+                                   CoordinatorTimer timer) {
+        this.nodeId = nodeId;
+        this.image = image;
+        this.listenerName = listenerName;
+        this.timeoutMs = timeoutMs;
+        this.timer = timer;
+    }
+
+    @Override
+    public void write(Markers markers, Runnable onWritten) {
+        Job job = new Job(markers, onWritten);
+        if (markers.partitions().isEmpty()) {
+            if (job.finished.compareAndSet(false, true)) {
+                onWritten.run();
+            }
+            return;
+        }
+        for (TopicPartition tp : markers.partitions()) {
+            route(new Item(job, tp));
+        }
+    }
+
+    /** Hands the item to its partition's leader's queue, or retries later while there is none. */
+    private void route(Item item) {
+        if (closed || !item.job().active()) {
+            return;
+        }
+        MetadataImage current = image.get();
+        TopicPartition tp = item.partition();
+        TopicImage topic = current.topic(tp.topic());
+        if (topic == null || tp.partition() >= topic.partitionCount()) {
+            LOG.info("Not writing a marker of transactional id {} to {}: the partition no longer exists",
+                    item.job().markers.transactionalId(), tp);
+            item.job().done(tp);
+            return;
+        }
+        PartitionState state = topic.partition(tp.partition());
+        BrokerInfo leader = state == null || !state.hasLeader() ? null : current.broker(state.leader());
+        BrokerInfo.Endpoint endpoint = leader == null ? null : endpointOf(leader);
+        if (endpoint == null) {
+            retryLater(item);
+            return;
+        }
+        InetSocketAddress address = new InetSocketAddress(endpoint.host(), endpoint.port());
+        destinations.compute(leader.nodeId(), (id, existing) -> {
+            Destination d = existing == null || !existing.address.equals(address) ? replace(existing, id, address)
+                    : existing;
+            d.queue.add(item);
+            return d;
+        });
+    }
+
+    private Destination replace(Destination old, int brokerId, InetSocketAddress address) {
+        if (old != null) {
+            old.stop();
+        }
+        Destination d = new Destination(brokerId, address);
+        if (old != null) {
+            old.queue.drainTo(d.queue);
+        }
+        d.thread.start();
+        return d;
+    }
+
+    private BrokerInfo.Endpoint endpointOf(BrokerInfo broker) {
+        BrokerInfo.Endpoint endpoint = broker.endpoint(listenerName);
+        if (endpoint == null && !broker.endpoints().isEmpty()) {
+            endpoint = broker.endpoints().values().iterator().next();
+        }
+        return endpoint;
+    }
+
+    private void retryLater(Item item) {
+        if (!closed) {
+            timer.schedule(RETRY_BACKOFF_MS, () -> route(item));
+        }
+    }
+
+    /** One broker's queue of markers and the thread that sends them. */
+    private final class Destination implements Runnable {
+        final int brokerId;
+        final InetSocketAddress address;
+        final LinkedBlockingQueue<Item> queue = new LinkedBlockingQueue<>();
+        final Thread thread;
+        volatile boolean running = true;
+        private volatile MarkerChannel channel;
+
+        Destination(int brokerId, InetSocketAddress address) {
+            this.brokerId = brokerId;
+            this.address = address;
+            this.thread = new Thread(this, "txn-marker-sender-" + nodeId + "-to-" + brokerId);
+            this.thread.setDaemon(true);
+        }
+
+        @Override
+        public void run() {
+            while (running && !closed) {
+                List<Item> batch = new ArrayList<>();
+                try {
+                    Item first = queue.poll(500, TimeUnit.MILLISECONDS);
+                    if (first == null) {
+                        continue;
+                    }
+                    batch.add(first);
+                    queue.drainTo(batch, MAX_MARKERS_PER_REQUEST);
+                } catch (InterruptedException e) {
+                    break;
+                }
+                sendBatch(batch);
+            }
+            disconnect();
+        }
+
+        private void sendBatch(List<Item> batch) {
+            // One marker entry per transaction: items of a job already in this request wait for the next.
+            Map<Job, List<TopicPartition>> byJob = new LinkedHashMap<>();
+            Set<Long> producers = new HashSet<>();
+            List<Item> deferred = new ArrayList<>();
+            for (Item item : batch) {
+                Job job = item.job();
+                if (!job.active()) {
+                    continue;
+                }
+                List<TopicPartition> partitions = byJob.get(job);
+                if (partitions == null) {
+                    if (!producers.add(job.markers.producerId())) {
+                        deferred.add(item);
+                        continue;
+                    }
+                    partitions = new ArrayList<>();
+                    byJob.put(job, partitions);
+                }
+                partitions.add(item.partition());
+            }
+            queue.addAll(deferred);
+            if (byJob.isEmpty()) {
+                return;
+            }
+            WriteTxnMarkersRequest request = new WriteTxnMarkersRequest();
+            byJob.forEach((job, partitions) -> request.markers().add(marker(job.markers, partitions)));
+            WriteTxnMarkersResponse response;
+            try {
+                response = connect().send(request);
+            } catch (IOException e) {
+                LOG.info("Sending transaction markers to broker {} failed ({}); retrying", brokerId, e.getMessage());
+                disconnect();
+                byJob.forEach((job, partitions) -> partitions.forEach(tp -> retryLater(new Item(job, tp))));
+                return;
+            }
+            Map<Long, Map<TopicPartition, Errors>> results = new HashMap<>();
+            for (WriteTxnMarkersResponse.WritableTxnMarkerResult marker : response.markers()) {
+                Map<TopicPartition, Errors> errors = results.computeIfAbsent(marker.producerId(), p -> new HashMap<>());
+                for (WriteTxnMarkersResponse.WritableTxnMarkerTopicResult topic : marker.topics()) {
+                    for (WriteTxnMarkersResponse.WritableTxnMarkerPartitionResult p : topic.partitions()) {
+                        errors.put(new TopicPartition(topic.name(), p.partitionIndex()), Errors.forCode(p.errorCode()));
+                    }
+                }
+            }
+            byJob.forEach((job, partitions) -> {
+                Map<TopicPartition, Errors> errors = results.getOrDefault(job.markers.producerId(), Map.of());
+                for (TopicPartition tp : partitions) {
+                    handle(job, tp, errors.getOrDefault(tp, Errors.UNKNOWN_SERVER_ERROR));
+                }
+            });
+        }
+
+        private void handle(Job job, TopicPartition tp, Errors error) {
+            switch (error) {
+                case NONE -> job.done(tp);
+                case INVALID_PRODUCER_EPOCH, TRANSACTION_COORDINATOR_FENCED, PRODUCER_FENCED -> {
+                    LOG.warn("Broker {} refused the {} marker of transactional id {} (producer {} epoch {}, coordinator "
+                            + "epoch {}) for {} with {}: a newer producer epoch or coordinator owns it; stopping",
+                            brokerId, job.markers.commit() ? "commit" : "abort", job.markers.transactionalId(),
+                            job.markers.producerId(), job.markers.producerEpoch(), job.markers.coordinatorEpoch(), tp, error);
+                    job.abandon();
+                }
+                case CORRUPT_MESSAGE, MESSAGE_TOO_LARGE, RECORD_LIST_TOO_LARGE, INVALID_REQUIRED_ACKS,
+                        UNSUPPORTED_FOR_MESSAGE_FORMAT -> {
+                    LOG.error("Broker {} cannot take the marker of transactional id {} for {}: {}; stopping", brokerId,
+                            job.markers.transactionalId(), tp, error);
+                    job.abandon();
+                }
+                default -> {
+                    LOG.debug("Marker of transactional id {} for {} failed with {}; retrying",
+                            job.markers.transactionalId(), tp, error);
+                    retryLater(new Item(job, tp));
+                }
+            }
+        }
+
+        private MarkerChannel connect() throws IOException {
+            MarkerChannel current = channel;
+            if (current == null) {
+                current = MarkerChannel.connect(address, timeoutMs, "txn-marker-sender-" + nodeId);
+                channel = current;
+                if (!running || closed) {
+                    current.close();
+                    throw new IOException("marker sender stopped");
+                }
+            }
+            return current;
+        }
+
+        private void disconnect() {
+            MarkerChannel current = channel;
+            channel = null;
+            if (current != null) {
+                current.close();
+            }
+        }
+
+        void stop() {
+            running = false;
+            disconnect();
+            thread.interrupt();
+        }
+    }
+
+    private static WriteTxnMarkersRequest.WritableTxnMarker marker(Markers markers, List<TopicPartition> partitions) {
+        Map<String, List<Integer>> byTopic = new LinkedHashMap<>();
+        for (TopicPartition tp : partitions) {
+            byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition());
+        }
+        WriteTxnMarkersRequest.WritableTxnMarker marker = new WriteTxnMarkersRequest.WritableTxnMarker()
+                .setProducerId(markers.producerId())
+                .setProducerEpoch(markers.producerEpoch())
+                .setTransactionResult(markers.commit())
+                .setCoordinatorEpoch(markers.coordinatorEpoch());
+        byTopic.forEach((topic, indexes) -> marker.topics().add(new WriteTxnMarkersRequest.WritableTxnMarkerTopic()
+                .setName(topic).setPartitionIndexes(indexes)));
+        return marker;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        List<Destination> all = new ArrayList<>(destinations.values());
+        destinations.clear();
+        for (Destination d : all) {
+            d.stop();
+        }
+        for (Destination d : all) {
+            try {
+                d.thread.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package io.krill.broker.txn;
+
+import io.krill.controller.metadata.MetadataStore;
+import io.krill.controller.metadata.NewTopic;
+import io.krill.controller.metadata.TopicImage;
+import java.util.Map;
+
+/**
+ * Creates {@code __transaction_state}: {@code transaction.state.log.num.partitions} partitions,
+ * replication factor {@code transaction.state.log.replication.factor} capped by the live brokers (so one
+ * node works, as for {@code __consumer_offsets}), {@code min.insync.replicas} from
+ * {@code transaction.state.log.min.isr} capped by that replication factor (else a small cluster could
+ * never write it), compacted, internal, segments of {@code transaction.state.log.segment.bytes}.
+ * Stateless.
+ */
+public final class TransactionStateTopic {
+    public static final String NAME = "__transaction_state";
+
+    private TransactionStateTopic() {
+    }
+
+    /** Creates the topic; TOPIC_ALREADY_EXISTS when another request did first. */
+    public static TopicImage create(MetadataStore metadata, TransactionConfig config) {
+        int liveBrokers = Math.max(1, metadata.image().brokers().size());
+        int replicationFactor = Math.min(config.stateLogReplicationFactor(), liveBrokers);
+        int minIsr = Math.min(config.stateLogMinIsr(), replicationFactor);
+        Map<String, String> configs = Map.of(
+                "cleanup.policy", "compact",
+                "compression.type", "uncompressed",
+                "min.insync.replicas", Integer.toString(minIsr),
+                "unclean.leader.election.enable", "false",
+                "segment.bytes", Integer.toString(config.stateLogSegmentBytes()));
+        return metadata.createTopic(new NewTopic(NAME, config.stateLogNumPartitions(), replicationFactor, Map.of(),
+                configs, true));
+    }
+
+    /** The partition of {@code __transaction_state} that holds {@code transactionalId} (Kafka's hash). */
+    public static int partitionFor(String transactionalId, int partitions) {
+        int hash = transactionalId.hashCode();
+        return (hash == Integer.MIN_VALUE ? 0 : Math.abs(hash)) % partitions;
+    }
+}
