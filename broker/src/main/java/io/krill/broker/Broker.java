@@ -2,6 +2,8 @@ package io.krill.broker;
 
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.ApiHandlerRegistry;
+import io.krill.broker.api.handlers.AddOffsetsToTxnHandler;
+import io.krill.broker.api.handlers.AddPartitionsToTxnHandler;
 import io.krill.broker.api.handlers.AlterConfigsHandler;
 import io.krill.broker.api.handlers.ApiVersionsHandler;
 import io.krill.broker.api.handlers.CreatePartitionsHandler;
@@ -13,10 +15,14 @@ import io.krill.broker.api.handlers.DescribeClusterHandler;
 import io.krill.broker.api.handlers.DescribeConfigsHandler;
 import io.krill.broker.api.handlers.DescribeGroupsHandler;
 import io.krill.broker.api.handlers.DescribeLogDirsHandler;
+import io.krill.broker.api.handlers.DescribeProducersHandler;
+import io.krill.broker.api.handlers.DescribeTransactionsHandler;
 import io.krill.broker.api.handlers.DescribeTopicPartitionsHandler;
 import io.krill.broker.api.handlers.ElectLeadersHandler;
+import io.krill.broker.api.handlers.EndTxnHandler;
 import io.krill.broker.api.handlers.AlterPartitionReassignmentsHandler;
 import io.krill.broker.api.handlers.ListPartitionReassignmentsHandler;
+import io.krill.broker.api.handlers.ListTransactionsHandler;
 import io.krill.broker.api.handlers.FetchHandler;
 import io.krill.broker.api.handlers.FindCoordinatorHandler;
 import io.krill.broker.api.handlers.ConsumerGroupDescribeHandler;
@@ -35,6 +41,8 @@ import io.krill.broker.api.handlers.OffsetFetchHandler;
 import io.krill.broker.api.handlers.OffsetForLeaderEpochHandler;
 import io.krill.broker.api.handlers.ProduceHandler;
 import io.krill.broker.api.handlers.SyncGroupHandler;
+import io.krill.broker.api.handlers.TxnOffsetCommitHandler;
+import io.krill.broker.api.handlers.WriteTxnMarkersHandler;
 import io.krill.broker.config.BrokerConfig;
 import io.krill.broker.config.Listener;
 import io.krill.broker.config.LogSettings;
@@ -50,6 +58,9 @@ import io.krill.broker.partition.PartitionManager;
 import io.krill.broker.purgatory.DelayedOperationPurgatory;
 import io.krill.broker.replication.IsrChanger;
 import io.krill.broker.replication.ReplicaFetcherManager;
+import io.krill.broker.txn.ProducerIdManager;
+import io.krill.broker.txn.TransactionCoordinator;
+import io.krill.broker.txn.TransactionalProduceCheck;
 import io.krill.controller.cluster.EmbeddedZooKeeper;
 import io.krill.controller.cluster.ZooKeeperMetadataStore;
 import io.krill.controller.cluster.ZooKeeperStoreConfig;
@@ -98,6 +109,7 @@ public final class Broker implements AutoCloseable {
     private DelayedOperationPurgatory<TopicPartition> producePurgatory;
     private DelayedOperationPurgatory<TopicPartition> fetchPurgatory;
     private GroupCoordinator groupCoordinator;
+    private TransactionCoordinator transactionCoordinator;
     private NettyServer server;
     private volatile boolean closed;
     private volatile boolean ready;
@@ -150,15 +162,19 @@ public final class Broker implements AutoCloseable {
         metadata.addListener(groupCoordinator);
         groupCoordinator.startup(metadata.image());
         metrics.bindGroups(groupCoordinator, partitions, metadata);
+        ProducerIdManager producerIds = new ProducerIdManager(metadata);
+        transactionCoordinator = TransactionCoordinator.forBroker(context, producerIds);
+        metadata.addListener(transactionCoordinator);
+        transactionCoordinator.startup(metadata.image());
 
         AtomicReference<ApiHandlerRegistry> registry = new AtomicReference<>();
         List<ApiHandler> handlers = List.of(
                 new ApiVersionsHandler(registry::get, config.nodeId(), () -> metadata.image().clusterId()),
                 new MetadataHandler(context),
-                new ProduceHandler(context),
+                new ProduceHandler(context, new TransactionalProduceCheck(transactionCoordinator)),
                 new FetchHandler(context),
                 new ListOffsetsHandler(context),
-                new InitProducerIdHandler(context),
+                new InitProducerIdHandler(producerIds, transactionCoordinator),
                 new CreateTopicsHandler(context),
                 new DeleteTopicsHandler(context),
                 new DeleteRecordsHandler(context),
@@ -173,7 +189,7 @@ public final class Broker implements AutoCloseable {
                 new ElectLeadersHandler(context),
                 new AlterPartitionReassignmentsHandler(context),
                 new ListPartitionReassignmentsHandler(context),
-                new FindCoordinatorHandler(context, groupCoordinator),
+                new FindCoordinatorHandler(context, groupCoordinator, transactionCoordinator),
                 new JoinGroupHandler(groupCoordinator),
                 new SyncGroupHandler(groupCoordinator),
                 new HeartbeatHandler(groupCoordinator),
@@ -185,7 +201,15 @@ public final class Broker implements AutoCloseable {
                 new ListGroupsHandler(groupCoordinator),
                 new DeleteGroupsHandler(groupCoordinator),
                 new ConsumerGroupHeartbeatHandler(groupCoordinator),
-                new ConsumerGroupDescribeHandler(groupCoordinator));
+                new ConsumerGroupDescribeHandler(groupCoordinator),
+                new AddPartitionsToTxnHandler(context, transactionCoordinator),
+                new AddOffsetsToTxnHandler(transactionCoordinator, groupCoordinator),
+                new EndTxnHandler(transactionCoordinator),
+                new WriteTxnMarkersHandler(context, groupCoordinator),
+                new TxnOffsetCommitHandler(groupCoordinator),
+                new DescribeProducersHandler(context),
+                new DescribeTransactionsHandler(transactionCoordinator),
+                new ListTransactionsHandler(transactionCoordinator));
         registry.set(new ApiHandlerRegistry(handlers));
 
         server = new NettyServer(clientListeners(), config.socket(), registry.get(),
@@ -411,6 +435,11 @@ public final class Broker implements AutoCloseable {
         steps.add(() -> {
             if (server != null) {
                 server.shutdown(config.socket().requestTimeoutMs());
+            }
+        });
+        steps.add(() -> {
+            if (transactionCoordinator != null) {
+                transactionCoordinator.close();
             }
         });
         steps.add(() -> {

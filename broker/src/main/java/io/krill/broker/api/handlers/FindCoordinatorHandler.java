@@ -5,6 +5,8 @@ import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.group.OffsetsTopic;
+import io.krill.broker.txn.TransactionCoordinator;
+import io.krill.broker.txn.TransactionStateTopic;
 import io.krill.controller.metadata.BrokerInfo;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.PartitionState;
@@ -17,13 +19,14 @@ import io.krill.wire.message.FindCoordinatorResponse;
 import io.krill.wire.protocol.ApiMessage;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntSupplier;
 
 /**
- * FindCoordinator: the broker leading a group's partition of {@code __consumer_offsets}, at its
- * endpoint on the listener the request came in by. The offsets topic is created on first use.
- * COORDINATOR_NOT_AVAILABLE while there is no leader (or no such topic); transaction coordinators are
- * not built yet (COORDINATOR_NOT_AVAILABLE too); other key types are INVALID_REQUEST. Batched keys
- * from v4.
+ * FindCoordinator: the broker leading a group's partition of {@code __consumer_offsets} (key type 0)
+ * or a transactional id's partition of {@code __transaction_state} (key type 1), at its endpoint on the
+ * listener the request came in by. Either topic is created on first use. COORDINATOR_NOT_AVAILABLE
+ * while there is no leader (or no such topic yet); other key types and an empty transactional id are
+ * INVALID_REQUEST. Batched keys from v4.
  *
  * <p>Thread-safe: stateless.
  */
@@ -33,10 +36,13 @@ public final class FindCoordinatorHandler implements ApiHandler {
 
     private final BrokerContext context;
     private final GroupCoordinator coordinator;
+    private final TransactionCoordinator transactions;
 
-    public FindCoordinatorHandler(BrokerContext context, GroupCoordinator coordinator) {
+    public FindCoordinatorHandler(BrokerContext context, GroupCoordinator coordinator,
+                                  TransactionCoordinator transactions) {
         this.context = context;
         this.coordinator = coordinator;
+        this.transactions = transactions;
     }
 
     @Override
@@ -76,29 +82,42 @@ public final class FindCoordinatorHandler implements ApiHandler {
     }
 
     private FindCoordinatorResponse.Coordinator lookUp(String key, byte keyType, String listener) {
+        String id = key == null ? "" : key;
+        if (keyType == GROUP) {
+            return leaderOf(key, GroupCoordinator.TOPIC, () -> OffsetsTopic.create(context.metadata(), coordinator.config()),
+                    () -> coordinator.partitionFor(id), listener);
+        }
         if (keyType == TRANSACTION) {
-            return error(key, Errors.COORDINATOR_NOT_AVAILABLE, "The transaction coordinator is not available");
+            if (id.isEmpty()) {
+                return error(key, Errors.INVALID_REQUEST, "The transactional id must not be empty");
+            }
+            return leaderOf(key, TransactionStateTopic.NAME,
+                    () -> TransactionStateTopic.create(context.metadata(), transactions.config()),
+                    () -> transactions.partitionFor(id), listener);
         }
-        if (keyType != GROUP) {
-            return error(key, Errors.INVALID_REQUEST, "Unsupported coordinator key type " + keyType);
-        }
+        return error(key, Errors.INVALID_REQUEST, "Unsupported coordinator key type " + keyType);
+    }
+
+    /** The leader of {@code key}'s partition of the coordinator topic, which is created on first use. */
+    private FindCoordinatorResponse.Coordinator leaderOf(String key, String topicName, Runnable createTopic,
+                                                         IntSupplier partitionFor, String listener) {
         MetadataImage image = context.metadata().image();
-        TopicImage topic = image.topic(GroupCoordinator.TOPIC);
+        TopicImage topic = image.topic(topicName);
         if (topic == null) {
             try {
-                OffsetsTopic.create(context.metadata(), coordinator.config());
+                createTopic.run();
             } catch (ApiException e) {
                 if (e.error() != Errors.TOPIC_ALREADY_EXISTS) {
                     return error(key, Errors.COORDINATOR_NOT_AVAILABLE, e.getMessage());
                 }
             }
             image = context.metadata().image();
-            topic = image.topic(GroupCoordinator.TOPIC);
+            topic = image.topic(topicName);
             if (topic == null) {
-                return error(key, Errors.COORDINATOR_NOT_AVAILABLE, "The offsets topic is being created");
+                return error(key, Errors.COORDINATOR_NOT_AVAILABLE, "The topic " + topicName + " is being created");
             }
         }
-        PartitionState state = topic.partition(coordinator.partitionFor(key == null ? "" : key));
+        PartitionState state = topic.partition(partitionFor.getAsInt());
         if (state == null || !state.hasLeader()) {
             return error(key, Errors.COORDINATOR_NOT_AVAILABLE, "The coordinator is not available");
         }

@@ -1,8 +1,9 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.txn.ProducerIdManager;
+import io.krill.broker.txn.TransactionCoordinator;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.InitProducerIdRequest;
@@ -10,18 +11,21 @@ import io.krill.wire.message.InitProducerIdResponse;
 import io.krill.wire.protocol.ApiMessage;
 
 /**
- * InitProducerId for idempotent producers (no transactional id): always a fresh producer id at epoch 0,
- * as Kafka answers them, also when the producer presents its old id and epoch (KIP-360): a new id is a
- * clean sequence space, and nothing about the old one needs verifying. Transactional ids need the
- * transaction coordinator, which is not built yet: they are answered COORDINATOR_NOT_AVAILABLE.
+ * InitProducerId v0-5. Idempotent producers (no transactional id) always get a fresh producer id at
+ * epoch 0, as Kafka answers them, also when they present their old id and epoch (KIP-360): a new id is a
+ * clean sequence space. Transactional ids go to the {@link TransactionCoordinator} (epoch bump, fencing,
+ * abort of an open transaction, KIP-360 checks). PRODUCER_FENCED is answered INVALID_PRODUCER_EPOCH
+ * below v4, which does not know it.
  *
  * <p>Thread-safe.
  */
 public final class InitProducerIdHandler implements ApiHandler {
     private final ProducerIdManager producerIds;
+    private final TransactionCoordinator coordinator;
 
-    public InitProducerIdHandler(BrokerContext context) {
-        this.producerIds = new ProducerIdManager(context.metadata());
+    public InitProducerIdHandler(ProducerIdManager producerIds, TransactionCoordinator coordinator) {
+        this.producerIds = producerIds;
+        this.coordinator = coordinator;
     }
 
     @Override
@@ -42,15 +46,27 @@ public final class InitProducerIdHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         InitProducerIdRequest body = request.body();
-        if (body.transactionalId() != null) {
-            request.respond(errorResponse(request, Errors.COORDINATOR_NOT_AVAILABLE));
+        if (body.transactionalId() == null) {
+            request.respond(new InitProducerIdResponse().setProducerId(producerIds.nextProducerId())
+                    .setProducerEpoch((short) 0));
             return;
         }
-        request.respond(new InitProducerIdResponse().setProducerId(producerIds.nextProducerId()).setProducerEpoch((short) 0));
+        long expectedProducerId = request.version() >= 3 ? body.producerId() : -1;
+        short expectedEpoch = request.version() >= 3 ? body.producerEpoch() : -1;
+        coordinator.initProducerId(body.transactionalId(), body.transactionTimeoutMs(), expectedProducerId,
+                expectedEpoch, result -> {
+                    if (result.error() != Errors.NONE) {
+                        request.respond(errorResponse(request, result.error()));
+                    } else {
+                        request.respond(new InitProducerIdResponse().setProducerId(result.producerId())
+                                .setProducerEpoch(result.producerEpoch()));
+                    }
+                });
     }
 
     @Override
     public ApiMessage errorResponse(Request request, Errors error) {
-        return new InitProducerIdResponse().setErrorCode(error.code()).setProducerId(-1).setProducerEpoch((short) -1);
+        Errors answered = error == Errors.PRODUCER_FENCED && request.version() < 4 ? Errors.INVALID_PRODUCER_EPOCH : error;
+        return new InitProducerIdResponse().setErrorCode(answered.code()).setProducerId(-1).setProducerEpoch((short) -1);
     }
 }

@@ -15,7 +15,8 @@ import java.util.List;
  * OffsetFetch v1-9: a group's committed offsets (-1 where none), of the partitions asked for or, with
  * null topics (v2+), of all. v8+ asks for several groups at once, each answered with its own error.
  * Before v2 a group error is reported on every partition, from v2 in the top-level error code.
- * {@code requireStable} is accepted: there are no pending transactional offsets to wait for.
+ * With {@code requireStable} (v7+), partitions with offsets of a transaction not ended yet answer
+ * UNSTABLE_OFFSET_COMMIT, which the client retries.
  *
  * <p>Thread-safe: stateless.
  */
@@ -46,9 +47,10 @@ public final class OffsetFetchHandler implements ApiHandler {
         OffsetFetchRequest body = request.body();
         short version = request.version();
         OffsetFetchResponse response = new OffsetFetchResponse();
+        boolean requireStable = version >= 7 && body.requireStable();
         if (version >= 8) {
             for (OffsetFetchRequest.OffsetFetchRequestGroup group : body.groups()) {
-                response.groups().add(coordinator.fetchOffsets(group.groupId(), group.topics()));
+                response.groups().add(coordinator.fetchOffsets(group.groupId(), group.topics(), requireStable));
             }
             request.respond(response);
             return;
@@ -61,7 +63,8 @@ public final class OffsetFetchHandler implements ApiHandler {
                         .setName(topic.name()).setPartitionIndexes(topic.partitionIndexes()));
             }
         }
-        OffsetFetchResponse.OffsetFetchResponseGroup result = coordinator.fetchOffsets(body.groupId(), topics);
+        OffsetFetchResponse.OffsetFetchResponseGroup result = coordinator.fetchOffsets(body.groupId(), topics,
+                requireStable);
         if (result.errorCode() != Errors.NONE.code()) {
             request.respond(errorResponse(request, Errors.forCode(result.errorCode())));
             return;

@@ -7,6 +7,7 @@ import io.krill.broker.api.Request;
 import io.krill.broker.partition.Partition;
 import io.krill.broker.partition.ProduceValidator;
 import io.krill.broker.partition.Recompressor;
+import io.krill.broker.txn.TransactionalProduceCheck;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.log.AppendInfo;
@@ -26,7 +27,8 @@ import java.util.List;
  * Produce: validates each partition's batch from its header, appends it as leader (offsets and leader
  * epoch assigned in place, no record decoding), then answers by acks: 0 not at all, 1 at once, -1 when
  * the high watermark of every partition has passed its batch (a {@link DelayedProduce} until then).
- * Errors are per partition, as Kafka gives them.
+ * Errors are per partition, as Kafka gives them. The first batch of a transaction on a partition is
+ * checked with the transaction coordinator first ({@link TransactionalProduceCheck}).
  *
  * <p>Versions 0-2 are advertised, as Kafka 4 does, because librdkafka enables compression only when
  * they are; the request pipeline then refuses them, the schema having no such versions.
@@ -35,9 +37,17 @@ import java.util.List;
  */
 public final class ProduceHandler implements ApiHandler {
     private final BrokerContext context;
+    private final TransactionalProduceCheck transactionCheck;
 
+    /** A handler that appends transactional batches unverified (no transaction coordinator). */
     public ProduceHandler(BrokerContext context) {
+        this(context, null);
+    }
+
+    /** @param transactionCheck verifies transactional batches before they are appended (KIP-890 part 1) */
+    public ProduceHandler(BrokerContext context, TransactionalProduceCheck transactionCheck) {
         this.context = context;
+        this.transactionCheck = transactionCheck;
     }
 
     @Override
@@ -97,6 +107,9 @@ public final class ProduceHandler implements ApiHandler {
                         throw new ApiException(Errors.INVALID_RECORD, "Produce request without records");
                     }
                     ProduceValidator.get().validate(records, request.version(), partition.config(), now);
+                    if (transactionCheck != null) {
+                        transactionCheck.check(body.transactionalId(), partition, records);
+                    }
                     ByteBuf stored = Recompressor.maybeRecompress(records, partition.config());
                     AppendInfo info;
                     try {

@@ -1,0 +1,61 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.Request;
+import io.krill.broker.txn.TransactionCoordinator;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.DescribeTransactionsRequest;
+import io.krill.wire.message.DescribeTransactionsResponse;
+import io.krill.wire.protocol.ApiMessage;
+
+/**
+ * DescribeTransactions v0: state, producer id and epoch, timeout, start time and partitions of each
+ * transactional id this broker coordinates (NOT_COORDINATOR for others, TRANSACTIONAL_ID_NOT_FOUND for
+ * unknown ones).
+ *
+ * <p>Thread-safe: stateless.
+ */
+public final class DescribeTransactionsHandler implements ApiHandler {
+    private final TransactionCoordinator coordinator;
+
+    public DescribeTransactionsHandler(TransactionCoordinator coordinator) {
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.DESCRIBE_TRANSACTIONS;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 0;
+    }
+
+    @Override
+    public void handle(Request request) {
+        DescribeTransactionsRequest body = request.body();
+        DescribeTransactionsResponse response = new DescribeTransactionsResponse();
+        for (String transactionalId : body.transactionalIds()) {
+            response.transactionStates().add(coordinator.describe(transactionalId));
+        }
+        request.respond(response);
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        DescribeTransactionsRequest body = request.body();
+        DescribeTransactionsResponse response = new DescribeTransactionsResponse();
+        for (String transactionalId : body.transactionalIds()) {
+            response.transactionStates().add(new DescribeTransactionsResponse.TransactionState()
+                    .setTransactionalId(transactionalId).setErrorCode(error.code()).setTransactionState(""));
+        }
+        return response;
+    }
+}

@@ -1,0 +1,52 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.Request;
+import io.krill.broker.txn.TransactionCoordinator;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.EndTxnRequest;
+import io.krill.wire.message.EndTxnResponse;
+import io.krill.wire.protocol.ApiMessage;
+
+/**
+ * EndTxn v0-4: commits or aborts the producer's transaction; answered once the coordinator has written
+ * PrepareCommit/PrepareAbort (the markers follow). v5 (KIP-890 part 2, an epoch bump per transaction) is
+ * not advertised: Krill serves transaction version 1. PRODUCER_FENCED is INVALID_PRODUCER_EPOCH below v2.
+ *
+ * <p>Thread-safe: stateless.
+ */
+public final class EndTxnHandler implements ApiHandler {
+    private final TransactionCoordinator coordinator;
+
+    public EndTxnHandler(TransactionCoordinator coordinator) {
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.END_TXN;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 4;
+    }
+
+    @Override
+    public void handle(Request request) {
+        EndTxnRequest body = request.body();
+        coordinator.endTransaction(body.transactionalId(), body.producerId(), body.producerEpoch(), body.committed(),
+                error -> request.respond(errorResponse(request, error)));
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        return new EndTxnResponse().setErrorCode(TxnErrors.forVersion(error, request.version(), 2).code());
+    }
+}
