@@ -1,5 +1,6 @@
 package io.krill.compat;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,9 +19,11 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -37,7 +40,9 @@ class TransactionsTest {
             .with("num.partitions", "1")
             .with("transaction.state.log.num.partitions", "5")
             .with("offsets.topic.num.partitions", "5")
-            .with("group.initial.rebalance.delay.ms", "0");
+            .with("group.initial.rebalance.delay.ms", "0")
+            .with("transaction.max.timeout.ms", "60000")
+            .with("transaction.abort.timed.out.transaction.cleanup.interval.ms", "200");
 
     @Test
     void readCommittedSeesCommittedRecordsOnlyAndReadUncommittedSeesAll() {
@@ -156,6 +161,43 @@ class TransactionsTest {
         assertEquals(List.of("sentinel"), values(readAll(topic, IsolationLevel.READ_COMMITTED, 1)));
         assertEquals(List.of("zombie-0", "zombie-1", "sentinel"),
                 values(readAll(topic, IsolationLevel.READ_UNCOMMITTED, 3)), "the late record never reached the log");
+    }
+
+    @Test
+    void aTransactionOpenLongerThanItsTimeoutIsAbortedAndItsProducerFenced() {
+        String topic = "txn-timeout";
+        KafkaProducer<String, String> producer = Clients.producer(KRILL.bootstrapServers(), Map.of(
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG, "txn-timeout-id",
+                ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "1000",
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000"));
+        try {
+            producer.initTransactions();
+            producer.beginTransaction();
+            send(producer, topic, "hanging", 3);
+            producer.flush();
+            assertEquals(0L, endOffset(topic, IsolationLevel.READ_COMMITTED), "held back while open");
+            // The coordinator aborts it: three records and the abort marker, all stable.
+            await().atMost(Duration.ofSeconds(20)).until(() -> endOffset(topic, IsolationLevel.READ_COMMITTED) == 4L);
+            assertThrows(ProducerFencedException.class, producer::commitTransaction);
+        } finally {
+            producer.close(Duration.ZERO);
+        }
+        Clients.produce(KRILL.bootstrapServers(), topic, 0, List.of("sentinel"));
+        assertEquals(List.of("sentinel"), values(readAll(topic, IsolationLevel.READ_COMMITTED, 1)));
+        assertEquals(List.of("hanging-0", "hanging-1", "hanging-2", "sentinel"),
+                values(readAll(topic, IsolationLevel.READ_UNCOMMITTED, 4)));
+    }
+
+    @Test
+    void aTimeoutAboveTheBrokersMaximumIsRefused() {
+        try (KafkaProducer<String, String> producer = Clients.producer(KRILL.bootstrapServers(), Map.of(
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG, "txn-too-long",
+                ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "120000",
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000"))) {
+            // The 4.4 client reports INVALID_TRANSACTION_TIMEOUT as an unexpected error with its message.
+            KafkaException refused = assertThrows(KafkaException.class, producer::initTransactions);
+            assertTrue(refused.getMessage().contains(Errors.INVALID_TRANSACTION_TIMEOUT.message()), refused.toString());
+        }
     }
 
     private static KafkaProducer<String, String> transactional(String transactionalId) {
