@@ -26,6 +26,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,7 +73,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
     private final TransactionConfig config;
     private final CoordinatorLog log;
     private final CoordinatorTimer timer;
-    private final ProducerIdManager producerIds;
+    private final LongSupplier producerIds;
     private final MarkerWriter markers;
     private final Map<Integer, Shard> shards = new ConcurrentHashMap<>();
     private volatile int partitionCount;
@@ -113,14 +114,15 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
         TransactionMarkerSender sender = new TransactionMarkerSender(context.nodeId(), context.metadata()::image,
                 context.config().listeners().interBrokerListenerName(), config.requestTimeoutMs() + 10_000, timer);
         TransactionCoordinator coordinator = new TransactionCoordinator(context.nodeId(), config, log, timer,
-                producerIds, sender);
+                producerIds::nextProducerId, sender);
         coordinator.owned.add(sender);
         coordinator.owned.add(timer);
         return coordinator;
     }
 
+    /** @param producerIds hands out unused producer ids (the broker's {@link ProducerIdManager}) */
     TransactionCoordinator(int nodeId, TransactionConfig config, CoordinatorLog log, CoordinatorTimer timer,
-                           ProducerIdManager producerIds, MarkerWriter markers) {
+                           LongSupplier producerIds, MarkerWriter markers) {
         this.nodeId = nodeId;
         this.config = config;
         this.log = log;
@@ -296,7 +298,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
         }
         TransactionMetadata md = shard.txns.get(transactionalId);
         if (md == null) {
-            long producerId = producerIds.nextProducerId();
+            long producerId = producerIds.getAsLong();
             TransactionValue fresh = new TransactionValue(producerId, RecordBatch.NO_PRODUCER_ID,
                     RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_PRODUCER_EPOCH, timeoutMs, TransactionState.EMPTY,
                     Set.of(), -1, now());
@@ -324,7 +326,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
                 case EMPTY, COMPLETE_COMMIT, COMPLETE_ABORT -> {
                     TransactionValue next;
                     if (v.isEpochExhausted() && (!expected || expectedEpoch == v.producerEpoch())) {
-                        long rotated = producerIds.nextProducerId();
+                        long rotated = producerIds.getAsLong();
                         LOG.info("Producer epoch of transactional id {} exhausted: producer id {} replaces {}",
                                 transactionalId, rotated, v.producerId());
                         next = new TransactionValue(rotated, v.producerId(), (short) 0,

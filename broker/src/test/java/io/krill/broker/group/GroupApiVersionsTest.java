@@ -88,7 +88,11 @@ class GroupApiVersionsTest {
         }
         FindCoordinatorResponse txn = call(ApiKeys.FIND_COORDINATOR, (short) 4, new FindCoordinatorRequest()
                 .setKeyType((byte) 1).setCoordinatorKeys(List.of("txn")));
-        assertEquals(Errors.COORDINATOR_NOT_AVAILABLE.code(), txn.coordinators().get(0).errorCode());
+        assertEquals(Errors.NONE.code(), txn.coordinators().get(0).errorCode(), "the transaction coordinator");
+        assertEquals(broker.port(), txn.coordinators().get(0).port());
+        FindCoordinatorResponse share = call(ApiKeys.FIND_COORDINATOR, (short) 6, new FindCoordinatorRequest()
+                .setKeyType((byte) 2).setCoordinatorKeys(List.of("share")));
+        assertEquals(Errors.INVALID_REQUEST.code(), share.coordinators().get(0).errorCode());
     }
 
     @Test

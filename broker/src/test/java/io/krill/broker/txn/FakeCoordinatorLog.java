@@ -1,0 +1,53 @@
+package io.krill.broker.txn;
+
+import io.krill.broker.group.CoordinatorLog;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** A {@link CoordinatorLog} in memory: appends commit at once unless a failure is armed. */
+final class FakeCoordinatorLog implements CoordinatorLog {
+    final Map<Integer, List<Entry>> partitions = new ConcurrentHashMap<>();
+    volatile Errors failNext;
+
+    @Override
+    public CompletableFuture<Void> append(int partition, List<Entry> entries) {
+        Errors failure = failNext;
+        if (failure != null) {
+            failNext = null;
+            return CompletableFuture.failedFuture(new ApiException(failure, "injected"));
+        }
+        partitions.computeIfAbsent(partition, p -> new ArrayList<>()).addAll(entries);
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletableFuture<Void> appendTransactional(int partition, long producerId, short producerEpoch,
+                                                       List<Entry> entries) {
+        throw new UnsupportedOperationException("the transaction coordinator never writes transactionally");
+    }
+
+    @Override
+    public void replay(int partition, Replayer replayer) {
+        for (Entry entry : partitions.getOrDefault(partition, List.of())) {
+            replayer.replay(entry.key(), entry.value());
+        }
+    }
+
+    /** The records written for {@code transactionalId}, oldest first (null values are tombstones). */
+    List<TransactionValue> history(int partition, String transactionalId) {
+        List<TransactionValue> values = new ArrayList<>();
+        for (Entry entry : partitions.getOrDefault(partition, List.of())) {
+            String id = TransactionRecords.readTransactionalId(io.netty.buffer.Unpooled.wrappedBuffer(entry.key()));
+            if (transactionalId.equals(id)) {
+                values.add(entry.value() == null ? null
+                        : TransactionRecords.readValue(io.netty.buffer.Unpooled.wrappedBuffer(entry.value())));
+            }
+        }
+        return values;
+    }
+}

@@ -1,0 +1,289 @@
+package io.krill.broker.txn;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.krill.broker.group.CoordinatorLog;
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicImage;
+import io.krill.log.TopicPartition;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ListTransactionsResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The transaction coordinator's state machine on a manual clock, an in-memory log and fake markers. */
+class TransactionCoordinatorTest {
+    private static final int NODE = 1;
+    private static final int COORDINATOR_EPOCH = 5;
+    private static final String ID = "app";
+    private static final TopicPartition A0 = new TopicPartition("a", 0);
+    private static final TopicPartition A1 = new TopicPartition("a", 1);
+    private static final int MAX_TIMEOUT = 60_000;
+    private static final long EXPIRATION = 3_600_000;
+    private static final long ABORT_CHECK = 1_000;
+
+    private ManualTimer timer;
+    private FakeCoordinatorLog log;
+    private final List<Job> markers = new ArrayList<>();
+    private final AtomicLong nextProducerId = new AtomicLong(100);
+    private TransactionCoordinator coordinator;
+
+    private record Job(MarkerWriter.Markers markers, Runnable onWritten) {
+    }
+
+    @BeforeEach
+    void setUp() {
+        timer = new ManualTimer();
+        log = new FakeCoordinatorLog();
+        coordinator = start(NODE, COORDINATOR_EPOCH);
+    }
+
+    private TransactionCoordinator start(int leader, int epoch) {
+        TransactionConfig config = new TransactionConfig(1, (short) 1, 1, 1 << 20, 1 << 20, MAX_TIMEOUT, EXPIRATION,
+                ABORT_CHECK, 60_000, true, 30_000);
+        TransactionCoordinator c = new TransactionCoordinator(NODE, config, log, timer, nextProducerId::getAndIncrement,
+                (m, done) -> markers.add(new Job(m, done)));
+        c.startup(image(leader, epoch));
+        timer.advance(0);
+        return c;
+    }
+
+    private static MetadataImage image(int leader, int epoch) {
+        TopicImage topic = new TopicImage(TransactionStateTopic.NAME, UUID.randomUUID(),
+                List.of(new PartitionState(0, leader, epoch, List.of(1), List.of(1), 0)), Map.of(), true);
+        return new MetadataImage("cluster", 1, List.of(), List.of(topic));
+    }
+
+    private TransactionCoordinator.InitResult init(int timeoutMs, long expectedPid, short expectedEpoch) {
+        AtomicReference<TransactionCoordinator.InitResult> result = new AtomicReference<>();
+        coordinator.initProducerId(ID, timeoutMs, expectedPid, expectedEpoch, result::set);
+        assertNotNull(result.get(), "answered at once on the in-memory log");
+        return result.get();
+    }
+
+    private TransactionCoordinator.InitResult init() {
+        return init(10_000, -1, (short) -1);
+    }
+
+    private Errors add(long pid, short epoch, TopicPartition... partitions) {
+        AtomicReference<Errors> result = new AtomicReference<>();
+        coordinator.addPartitions(ID, pid, epoch, Set.of(partitions), result::set);
+        return result.get();
+    }
+
+    private Errors end(long pid, short epoch, boolean commit) {
+        AtomicReference<Errors> result = new AtomicReference<>();
+        coordinator.endTransaction(ID, pid, epoch, commit, result::set);
+        return result.get();
+    }
+
+    private String state() {
+        return coordinator.describe(ID).transactionState();
+    }
+
+    private TransactionValue lastWritten() {
+        List<TransactionValue> history = log.history(0, ID);
+        return history.get(history.size() - 1);
+    }
+
+    @Test
+    void initGivesAProducerIdAndBumpsItsEpochOnEveryInit() {
+        TransactionCoordinator.InitResult first = init();
+        assertEquals(new TransactionCoordinator.InitResult(Errors.NONE, 100, (short) 0), first);
+        assertEquals(new TransactionCoordinator.InitResult(Errors.NONE, 100, (short) 1), init());
+        assertEquals(2, log.history(0, ID).size(), "each init written");
+        assertEquals("Empty", state());
+    }
+
+    @Test
+    void badRequestsAndMisroutedOnesAreRefused() {
+        assertEquals(Errors.INVALID_TRANSACTION_TIMEOUT, init(MAX_TIMEOUT + 1, -1, (short) -1).error());
+        assertEquals(Errors.INVALID_TRANSACTION_TIMEOUT, init(0, -1, (short) -1).error());
+        coordinator.onChange(image(NODE, COORDINATOR_EPOCH), image(2, COORDINATOR_EPOCH + 1));
+        assertEquals(Errors.NOT_COORDINATOR, init().error());
+        coordinator.onChange(image(2, COORDINATOR_EPOCH + 1), image(NODE, COORDINATOR_EPOCH + 2));
+        assertEquals(Errors.COORDINATOR_LOAD_IN_PROGRESS, init().error(), "loading on the coordinator thread");
+        timer.advance(0);
+        assertEquals(Errors.NONE, init().error());
+    }
+
+    @Test
+    void commitWritesPrepareThenMarkersThenComplete() {
+        TransactionCoordinator.InitResult pid = init();
+        assertEquals(Errors.NONE, add(pid.producerId(), pid.producerEpoch(), A0));
+        assertEquals(Errors.NONE, add(pid.producerId(), pid.producerEpoch(), A0), "already in: nothing written");
+        assertEquals(Errors.NONE, add(pid.producerId(), pid.producerEpoch(), A1));
+        assertEquals("Ongoing", state());
+        assertEquals(Errors.NONE, end(pid.producerId(), pid.producerEpoch(), true));
+        assertEquals("PrepareCommit", state());
+        assertEquals(1, markers.size());
+        MarkerWriter.Markers job = markers.get(0).markers();
+        assertTrue(job.commit());
+        assertEquals(Set.of(A0, A1), job.partitions());
+        assertEquals(COORDINATOR_EPOCH, job.coordinatorEpoch());
+        assertEquals(pid.producerEpoch(), job.producerEpoch());
+
+        assertEquals(Errors.CONCURRENT_TRANSACTIONS, end(pid.producerId(), pid.producerEpoch(), true), "retry while prepared");
+        assertEquals(Errors.CONCURRENT_TRANSACTIONS, add(pid.producerId(), pid.producerEpoch(), A0));
+        assertEquals(Errors.INVALID_TXN_STATE, end(pid.producerId(), pid.producerEpoch(), false));
+
+        markers.get(0).onWritten().run();
+        assertEquals("CompleteCommit", state());
+        assertEquals(Set.of(), lastWritten().partitions());
+        assertEquals(Errors.NONE, end(pid.producerId(), pid.producerEpoch(), true), "a retried commit");
+        assertEquals(Errors.INVALID_TXN_STATE, end(pid.producerId(), pid.producerEpoch(), false));
+        assertEquals(Errors.NONE, add(pid.producerId(), pid.producerEpoch(), A1), "the next transaction");
+    }
+
+    @Test
+    void aNewProducerFencesTheOldOneAndAbortsItsOpenTransaction() {
+        TransactionCoordinator.InitResult old = init();
+        assertEquals(Errors.NONE, add(old.producerId(), old.producerEpoch(), A0));
+        assertEquals(Errors.CONCURRENT_TRANSACTIONS, init().error(), "the open transaction is aborted first");
+        assertEquals("PrepareAbort", state());
+        MarkerWriter.Markers abort = markers.get(0).markers();
+        assertFalse(abort.commit());
+        assertEquals(old.producerEpoch() + 1, abort.producerEpoch(), "the abort carries the fencing epoch");
+        assertEquals(Errors.PRODUCER_FENCED, add(old.producerId(), old.producerEpoch(), A1));
+        assertEquals(Errors.PRODUCER_FENCED, end(old.producerId(), old.producerEpoch(), true));
+        assertEquals(Errors.CONCURRENT_TRANSACTIONS, init().error(), "still aborting");
+
+        markers.get(0).onWritten().run();
+        assertEquals("CompleteAbort", state());
+        TransactionCoordinator.InitResult next = init();
+        assertEquals(Errors.NONE, next.error());
+        assertEquals(old.producerId(), next.producerId());
+        assertEquals(old.producerEpoch() + 2, next.producerEpoch());
+    }
+
+    @Test
+    void kip360RetriesAreAnsweredTheSameAndStrangersFenced() {
+        TransactionCoordinator.InitResult first = init();
+        TransactionCoordinator.InitResult bumped = init(10_000, first.producerId(), first.producerEpoch());
+        assertEquals(first.producerEpoch() + 1, bumped.producerEpoch());
+        int written = log.history(0, ID).size();
+        assertEquals(bumped, init(10_000, first.producerId(), first.producerEpoch()), "the producer missed our answer");
+        assertEquals(written, log.history(0, ID).size(), "a retry writes nothing");
+        assertEquals(Errors.PRODUCER_FENCED, init(10_000, first.producerId(), (short) 7).error());
+        assertEquals(Errors.PRODUCER_FENCED, init(10_000, 999, bumped.producerEpoch()).error());
+    }
+
+    @Test
+    void anExhaustedEpochRotatesToANewProducerId() {
+        TransactionValue worn = new TransactionValue(50, -1, TransactionValue.MAX_EPOCH, (short) -1, 10_000,
+                TransactionState.COMPLETE_COMMIT, Set.of(), 0, timer.milliseconds());
+        log.partitions.put(0, new ArrayList<>(List.of(new CoordinatorLog.Entry(TransactionRecords.key(ID),
+                TransactionRecords.value(worn)))));
+        coordinator = start(NODE, COORDINATOR_EPOCH + 1);
+        TransactionCoordinator.InitResult rotated = init(10_000, 50, TransactionValue.MAX_EPOCH);
+        assertEquals(new TransactionCoordinator.InitResult(Errors.NONE, 100, (short) 0), rotated);
+        assertEquals(50, lastWritten().previousProducerId());
+        assertEquals(rotated, init(10_000, 50, TransactionValue.MAX_EPOCH), "a retry with the old id and epoch");
+    }
+
+    @Test
+    void aTransactionOpenPastItsTimeoutIsFencedAndAborted() {
+        TransactionCoordinator.InitResult pid = init(5_000, -1, (short) -1);
+        assertEquals(Errors.NONE, add(pid.producerId(), pid.producerEpoch(), A0));
+        timer.advance(4_000);
+        assertTrue(markers.isEmpty(), "not yet");
+        timer.advance(2_000);
+        assertEquals(1, markers.size());
+        assertFalse(markers.get(0).markers().commit());
+        assertEquals(pid.producerEpoch() + 1, markers.get(0).markers().producerEpoch());
+        markers.get(0).onWritten().run();
+        assertEquals("CompleteAbort", state());
+        assertEquals(Errors.PRODUCER_FENCED, end(pid.producerId(), pid.producerEpoch(), true));
+    }
+
+    @Test
+    void aTransactionFoundPreparedOnLoadIsCompleted() {
+        TransactionValue prepared = new TransactionValue(60, -1, (short) 3, (short) -1, 10_000,
+                TransactionState.PREPARE_COMMIT, Set.of(A0), 0, timer.milliseconds());
+        log.partitions.put(0, new ArrayList<>(List.of(new CoordinatorLog.Entry(TransactionRecords.key(ID),
+                TransactionRecords.value(prepared)))));
+        markers.clear();
+        coordinator = start(NODE, COORDINATOR_EPOCH + 1);
+        assertEquals(1, markers.size(), "the previous coordinator died mid-commit: its successor finishes");
+        MarkerWriter.Markers job = markers.get(0).markers();
+        assertTrue(job.commit());
+        assertEquals(COORDINATOR_EPOCH + 1, job.coordinatorEpoch());
+        assertEquals(Set.of(A0), job.partitions());
+        markers.get(0).onWritten().run();
+        assertEquals("CompleteCommit", state());
+    }
+
+    @Test
+    void markersOfAResignedCoordinatorStop() {
+        TransactionCoordinator.InitResult pid = init();
+        add(pid.producerId(), pid.producerEpoch(), A0);
+        end(pid.producerId(), pid.producerEpoch(), true);
+        MarkerWriter.Markers job = markers.get(0).markers();
+        assertTrue(job.wanted().getAsBoolean());
+        coordinator.onChange(image(NODE, COORDINATOR_EPOCH), image(2, COORDINATOR_EPOCH + 1));
+        assertFalse(job.wanted().getAsBoolean());
+        int written = log.history(0, ID).size();
+        markers.get(0).onWritten().run();
+        assertEquals(written, log.history(0, ID).size(), "no CompleteCommit from a deposed coordinator");
+    }
+
+    @Test
+    void aFailedWriteLeavesTheStateAsItWas() {
+        TransactionCoordinator.InitResult pid = init();
+        log.failNext = Errors.COORDINATOR_NOT_AVAILABLE;
+        assertEquals(Errors.COORDINATOR_NOT_AVAILABLE, add(pid.producerId(), pid.producerEpoch(), A0));
+        assertEquals("Empty", state());
+        assertEquals(Errors.NONE, add(pid.producerId(), pid.producerEpoch(), A0));
+    }
+
+    @Test
+    void verifyTellsWhichPartitionsAreInTheOpenTransaction() {
+        TransactionCoordinator.InitResult pid = init();
+        assertEquals(Map.of(A0, Errors.INVALID_TXN_STATE), coordinator.verify(ID, pid.producerId(), pid.producerEpoch(),
+                Set.of(A0)), "no transaction open");
+        add(pid.producerId(), pid.producerEpoch(), A0);
+        assertEquals(Map.of(A0, Errors.NONE, A1, Errors.INVALID_TXN_STATE),
+                coordinator.verify(ID, pid.producerId(), pid.producerEpoch(), Set.of(A0, A1)));
+        assertEquals(Map.of(A0, Errors.PRODUCER_FENCED),
+                coordinator.verify(ID, pid.producerId(), (short) (pid.producerEpoch() - 1), Set.of(A0)));
+        assertEquals(Map.of(A0, Errors.INVALID_PRODUCER_ID_MAPPING), coordinator.verify("other", 1, (short) 0, Set.of(A0)));
+    }
+
+    @Test
+    void idleTransactionalIdsExpire() {
+        init();
+        timer.advance(EXPIRATION + 60_000);
+        assertNull(lastWritten(), "tombstoned");
+        assertEquals(Errors.TRANSACTIONAL_ID_NOT_FOUND.code(), coordinator.describe(ID).errorCode());
+        assertEquals(new TransactionCoordinator.InitResult(Errors.NONE, 101, (short) 0), init(), "a fresh start");
+    }
+
+    @Test
+    void listFiltersByStateProducerIdAndPattern() {
+        TransactionCoordinator.InitResult pid = init();
+        add(pid.producerId(), pid.producerEpoch(), A0);
+        ListTransactionsResponse all = coordinator.list(Set.of(), Set.of(), -1, null);
+        assertEquals(1, all.transactionStates().size());
+        assertEquals("Ongoing", all.transactionStates().get(0).transactionState());
+        assertEquals(0, coordinator.list(Set.of("CompleteCommit"), Set.of(), -1, null).transactionStates().size());
+        assertEquals(1, coordinator.list(Set.of("ongoing"), Set.of(pid.producerId()), -1, null).transactionStates().size());
+        assertEquals(0, coordinator.list(Set.of(), Set.of(7L), -1, null).transactionStates().size());
+        assertEquals(0, coordinator.list(Set.of(), Set.of(), -1, java.util.regex.Pattern.compile("x.*"))
+                .transactionStates().size());
+        ListTransactionsResponse unknown = coordinator.list(Set.of("Bogus"), Set.of(), -1, null);
+        assertEquals(List.of("Bogus"), unknown.unknownStateFilters());
+        assertEquals(0, unknown.transactionStates().size());
+    }
+}
