@@ -46,6 +46,18 @@ class ProducerStateManagerTest {
     }
 
     @Test
+    void coordinatorDataBatchesAreFencedByEpochButCarryNoSequence() throws IOException {
+        // The group coordinator's transactional offset commits: producer id and epoch, sequence -1.
+        ProducerStateManager m = new ProducerStateManager(dir, 60_000);
+        data(m, 4, (short) 3, -1, -1, 0, true, AppendOrigin.COORDINATOR);
+        data(m, 4, (short) 3, -1, -1, 1, true, AppendOrigin.COORDINATOR);
+        assertThrows(InvalidProducerEpochException.class, () -> data(m, 4, (short) 2, -1, -1, 2, true,
+                AppendOrigin.COORDINATOR));
+        data(m, 4, (short) 4, -1, -1, 2, true, AppendOrigin.COORDINATOR);
+        assertEquals(4, m.lastEntry(4).orElseThrow().producerEpoch());
+    }
+
+    @Test
     void keepsFiveBatchesForDuplicateDetection() throws IOException {
         ProducerStateManager m = new ProducerStateManager(dir, 60_000);
         for (int i = 0; i < 7; i++) {
