@@ -778,18 +778,29 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
         return response;
     }
 
+    /** Stops serving, then the marker sender and the timer thread; a failure to stop them is thrown after all were tried. */
     @Override
     public synchronized void close() {
         closed = true;
         for (Shard shard : new ArrayList<>(shards.values())) {
             onResignation(shard);
         }
+        RuntimeException failure = null;
         for (AutoCloseable resource : owned) {
             try {
                 resource.close();
             } catch (Exception e) {
-                LOG.warn("Closing {} failed", resource, e);
+                RuntimeException wrapped = e instanceof RuntimeException r ? r
+                        : new IllegalStateException("closing " + resource + " failed", e);
+                if (failure == null) {
+                    failure = wrapped;
+                } else {
+                    failure.addSuppressed(wrapped);
+                }
             }
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 }
