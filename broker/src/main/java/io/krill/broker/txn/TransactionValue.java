@@ -7,7 +7,7 @@ import java.util.TreeSet;
 
 /**
  * One transactional id's state as stored in {@code __transaction_state} and held by the coordinator:
- * replaced as a whole on every transition, so a reader never sees half of one.
+ * replaced as a whole on every transition, so a reader never sees half of one. Immutable.
  *
  * @param producerId          the producer id in use
  * @param previousProducerId  the id before the last rotation (epoch exhausted), or -1: a producer that
