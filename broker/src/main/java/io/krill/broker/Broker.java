@@ -144,6 +144,7 @@ public final class Broker implements AutoCloseable {
         }
         metrics = new BrokerMetrics();
         metrics.bindPartitions(partitions, metadata, config.nodeId());
+        metrics.bindReplication(isrChanger, fetchers, partitions);
         BrokerContext context = new BrokerContext(config, metadata, partitions, producePurgatory, fetchPurgatory,
                 metrics, isrChanger);
         groupCoordinator = GroupCoordinator.forBroker(context);

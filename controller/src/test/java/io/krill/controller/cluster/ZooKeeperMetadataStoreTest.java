@@ -106,8 +106,10 @@ class ZooKeeperMetadataStoreTest {
         try (ZooKeeperMetadataStore store = new ZooKeeperMetadataStore(config(zk))) {
             store.registerBroker(SELF);
             kept = store.createTopic(new NewTopic("kept", 2, 1, Map.of(), Map.of("retention.ms", "7"), false));
+            // Leaders from creation; wait for Helix's transitions too, so the crash does not catch one.
             await().atMost(PATIENCE).until(() -> store.image().topic("kept").partitions().stream()
-                    .allMatch(PartitionState::hasLeader));
+                    .allMatch(PartitionState::hasLeader)
+                    && "LEADER".equals(store.helixState("kept", 0)) && "LEADER".equals(store.helixState("kept", 1)));
             kept = store.image().topic("kept");
             firstIds = store.allocateProducerIds(100);
             clusterId = store.image().clusterId();

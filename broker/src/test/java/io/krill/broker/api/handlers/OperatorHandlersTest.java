@@ -118,7 +118,7 @@ class OperatorHandlersTest {
             one.createTopic(new NewTopic("moved", -1, -1, Map.of(0, List.of(1)), Map.of(), false));
             await().atMost(Duration.ofSeconds(20)).until(() -> one.image().topic("moved").partition(0).leader() == 1);
             BrokerContext context = new BrokerContext(broker.config, one, broker.partitions, null, null,
-                    new BrokerMetrics());
+                    new BrokerMetrics(), null);
 
             AlterPartitionReassignmentsResponse started = broker.call(new AlterPartitionReassignmentsHandler(context), 1,
                     reassign("moved", 0, List.of(2)));
