@@ -27,6 +27,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartitionInfo;
@@ -310,6 +311,32 @@ public final class KrillCluster implements AutoCloseable {
     public int leaderOf(String topic, int partition) {
         Node leader = describe(topic, partition).leader();
         return leader == null || leader.isEmpty() ? -1 : leader.id();
+    }
+
+    /** Creates a topic through the Admin client and waits until every partition has a leader and a full ISR. */
+    public void createTopic(String topic, int partitions, int replicationFactor, Map<String, String> configs) {
+        try {
+            admin().createTopics(List.of(new NewTopic(topic, partitions, (short) replicationFactor).configs(configs)))
+                    .all().get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new AssertionError("cannot create " + topic, e);
+        }
+        awaitFullIsr(topic);
+    }
+
+    /** Waits until every partition of the topic has a leader and all its replicas in the ISR. */
+    public void awaitFullIsr(String topic) {
+        awaitFullIsr(topic, Duration.ofSeconds(60));
+    }
+
+    public void awaitFullIsr(String topic, Duration timeout) {
+        await(topic + ": every partition led, all replicas in sync").atMost(timeout)
+                .pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+                .until(() -> describe(topic).partitions().stream().allMatch(p -> p.leader() != null
+                        && !p.leader().isEmpty() && p.isr().size() == p.replicas().size()));
     }
 
     /**
