@@ -1,23 +1,15 @@
 package io.krill.compat.cluster;
 
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.TreeMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -117,43 +109,12 @@ class ReplicaDivergenceTest {
         cluster.awaitFullIsr(topic);
         LOG.info("old leader {} after restart: {}", oldLeader, cluster.logOfCurrentStart(oldLeader).lines()
                 .filter(l -> l.contains("truncat")).toList());
-        assertReplicasByteIdentical(cluster, topic + "-0");
+        ReplicaFiles.assertIdentical(cluster, topic + "-0", cluster.brokerIds());
 
         List<String> read = ReadBack.values(ReadBack.all(cluster, topic, 1));
         List<String> expected = new ArrayList<>(committed);
         expected.addAll(after);
         assertEquals(expected, read, "exactly the acknowledged records, in order, none of " + divergent);
-    }
-
-    /** Waits until the replicas' segments have the same total size (same log end), then compares bytes. */
-    private static void assertReplicasByteIdentical(KrillCluster cluster, String partitionDir) {
-        await("every replica of " + partitionDir + " has the same log end").atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(100)).until(() -> cluster.brokerIds().stream()
-                        .map(id -> segments(cluster.dataDir(id).resolve(partitionDir)).values().stream()
-                                .mapToLong(b -> b.length).sum())
-                        .distinct().count() == 1);
-        Map<String, byte[]> reference = segments(cluster.dataDir(1).resolve(partitionDir));
-        assertNotEquals(0, reference.size(), "segments of " + partitionDir);
-        for (int id : cluster.brokerIds()) {
-            Map<String, byte[]> replica = segments(cluster.dataDir(id).resolve(partitionDir));
-            assertEquals(reference.keySet(), replica.keySet(), "segment files of broker " + id + " vs broker 1");
-            for (String name : reference.keySet()) {
-                assertArrayEquals(reference.get(name), replica.get(name), name + " of broker " + id + " vs broker 1");
-            }
-        }
-    }
-
-    /** The partition's .log files (name to bytes) in one broker's data folder. */
-    private static Map<String, byte[]> segments(Path dir) {
-        Map<String, byte[]> files = new TreeMap<>();
-        try (Stream<Path> list = Files.list(dir)) {
-            for (Path p : list.filter(f -> f.getFileName().toString().endsWith(".log")).toList()) {
-                files.put(p.getFileName().toString(), Files.readAllBytes(p));
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return files;
     }
 
     private static KafkaProducer<String, String> acksOneProducer(String bootstrap) {
