@@ -1,5 +1,7 @@
 package io.krill.compat.cluster;
 
+import static org.awaitility.Awaitility.await;
+
 import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -65,6 +67,14 @@ final class ContinuousProducer implements AutoCloseable {
 
     ProducedRecords records() {
         return records;
+    }
+
+    /** Waits until {@code more} records beyond those acknowledged so far are acknowledged: the load goes on. */
+    void awaitAcknowledged(int more) {
+        int target = records.acknowledgedCount() + more;
+        await("producer of " + topic + " acknowledged " + more + " more").atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> records.acknowledgedCount() >= target);
     }
 
     /** Stops sending, waits for every outstanding send to be acknowledged or to fail, closes the producer. */

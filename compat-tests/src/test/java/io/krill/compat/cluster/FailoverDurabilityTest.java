@@ -62,12 +62,12 @@ class FailoverDurabilityTest {
         List<Failover> failovers = new ArrayList<>();
         ProducedRecords records;
         try (ContinuousProducer producer = new ContinuousProducer(props, topic, partitions, "acked", 300)) {
-            awaitProgress(producer, 200);
+            producer.awaitAcknowledged(200);
             for (int round = 0; round < 3; round++) {
                 failovers.add(crashLeaderAndRestart(cluster, topic, partitions, round % partitions, producer));
             }
             electPreferredLeaders(cluster, topic);
-            awaitProgress(producer, 200);
+            producer.awaitAcknowledged(200);
             records = producer.stop();
         }
         LOG.info("acks=all failovers (kill -9 to every partition of the victim led again): {}", failovers);
@@ -97,11 +97,11 @@ class FailoverDurabilityTest {
         List<Failover> failovers = new ArrayList<>();
         ProducedRecords records;
         try (ContinuousProducer producer = new ContinuousProducer(props, topic, partitions, "one", 1_000)) {
-            awaitProgress(producer, 500);
+            producer.awaitAcknowledged(500);
             for (int round = 0; round < 2; round++) {
                 failovers.add(crashLeaderAndRestart(cluster, topic, partitions, round % partitions, producer));
             }
-            awaitProgress(producer, 500);
+            producer.awaitAcknowledged(500);
             records = producer.stop();
         }
         Map<Integer, List<ConsumerRecord<String, String>>> read = ReadBack.all(cluster, topic, partitions);
@@ -158,7 +158,7 @@ class FailoverDurabilityTest {
                     + ": leader epoch grew from " + before.leaderEpoch.get() + " to " + now.leaderEpoch.get());
         }
         LOG.info("broker {} killed: partitions {} led again after {} ms: {}", victim, led.keySet(), millis, after);
-        awaitProgress(producer, 100);
+        producer.awaitAcknowledged(100);
         cluster.start(victim);
         cluster.awaitFullIsr(topic);
         return new Failover(victim, List.copyOf(led.keySet()), millis);
@@ -180,12 +180,5 @@ class FailoverDurabilityTest {
                         assertEquals(p.replicas().get(0).id(), p.leader().id(), "leader of " + p);
                     }
                 });
-    }
-
-    private static void awaitProgress(ContinuousProducer producer, int moreAcks) {
-        int target = producer.records().acknowledgedCount() + moreAcks;
-        await("producer acknowledged " + moreAcks + " more").atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(50))
-                .until(() -> producer.records().acknowledgedCount() >= target);
     }
 }

@@ -50,6 +50,7 @@ public final class KrillCluster implements AutoCloseable {
     static final Duration START_TIMEOUT = Duration.ofSeconds(120);
     static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
 
+    private final String name;
     private final Path dir;
     private final EmbeddedZooKeeper zooKeeper;
     private final Map<Integer, BrokerProcess> brokers = new LinkedHashMap<>();
@@ -58,7 +59,8 @@ public final class KrillCluster implements AutoCloseable {
     private Admin admin;
     private boolean closed;
 
-    private KrillCluster(Path dir, EmbeddedZooKeeper zooKeeper, Map<String, String> config) {
+    private KrillCluster(String name, Path dir, EmbeddedZooKeeper zooKeeper, Map<String, String> config) {
+        this.name = name;
         this.dir = dir;
         this.zooKeeper = zooKeeper;
         this.config = config;
@@ -86,9 +88,10 @@ public final class KrillCluster implements AutoCloseable {
 
     /**
      * Starts ZooKeeper and brokers 1..size (side by side) with {@link #defaults()} plus {@code overrides},
-     * and returns once every broker is ready and sees all the others.
+     * and returns once every broker is ready and sees all the others. {@code name} names the folder under
+     * {@code target/cluster-logs} where the brokers' logs are kept after {@link #close}.
      */
-    public static KrillCluster start(int size, Map<String, String> overrides) {
+    public static KrillCluster start(String name, int size, Map<String, String> overrides) {
         Path dir;
         try {
             dir = Files.createTempDirectory("krill-cluster");
@@ -102,7 +105,7 @@ public final class KrillCluster implements AutoCloseable {
             Map<String, String> config = defaults();
             config.putAll(overrides);
             config.put("zookeeper.connect", zk.connectString() + "/krill-" + UUID.randomUUID().toString().substring(0, 8));
-            cluster = new KrillCluster(dir, zk, config);
+            cluster = new KrillCluster(name, dir, zk, config);
             Path script = distributionScript();
             for (int id = 1; id <= size; id++) {
                 int port = freePort();
@@ -398,6 +401,7 @@ public final class KrillCluster implements AutoCloseable {
                     }
                 },
                 this::destroyBrokers,
+                this::keepLogs,
                 zooKeeper::close,
                 () -> deleteRecursively(dir),
                 () -> {
@@ -420,6 +424,26 @@ public final class KrillCluster implements AutoCloseable {
         }
         if (failure != null) {
             throw failure;
+        }
+    }
+
+    /**
+     * Copies the brokers' logs to {@code target/cluster-logs/<name>/} (build output, like surefire's
+     * reports) before the cluster's folder goes: what to read when a run went wrong in a way no assertion
+     * caught. Replaces the logs of a previous run of the same name.
+     */
+    private void keepLogs() {
+        Path kept = Path.of(System.getProperty("user.dir"), "target", "cluster-logs", name);
+        try {
+            deleteRecursively(kept);
+            Files.createDirectories(kept);
+            for (BrokerProcess b : brokers.values()) {
+                if (Files.exists(b.logFile())) {
+                    Files.copy(b.logFile(), kept.resolve(b.logFile().getFileName()));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot keep the brokers' logs in " + kept, e);
         }
     }
 

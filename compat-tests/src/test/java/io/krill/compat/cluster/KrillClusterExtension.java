@@ -42,7 +42,7 @@ public final class KrillClusterExtension implements BeforeAllCallback, AfterEach
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        cluster = KrillCluster.start(size, overrides);
+        cluster = KrillCluster.start(context.getRequiredTestClass().getSimpleName(), size, overrides);
     }
 
     @Override
