@@ -30,6 +30,21 @@ final class ProducedRecords {
             return missing.isEmpty() && misplaced.isEmpty() && duplicated.isEmpty() && neverSent.isEmpty();
         }
 
+        /** The missing records per partition: how many, and the range of offsets they were acknowledged at. */
+        String missingByPartition() {
+            Map<Integer, long[]> ranges = new TreeMap<>();
+            for (Ack ack : missing) {
+                long[] r = ranges.computeIfAbsent(ack.partition(), p -> new long[] {Long.MAX_VALUE, Long.MIN_VALUE, 0});
+                r[0] = Math.min(r[0], ack.offset());
+                r[1] = Math.max(r[1], ack.offset());
+                r[2]++;
+            }
+            StringBuilder sb = new StringBuilder();
+            ranges.forEach((p, r) -> sb.append(sb.length() == 0 ? "" : ", ").append("partition ").append(p).append(": ")
+                    .append(r[2]).append(" acknowledged at offsets ").append(r[0]).append("..").append(r[1]));
+            return sb.length() == 0 ? "none" : sb.toString();
+        }
+
         @Override
         public String toString() {
             return acknowledged + " acknowledged, " + read + " read; " + missing.size() + " acknowledged records missing "
