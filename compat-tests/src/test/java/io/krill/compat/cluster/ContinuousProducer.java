@@ -69,6 +69,14 @@ final class ContinuousProducer implements AutoCloseable {
         return records;
     }
 
+    /** Waits until {@code more} records beyond those sent so far are sent (whether acknowledged or not). */
+    void awaitSent(int more) {
+        int target = records.sentCount() + more;
+        await("producer of " + topic + " sent " + more + " more").atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> records.sentCount() >= target);
+    }
+
     /** Waits until {@code more} records beyond those acknowledged so far are acknowledged: the load goes on. */
     void awaitAcknowledged(int more) {
         int target = records.acknowledgedCount() + more;

@@ -39,10 +39,18 @@ class FailoverDurabilityTest {
             .with("zookeeper.session.timeout.ms", Integer.toString(SESSION_TIMEOUT_MS));
 
     /** Session expiry, then the controller's pipeline and the promoted replica's write: seconds, not tens. */
-    private static final Duration FAILOVER_BOUND = Duration.ofMillis(SESSION_TIMEOUT_MS + 12_000);
+    private static final Duration FAILOVER_BOUND = Duration.ofMillis(SESSION_TIMEOUT_MS + 7_000);
 
-    /** One leader crash: which broker, which partitions it led, and how long until all had new leaders. */
-    private record Failover(int victim, List<Integer> partitions, long millis) {
+    /**
+     * How a leader is crashed: on its own, or just after its followers froze (SIGSTOP, well within the
+     * session and lag timeouts, so they stay live and in the ISR) while the producer kept sending, so the
+     * leader holds records they lack. The second is where acks=all and acks=1 part: acks=all acknowledges
+     * none of those records, acks=1 acknowledges them all, and the next leader never had them.
+     */
+    private enum Crash { ALONE, FOLLOWERS_BEHIND }
+
+    /** One leader crash: how, which broker, which partitions it led, and how long until all had new leaders. */
+    private record Failover(Crash crash, int victim, List<Integer> partitions, long millis) {
     }
 
     @Test
@@ -63,8 +71,10 @@ class FailoverDurabilityTest {
         ProducedRecords records;
         try (ContinuousProducer producer = new ContinuousProducer(props, topic, partitions, "acked", 300)) {
             producer.awaitAcknowledged(200);
-            for (int round = 0; round < 3; round++) {
-                failovers.add(crashLeaderAndRestart(cluster, topic, partitions, round % partitions, producer));
+            List<Crash> crashes = List.of(Crash.ALONE, Crash.FOLLOWERS_BEHIND, Crash.ALONE);
+            for (int round = 0; round < crashes.size(); round++) {
+                failovers.add(crashLeaderAndRestart(cluster, topic, partitions, round % partitions, producer,
+                        crashes.get(round), 200));
             }
             electPreferredLeaders(cluster, topic);
             producer.awaitAcknowledged(200);
@@ -101,8 +111,10 @@ class FailoverDurabilityTest {
             // everything it took (they fetch a new partition only after their current long poll), which
             // measures the start-up, not the dial.
             producer.awaitAcknowledged(2_000);
-            for (int round = 0; round < 2; round++) {
-                failovers.add(crashLeaderAndRestart(cluster, topic, partitions, round % partitions, producer));
+            List<Crash> crashes = List.of(Crash.ALONE, Crash.FOLLOWERS_BEHIND);
+            for (int round = 0; round < crashes.size(); round++) {
+                failovers.add(crashLeaderAndRestart(cluster, topic, partitions, round % partitions, producer,
+                        crashes.get(round), 600));
             }
             producer.awaitAcknowledged(500);
             records = producer.stop();
@@ -119,12 +131,13 @@ class FailoverDurabilityTest {
     }
 
     /**
-     * SIGKILLs the leader of {@code partition}, waits until every partition it led has a new leader (from
-     * its ISR, with a higher epoch) and the producer got further, restarts it and waits until it is back
-     * in every ISR.
+     * SIGKILLs the leader of {@code partition} (after freezing the other brokers while the producer sends
+     * {@code sentMeanwhile} more records, for {@link Crash#FOLLOWERS_BEHIND}), waits until every partition
+     * it led has a new leader (from its ISR, with a higher epoch) and the producer got further, restarts it
+     * and waits until it is back in every ISR.
      */
     private static Failover crashLeaderAndRestart(KrillCluster cluster, String topic, int partitions, int partition,
-                                                  ContinuousProducer producer) {
+                                                  ContinuousProducer producer, Crash crash, int sentMeanwhile) {
         int victim = cluster.leaderOf(topic, partition);
         assertTrue(victim > 0, "partition " + partition + " has a leader");
         Map<Integer, PartitionMetadata> led = new HashMap<>();
@@ -135,8 +148,17 @@ class FailoverDurabilityTest {
             }
         }
         assertTrue(led.containsKey(partition), "the broker Admin named leads " + partition + " in Metadata: " + led);
-        long killed = System.nanoTime();
-        cluster.kill9(victim);
+        List<Integer> frozen = crash == Crash.FOLLOWERS_BEHIND
+                ? cluster.liveBrokers().stream().filter(id -> id != victim).toList() : List.of();
+        long killed;
+        try {
+            frozen.forEach(cluster::pause);
+            producer.awaitSent(sentMeanwhile);
+            killed = System.nanoTime();
+            cluster.kill9(victim);
+        } finally {
+            frozen.forEach(cluster::resume);
+        }
         Map<Integer, PartitionMetadata> after = new HashMap<>();
         await("new leaders for " + led.keySet() + " after broker " + victim + " died").atMost(FAILOVER_BOUND)
                 .pollInterval(Duration.ofMillis(50)).ignoreExceptions()
@@ -160,11 +182,12 @@ class FailoverDurabilityTest {
             assertTrue(now.leaderEpoch.get() > before.leaderEpoch.get(), "partition " + e.getKey()
                     + ": leader epoch grew from " + before.leaderEpoch.get() + " to " + now.leaderEpoch.get());
         }
-        LOG.info("broker {} killed: partitions {} led again after {} ms: {}", victim, led.keySet(), millis, after);
+        LOG.info("{}: broker {} killed: partitions {} led again after {} ms: {}", crash, victim, led.keySet(), millis,
+                after);
         producer.awaitAcknowledged(100);
         cluster.start(victim);
         cluster.awaitFullIsr(topic);
-        return new Failover(victim, List.copyOf(led.keySet()), millis);
+        return new Failover(crash, victim, List.copyOf(led.keySet()), millis);
     }
 
     /** kafka-leader-election.sh --election-type preferred --all-topic-partitions, then checks the leaders. */

@@ -74,6 +74,10 @@ final class ProducedRecords {
         failures.add(new Failure(partition, value, error));
     }
 
+    synchronized int sentCount() {
+        return sent.size();
+    }
+
     synchronized int acknowledgedCount() {
         return acks.values().stream().mapToInt(List::size).sum();
     }
