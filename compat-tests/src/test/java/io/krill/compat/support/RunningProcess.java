@@ -7,15 +7,21 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
+import org.awaitility.core.TerminalFailureException;
 
 /**
  * A native client (a python script, kcat) that keeps running while a test drives it, as a group member
  * does: its standard output and error go to files the test reads at any time (no pipe can fill up and
- * block it), its standard input stays open for the test to close when the client should stop. Use with
- * try-with-resources: {@link #close} kills the process and its children and removes the files in every
- * case. For clients that run to completion, {@link Processes#run} is simpler.
+ * block it), its standard input stays open for the test to write to, or to close when the client should
+ * stop. Use with try-with-resources: {@link #close} kills the process and its children and removes the
+ * files in every case. For clients that run to completion, {@link Processes#run} is simpler.
  */
 public final class RunningProcess implements AutoCloseable {
     private final List<String> command;
@@ -23,6 +29,7 @@ public final class RunningProcess implements AutoCloseable {
     private final Path out;
     private final Path err;
     private final OutputStream stdin;
+    private volatile boolean stopAsked;
 
     private RunningProcess(List<String> command, Process process, Path out, Path err) {
         this.command = List.copyOf(command);
@@ -62,8 +69,19 @@ public final class RunningProcess implements AutoCloseable {
         return process.isAlive();
     }
 
+    /** Writes a line to the process's standard input, at once. */
+    public void send(String line) {
+        try {
+            stdin.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            stdin.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write to " + describe(), e);
+        }
+    }
+
     /** Closes the process's standard input: the clients here take the end of input as "stop now". */
     public void closeInput() {
+        stopAsked = true;
         try {
             stdin.close();
         } catch (IOException e) {
@@ -73,6 +91,7 @@ public final class RunningProcess implements AutoCloseable {
 
     /** Asks the process to stop as a terminal would (SIGTERM): kcat then closes its consumer cleanly. */
     public void terminate() {
+        stopAsked = true;
         process.destroy();
     }
 
@@ -86,6 +105,23 @@ public final class RunningProcess implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
+        }
+    }
+
+    /**
+     * Waits until the condition holds; fails early when one of the processes ended without being asked
+     * to stop, and in every failure with what each of them printed.
+     */
+    public static void waitFor(String what, Duration timeout, Callable<Boolean> condition,
+            RunningProcess... watched) {
+        try {
+            Awaitility.await(what).atMost(timeout).pollInterval(Duration.ofMillis(100))
+                    .failFast("a process ended unasked", () -> Arrays.stream(watched)
+                            .anyMatch(p -> !p.stopAsked && !p.isAlive()))
+                    .until(condition);
+        } catch (ConditionTimeoutException | TerminalFailureException e) {
+            throw new AssertionError(e.getMessage() + "\n" + Arrays.stream(watched).map(RunningProcess::describe)
+                    .collect(Collectors.joining("\n")), e);
         }
     }
 
