@@ -1,0 +1,108 @@
+package io.krill.compat;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.krill.compat.support.Clients;
+import io.krill.compat.support.IsolatedRead;
+import io.krill.compat.support.Python;
+import io.krill.compat.support.TransactionApis;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * confluent-kafka-python's transactional producer (init, begin, commit, abort) and its read_committed
+ * consumer, each judged by the other client: the stock Java consumer reads what python committed, the
+ * python consumer reads what a Java transactional producer committed and aborted. Skipped until the
+ * broker advertises the transaction APIs.
+ */
+class PythonTransactionsTest {
+    @RegisterExtension
+    static final KrillBrokerExtension KRILL = new KrillBrokerExtension()
+            .with("num.partitions", "1")
+            .with("offsets.topic.num.partitions", "3")
+            .with("transaction.state.log.num.partitions", "3");
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(90);
+    private static final List<String> COMMITTED = Stream.concat(values("committed-a"), values("committed-b")).toList();
+    private static final List<String> ALL = Stream.of(values("committed-a"), values("aborted"), values("committed-b"))
+            .flatMap(s -> s).toList();
+
+    @TempDir
+    static Path tmp;
+    static Python python;
+
+    @BeforeAll
+    static void confluentKafka() {
+        python = Python.withScript("confluent_txn.py", tmp);
+    }
+
+    /** Per test, so that each one is reported as skipped while the broker lacks transactions. */
+    @BeforeEach
+    void transactionsAdvertised() {
+        TransactionApis.assumeServed(KRILL.apis());
+    }
+
+    @Test
+    void pythonCommitsAndAbortsJavaReadCommittedSeesTheCommittedOnly() {
+        String topic = "py-txn";
+        List<String> ends = python.run(TIMEOUT, "produce", KRILL.bootstrapServers(), topic, "py-txn-id").outLines();
+        assertEquals(List.of("committed 10", "aborted 10", "committed 10"), ends);
+
+        assertEquals(COMMITTED, javaRead(topic, "read_committed"));
+        assertEquals(ALL, javaRead(topic, "read_uncommitted"));
+        assertEquals(withEnd(COMMITTED), pythonRead(topic, "read_committed"));
+        assertEquals(withEnd(ALL), pythonRead(topic, "read_uncommitted"));
+    }
+
+    @Test
+    void pythonReadCommittedSkipsWhatAJavaProducerAborted() throws Exception {
+        String topic = "java-txn";
+        Map<String, String> config = Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "java-txn-id");
+        try (KafkaProducer<String, String> producer = Clients.producer(KRILL.bootstrapServers(), config)) {
+            producer.initTransactions();
+            for (String prefix : List.of("committed-a", "aborted", "committed-b")) {
+                producer.beginTransaction();
+                values(prefix).forEach(v -> producer.send(new ProducerRecord<>(topic, 0, "k", v)));
+                if (prefix.equals("aborted")) {
+                    producer.flush();
+                    producer.abortTransaction();
+                } else {
+                    producer.commitTransaction();
+                }
+            }
+        }
+        assertEquals(withEnd(COMMITTED), pythonRead(topic, "read_committed"));
+        assertEquals(withEnd(ALL), pythonRead(topic, "read_uncommitted"));
+    }
+
+    private static Stream<String> values(String prefix) {
+        return IntStream.range(0, 10).mapToObj(i -> prefix + "-" + i);
+    }
+
+    private static List<String> withEnd(List<String> values) {
+        List<String> lines = new ArrayList<>(values);
+        lines.add("end");
+        return lines;
+    }
+
+    private static List<String> pythonRead(String topic, String isolation) {
+        return python.run(TIMEOUT, "read", KRILL.bootstrapServers(), topic, isolation).outLines();
+    }
+
+    private static List<String> javaRead(String topic, String isolation) {
+        return IsolatedRead.values(KRILL.bootstrapServers(), topic, 0, isolation);
+    }
+}
