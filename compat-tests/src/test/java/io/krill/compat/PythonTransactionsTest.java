@@ -3,6 +3,7 @@ package io.krill.compat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.krill.compat.support.Clients;
+import io.krill.compat.support.GroupOffsetsTool;
 import io.krill.compat.support.IsolatedRead;
 import io.krill.compat.support.Python;
 import io.krill.compat.support.TransactionApis;
@@ -10,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -25,15 +27,17 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * confluent-kafka-python's transactional producer (init, begin, commit, abort) and its read_committed
  * consumer, each judged by the other client: the stock Java consumer reads what python committed, the
- * python consumer reads what a Java transactional producer committed and aborted. Skipped until the
- * broker advertises the transaction APIs.
+ * python consumer reads what a Java transactional producer committed and aborted; and a python
+ * consume-transform-produce loop that commits its group's offsets in its transactions
+ * (send_offsets_to_transaction). Skipped until the broker advertises the transaction APIs.
  */
 class PythonTransactionsTest {
     @RegisterExtension
     static final KrillBrokerExtension KRILL = new KrillBrokerExtension()
             .with("num.partitions", "1")
             .with("offsets.topic.num.partitions", "3")
-            .with("transaction.state.log.num.partitions", "3");
+            .with("transaction.state.log.num.partitions", "3")
+            .with("group.initial.rebalance.delay.ms", "0");
 
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
     private static final List<String> COMMITTED = Stream.concat(values("committed-a"), values("committed-b")).toList();
@@ -86,6 +90,26 @@ class PythonTransactionsTest {
         }
         assertEquals(withEnd(COMMITTED), pythonRead(topic, "read_committed"));
         assertEquals(withEnd(ALL), pythonRead(topic, "read_uncommitted"));
+    }
+
+    @Test
+    void consumeTransformProduceCommitsOutputAndOffsetsTogether() {
+        String source = "py-ctp-in";
+        String target = "py-ctp-out";
+        String group = "py-ctp-group";
+        List<String> lines = IntStream.range(0, 50).mapToObj(i -> "line-" + i).toList();
+        Clients.produce(KRILL.bootstrapServers(), source, 0, lines);
+        Clients.autoCreate(KRILL.bootstrapServers(), target);
+
+        List<String> commits = python.run(TIMEOUT, "transform", KRILL.bootstrapServers(), source, target, group,
+                "py-ctp-id", String.valueOf(lines.size())).outLines();
+        assertEquals(lines.size(), commits.stream().mapToInt(l -> Integer.parseInt(l.substring("committed ".length())))
+                .sum(), commits.toString());
+
+        assertEquals(lines.stream().map(l -> l.toUpperCase(Locale.ROOT)).toList(), javaRead(target, "read_committed"));
+        assertEquals(new GroupOffsetsTool.Row(50, 50, 0),
+                GroupOffsetsTool.describe(KRILL.bootstrapServers(), group, source).get(0),
+                "the group's offsets committed by the transactions");
     }
 
     private static Stream<String> values(String prefix) {
