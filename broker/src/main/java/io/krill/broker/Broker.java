@@ -44,6 +44,7 @@ import io.krill.broker.api.handlers.SyncGroupHandler;
 import io.krill.broker.api.handlers.TxnOffsetCommitHandler;
 import io.krill.broker.api.handlers.WriteTxnMarkersHandler;
 import io.krill.broker.config.BrokerConfig;
+import io.krill.broker.config.DynamicBrokerConfig;
 import io.krill.broker.config.Listener;
 import io.krill.broker.config.LogSettings;
 import io.krill.broker.config.TopicConfig;
@@ -103,6 +104,7 @@ public final class Broker implements AutoCloseable {
     private LogManager logManager;
     private EmbeddedZooKeeper embeddedZooKeeper;
     private MetadataStore metadata;
+    private DynamicBrokerConfig dynamicConfig;
     private ReplicaFetcherManager fetchers;
     private IsrChanger isrChanger;
     private PartitionManager partitions;
@@ -136,15 +138,19 @@ public final class Broker implements AutoCloseable {
         long started = System.nanoTime();
         List<Path> logDirs = config.logDirs().stream().map(Path::of).toList();
         metadata = openMetadataStore(logDirs);
+        dynamicConfig = new DynamicBrokerConfig(config);
+        dynamicConfig.startup(metadata.image());
+        metadata.addListener(dynamicConfig);
         logManager = new LogManager(logManagerConfig(logDirs), Time.SYSTEM, topic -> {
             TopicImage image = metadata.image().topic(topic);
-            return LogConfigs.from(TopicConfig.resolve(image == null ? Map.of() : image.configs(), config));
+            return LogConfigs.from(TopicConfig.resolve(image == null ? Map.of() : image.configs(),
+                    dynamicConfig.current()));
         });
         logManager.startup();
         producePurgatory = new DelayedOperationPurgatory<>("produce");
         fetchPurgatory = new DelayedOperationPurgatory<>("fetch");
         fetchers = new ReplicaFetcherManager(config, metadata);
-        partitions = new PartitionManager(config.nodeId(), logManager, config, metadata::isFenced, fetchers,
+        partitions = new PartitionManager(config.nodeId(), logManager, dynamicConfig::current, metadata::isFenced, fetchers,
                 this::partitionChanged);
         partitions.startup(metadata.image());
         metadata.addListener(partitions);
@@ -156,7 +162,8 @@ public final class Broker implements AutoCloseable {
         }
         metrics = new BrokerMetrics();
         metrics.bindPartitions(partitions, metadata, config.nodeId());
-        BrokerContext context = new BrokerContext(config, metadata, partitions, producePurgatory, fetchPurgatory,
+        metrics.bindReplication(isrChanger, fetchers, partitions);
+        BrokerContext context = new BrokerContext(dynamicConfig, metadata, partitions, producePurgatory, fetchPurgatory,
                 metrics, isrChanger);
         groupCoordinator = GroupCoordinator.forBroker(context);
         metadata.addListener(groupCoordinator);
@@ -380,8 +387,9 @@ public final class Broker implements AutoCloseable {
         return server.boundAddresses();
     }
 
+    /** The effective configuration: static plus the dynamic layers from the cluster metadata. */
     public BrokerConfig config() {
-        return config;
+        return dynamicConfig == null ? config : dynamicConfig.current();
     }
 
     public MetadataStore metadata() {

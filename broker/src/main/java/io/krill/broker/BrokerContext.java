@@ -1,6 +1,7 @@
 package io.krill.broker;
 
 import io.krill.broker.config.BrokerConfig;
+import io.krill.broker.config.DynamicBrokerConfig;
 import io.krill.broker.metrics.BrokerMetrics;
 import io.krill.broker.partition.PartitionManager;
 import io.krill.broker.purgatory.DelayedOperationPurgatory;
@@ -13,12 +14,26 @@ import io.krill.log.TopicPartition;
  * of waiting requests, the metrics and the ISR changer (followers reaching the ISR are reported by Fetch). One object instead of a dozen constructor arguments. Immutable; its parts are
  * thread-safe.
  */
-public record BrokerContext(BrokerConfig config, MetadataStore metadata, PartitionManager partitions,
+public record BrokerContext(DynamicBrokerConfig configs, MetadataStore metadata, PartitionManager partitions,
                             DelayedOperationPurgatory<TopicPartition> producePurgatory,
                             DelayedOperationPurgatory<TopicPartition> fetchPurgatory, BrokerMetrics metrics,
                             IsrChanger isrChanger) {
 
+    /** A context whose configuration never changes (tests, tools). */
+    public BrokerContext(BrokerConfig config, MetadataStore metadata, PartitionManager partitions,
+                         DelayedOperationPurgatory<TopicPartition> producePurgatory,
+                         DelayedOperationPurgatory<TopicPartition> fetchPurgatory, BrokerMetrics metrics,
+                         IsrChanger isrChanger) {
+        this(new DynamicBrokerConfig(config), metadata, partitions, producePurgatory, fetchPurgatory, metrics,
+                isrChanger);
+    }
+
+    /** The effective configuration now (static plus dynamic layers): read it once per request. */
+    public BrokerConfig config() {
+        return configs.current();
+    }
+
     public int nodeId() {
-        return config.nodeId();
+        return configs.statics().nodeId();
     }
 }

@@ -146,12 +146,32 @@ class AdminConfigsTest {
     }
 
     @Test
-    void dynamicBrokerConfigsAreRefused() throws Exception {
+    void dynamicBrokerConfigsChangeTopicDefaultsAndKeysReadAtStartupAreRefused() throws Exception {
         try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic("dynamic-defaults", 1, (short) 1))).all().get();
+            ConfigResource clusterDefault = new ConfigResource(ConfigResource.Type.BROKER, "");
+            admin.incrementalAlterConfigs(Map.of(clusterDefault, List.of(new AlterConfigOp(
+                    new ConfigEntry("log.retention.bytes", "7777777"), AlterConfigOp.OpType.SET)))).all().get();
+            ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "dynamic-defaults");
+            ConfigEntry retention = admin.describeConfigs(List.of(topic)).all().get().get(topic).get("retention.bytes");
+            assertEquals("7777777", retention.value());
+            assertEquals(ConfigEntry.ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, retention.source());
+            Partition partition = KRILL.broker().partitions().partition("dynamic-defaults", 0);
+            assertEquals(7777777L, partition.config().retentionBytes(), "the live partition follows the default");
+            ConfigResource self = new ConfigResource(ConfigResource.Type.BROKER, "1");
+            ConfigEntry brokerView = admin.describeConfigs(List.of(self)).all().get().get(self).get("log.retention.bytes");
+            assertEquals("7777777", brokerView.value());
+
             InvalidRequestException refused = failure(InvalidRequestException.class, admin.incrementalAlterConfigs(Map.of(
-                    new ConfigResource(ConfigResource.Type.BROKER, "1"), List.of(new AlterConfigOp(
-                            new ConfigEntry("log.retention.ms", "1000"), AlterConfigOp.OpType.SET)))).all());
-            assertTrue(refused.getMessage().contains("log.retention.ms"), refused.getMessage());
+                    self, List.of(new AlterConfigOp(new ConfigEntry("num.io.threads", "4"),
+                            AlterConfigOp.OpType.SET)))).all());
+            assertTrue(refused.getMessage().contains("only at startup"), refused.getMessage());
+            failure(InvalidConfigurationException.class, admin.incrementalAlterConfigs(Map.of(self, List.of(
+                    new AlterConfigOp(new ConfigEntry("log.retention.bytes", "lots"), AlterConfigOp.OpType.SET)))).all());
+
+            admin.incrementalAlterConfigs(Map.of(clusterDefault, List.of(new AlterConfigOp(
+                    new ConfigEntry("log.retention.bytes", ""), AlterConfigOp.OpType.DELETE)))).all().get();
+            assertEquals(-1L, partition.config().retentionBytes());
         }
     }
 }

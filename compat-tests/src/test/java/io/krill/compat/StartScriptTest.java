@@ -89,9 +89,9 @@ class StartScriptTest {
         process.toHandle().destroy(); // SIGTERM
         assertTrue(process.waitFor(30, TimeUnit.SECONDS), "stops within 30 s of SIGTERM");
         assertTrue(Files.exists(dataDir.resolve(".kafka_cleanshutdown")), "clean-shutdown marker written");
-        String output = read(log);
-        assertTrue(output.contains("ready in"), output);
-        assertTrue(output.contains("Listening for PLAINTEXT on /127.0.0.1:" + port), output);
+        String output = Files.readString(log);
+        assertTrue(output.contains("ready in"), () -> read(log));
+        assertTrue(output.contains("Listening for PLAINTEXT on /127.0.0.1:" + port), () -> read(log));
 
         Path secondLog = dataDir.resolve("server2.out");
         process = start(port, secondLog);

@@ -145,7 +145,7 @@ public final class LogManager implements AutoCloseable {
                 } else if (TopicPartition.parseDirName(name) != null) {
                     partitionDirs.add(p);
                 } else {
-                    log.warn("ignoring {} in log dir {}: not a partition directory", name, dir);
+                    log.info("ignoring {} in log dir {}: not a partition directory", name, dir);
                 }
             }
         }

@@ -3,6 +3,8 @@ package io.krill.broker.metrics;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.partition.Partition;
 import io.krill.broker.partition.PartitionManager;
+import io.krill.broker.replication.IsrChanger;
+import io.krill.broker.replication.ReplicaFetcherManager;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataStore;
 import io.krill.controller.metadata.PartitionState;
@@ -10,6 +12,7 @@ import io.krill.controller.metadata.TopicImage;
 import io.krill.wire.message.ListGroupsResponse;
 import io.krill.wire.message.OffsetFetchResponse;
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -100,6 +103,37 @@ public final class BrokerMetrics {
                 }).register(registry);
         GaugeWithCallback.builder().name("krill_active_controller").help("1 if this broker is the active controller")
                 .callback(cb -> cb.call(metadata.image().controllerId() == nodeId ? 1 : 0)).register(registry);
+    }
+
+    /** Registers replication state: ISR changes made here, followed partitions, and each follower's lag. */
+    public void bindReplication(IsrChanger isr, ReplicaFetcherManager fetchers, PartitionManager partitions) {
+        CounterWithCallback.builder().name("krill_isr_shrinks").help("ISR shrinks made by this broker as leader")
+                .callback(cb -> cb.call(isr.isrShrinks())).register(registry);
+        CounterWithCallback.builder().name("krill_isr_expands").help("ISR expansions made by this broker as leader")
+                .callback(cb -> cb.call(isr.isrExpands())).register(registry);
+        GaugeWithCallback.builder().name("krill_replica_fetcher_partitions")
+                .help("Partitions this broker follows (fetches from their leaders)")
+                .callback(cb -> cb.call(fetchers.followedPartitions())).register(registry);
+        GaugeWithCallback.builder().name("krill_replica_lag_records")
+                .help("Records a follower lacks, as the leader (this broker) last saw it fetch")
+                .labelNames("topic", "partition", "replica")
+                .callback(cb -> {
+                    for (Partition p : partitions.partitions()) {
+                        PartitionState state = p.state();
+                        if (!p.isLeader()) {
+                            continue;
+                        }
+                        long end = p.logEndOffset();
+                        for (int replica : state.replicas()) {
+                            if (replica == state.leader()) {
+                                continue;
+                            }
+                            long followerEnd = p.followerEndOffset(replica);
+                            cb.call(followerEnd < 0 ? end : Math.max(0, end - followerEnd), p.topicPartition().topic(),
+                                    Integer.toString(p.topicPartition().partition()), Integer.toString(replica));
+                        }
+                    }
+                }).register(registry);
     }
 
     /** Registers group states and consumer lag, read from the coordinator when scraped. */

@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +37,7 @@ public final class PartitionManager implements MetadataListener {
 
     private final int nodeId;
     private final LogManager logManager;
-    private final BrokerConfig brokerConfig;
+    private final Supplier<BrokerConfig> brokerConfig;
     private final BooleanSupplier fenced;
     private final ReplicaFollowing following;
     private final Consumer<TopicPartition> stateChanged;
@@ -46,15 +47,16 @@ public final class PartitionManager implements MetadataListener {
 
     /** A single node's partitions: never fenced, nothing to follow, nobody to tell. */
     public PartitionManager(int nodeId, LogManager logManager, BrokerConfig brokerConfig) {
-        this(nodeId, logManager, brokerConfig, () -> false, ReplicaFollowing.NONE, tp -> { });
+        this(nodeId, logManager, () -> brokerConfig, () -> false, ReplicaFollowing.NONE, tp -> { });
     }
 
     /**
+     * @param brokerConfig the effective broker configuration (dynamic topic defaults change with it)
      * @param fenced       whether this broker is cut off from the cluster (leaders then stop moving high watermarks)
      * @param following    the replica fetchers
      * @param stateChanged told after a hosted partition's state changed (wakes requests waiting on it)
      */
-    public PartitionManager(int nodeId, LogManager logManager, BrokerConfig brokerConfig, BooleanSupplier fenced,
+    public PartitionManager(int nodeId, LogManager logManager, Supplier<BrokerConfig> brokerConfig, BooleanSupplier fenced,
                             ReplicaFollowing following, Consumer<TopicPartition> stateChanged) {
         this.nodeId = nodeId;
         this.logManager = logManager;
@@ -102,6 +104,7 @@ public final class PartitionManager implements MetadataListener {
         }
         // 2. New and changed partitions.
         List<Partition> followed = new ArrayList<>();
+        BrokerConfig brokerConfig = this.brokerConfig.get();
         for (TopicImage topic : current.topics()) {
             TopicConfig config = TopicConfig.resolve(topic.configs(), brokerConfig);
             for (PartitionState state : topic.partitions()) {

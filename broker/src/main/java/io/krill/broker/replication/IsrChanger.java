@@ -60,8 +60,17 @@ public final class IsrChanger implements MetadataListener, AutoCloseable {
         executor.scheduleWithFixedDelay(this::periodicShrink, period, period, TimeUnit.MILLISECONDS);
     }
 
-    /** A follower of {@code partition} reached the high watermark: propose it for the ISR. */
+    /**
+     * A follower of {@code partition} reached the high watermark: propose it for the ISR, unless this
+     * broker's image does not show it live. A restarted broker fetches, and catches up, before it registers;
+     * the store would refuse it (INELIGIBLE_REPLICA) on every one of its fetches until then, a ZooKeeper-less
+     * but busy loop of refusals. Kafka's leader likewise proposes only eligible replicas. The first fetch
+     * after the broker shows up live proposes it again.
+     */
     public void requestJoin(Partition partition, int replica) {
+        if (metadata.image().broker(replica) == null) {
+            return;
+        }
         submit(() -> {
             if (!partition.isLeader() || partition.state().isr().contains(replica)) {
                 return;

@@ -4,6 +4,8 @@ import java.util.Set;
 import org.apache.helix.PreConnectCallback;
 import org.apache.helix.controller.pipeline.Pipeline;
 import org.apache.helix.SystemPropertyKeys;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * This broker in Helix: a participant (its replicas follow {@link LeaderFollowerModel}) and a
@@ -16,6 +18,10 @@ import org.apache.helix.SystemPropertyKeys;
 final class HelixParticipant implements AutoCloseable {
     /** Helix reads its session timeout from a JVM-wide property, in its manager's constructor only. */
     private static final Object SESSION_TIMEOUT_PROPERTY = new Object();
+
+    private static final Logger LOG = LoggerFactory.getLogger(HelixParticipant.class);
+    /** How long a shutdown waits for Helix to disconnect. */
+    private static final long DISCONNECT_WAIT_MS = 10_000;
 
     private final FencingHelixManager manager;
 
@@ -55,9 +61,26 @@ final class HelixParticipant implements AutoCloseable {
         return manager.getSessionId();
     }
 
+    /**
+     * Disconnects, waiting at most {@link #DISCONNECT_WAIT_MS}: Helix's event thread can hold the
+     * manager's lock while it retries a write until ZooKeeper comes back (a status update of a
+     * transition caught by a ZooKeeper crash), and disconnect needs that lock. A shutdown must finish
+     * anyway: the session then expires on the server like a crashed broker's.
+     */
     @Override
     public void close() {
-        manager.disconnect();
+        Thread disconnecting = new Thread(manager::disconnect, "helix-disconnect-" + manager.getInstanceName());
+        disconnecting.setDaemon(true);
+        disconnecting.start();
+        try {
+            disconnecting.join(DISCONNECT_WAIT_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (disconnecting.isAlive()) {
+            LOG.warn("Helix participant {} did not disconnect within {} ms (ZooKeeper unreachable?); leaving it behind",
+                    manager.getInstanceName(), DISCONNECT_WAIT_MS);
+        }
         ElectionRegistry.unregister(manager);
     }
 }

@@ -11,12 +11,14 @@ import org.apache.helix.PropertyPathBuilder;
  * /&lt;cluster&gt;/PROPERTYSTORE/krill/producer-ids           {nextProducerId}        version-checked counter
  * /&lt;cluster&gt;/PROPERTYSTORE/krill/topics/&lt;topic&gt;         {topicId, partitions, internal, configs}
  * /&lt;cluster&gt;/PROPERTYSTORE/krill/topics/&lt;topic&gt;/&lt;p&gt;     {leader, leaderEpoch, partitionEpoch, replicas, isr}
+ * /&lt;cluster&gt;/PROPERTYSTORE/krill/broker-configs/&lt;id|default&gt; map configs: dynamic broker configs
  * </pre>
  *
  * Immutable.
  */
 final class ZkPaths {
     static final String INSTANCE_PREFIX = "broker_";
+    static final String DEFAULT_BROKER_ENTITY = "default";
 
     private final String cluster;
     private final String root;
@@ -62,6 +64,20 @@ final class ZkPaths {
 
     String partition(String topic, int partition) {
         return topic(topic) + "/" + partition;
+    }
+
+    /** Dynamic broker configs, one node per entity: {@code default} (cluster-wide) or a broker id. */
+    String brokerConfigs() {
+        return krillRoot() + "/broker-configs";
+    }
+
+    String brokerConfig(String entity) {
+        return brokerConfigs() + "/" + (entity.isEmpty() ? DEFAULT_BROKER_ENTITY : entity);
+    }
+
+    /** The entity of a broker-config node name: "" for the cluster-wide default. */
+    static String brokerConfigEntity(String nodeName) {
+        return DEFAULT_BROKER_ENTITY.equals(nodeName) ? "" : nodeName;
     }
 
     String liveInstances() {

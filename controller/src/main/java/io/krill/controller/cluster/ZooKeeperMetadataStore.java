@@ -394,6 +394,41 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     }
 
     @Override
+    public void alterBrokerConfigs(String entity, Map<String, String> configs) {
+        ensureOpen();
+        String path = paths.brokerConfig(entity);
+        byte[] encoded = MetadataRecords.encodeBrokerConfigs(entity, configs);
+        guarded(() -> {
+            try {
+                try {
+                    session.call(zk -> zk.setData(path, encoded, -1));
+                } catch (KeeperException.NoNodeException e) {
+                    createIfAbsent(paths.brokerConfigs(), new byte[0]);
+                    if (!createIfAbsent(path, encoded)) {
+                        session.call(zk -> zk.setData(path, encoded, -1));
+                    }
+                }
+            } catch (KeeperException e) {
+                throw ZkSession.unexpected(e);
+            }
+            return null;
+        });
+        LOG.info("dynamic broker configs of {} set to {}", entity.isEmpty() ? "the cluster" : "broker " + entity,
+                configs.keySet());
+        await(watcher.refreshBrokerConfig(entity));
+    }
+
+    /** Creates a persistent node; false if it already exists. */
+    private boolean createIfAbsent(String path, byte[] data) throws KeeperException {
+        try {
+            session.call(zk -> zk.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
+            return true;
+        } catch (KeeperException.NodeExistsException e) {
+            return false;
+        }
+    }
+
+    @Override
     public TopicImage alterTopicConfigs(String name, Map<String, String> overrides) {
         ensureOpen();
         return guarded(() -> {

@@ -50,13 +50,14 @@ public final class LocalMetadataStore implements MetadataStore {
         MetadataFile.Contents contents = file.read(nodeId);
         if (contents == null) {
             String id = clusterId != null ? clusterId : newClusterId();
-            file.write(id, List.of(), 0);
-            contents = new MetadataFile.Contents(id, List.of(), 0);
+            file.write(id, List.of(), 0, Map.of());
+            contents = new MetadataFile.Contents(id, List.of(), 0, Map.of());
         } else if (clusterId != null && !clusterId.equals(contents.clusterId())) {
             throw new IllegalStateException("cluster.id " + clusterId + " does not match " + contents.clusterId()
                     + " stored in " + file.path());
         }
-        this.image = new MetadataImage(contents.clusterId(), nodeId, List.of(self), contents.topics());
+        this.image = new MetadataImage(contents.clusterId(), nodeId, List.of(self), contents.topics(),
+                contents.brokerConfigs());
         this.nextProducerId = contents.nextProducerId();
     }
 
@@ -88,7 +89,7 @@ public final class LocalMetadataStore implements MetadataStore {
             throw new IllegalArgumentException("count must be positive: " + count);
         }
         long first = nextProducerId;
-        file.write(image.clusterId(), image.topics(), first + count);
+        file.write(image.clusterId(), image.topics(), first + count, image.allBrokerConfigs());
         nextProducerId = first + count;
         return first;
     }
@@ -219,6 +220,11 @@ public final class LocalMetadataStore implements MetadataStore {
     }
 
     @Override
+    public synchronized void alterBrokerConfigs(String entity, Map<String, String> configs) {
+        publish(image.withBrokerConfigs(entity, configs));
+    }
+
+    @Override
     public synchronized PartitionState alterPartition(String topicName, PartitionState expected, PartitionState proposed) {
         TopicImage topic = image.topic(topicName);
         PartitionState current = topic == null ? null : topic.partition(expected.partition());
@@ -288,7 +294,7 @@ public final class LocalMetadataStore implements MetadataStore {
     }
 
     private void publish(MetadataImage next) {
-        file.write(next.clusterId(), next.topics(), nextProducerId);
+        file.write(next.clusterId(), next.topics(), nextProducerId, next.allBrokerConfigs());
         MetadataImage previous = image;
         image = next;
         for (MetadataListener listener : listeners) {

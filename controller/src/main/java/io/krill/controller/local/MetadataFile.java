@@ -28,6 +28,7 @@ import java.util.UUID;
  * cluster &lt;clusterId&gt;
  * topic &lt;name&gt; &lt;topicId&gt; &lt;partitionCount&gt; &lt;internal:0|1&gt;
  * config &lt;name&gt; &lt;key&gt; &lt;base64(value)&gt;
+ * brokerConfig &lt;default|brokerId&gt; &lt;key&gt; &lt;base64(value)&gt;
  * producerIds &lt;next unallocated producer id&gt;
  * </pre>
  *
@@ -42,8 +43,11 @@ final class MetadataFile {
     private static final int VERSION = 1;
 
     /** What the file holds. */
-    record Contents(String clusterId, List<TopicImage> topics, long nextProducerId) {
+    record Contents(String clusterId, List<TopicImage> topics, long nextProducerId,
+                    Map<String, Map<String, String>> brokerConfigs) {
     }
+
+    private static final String DEFAULT_ENTITY = "default";
 
     private final Path path;
 
@@ -66,6 +70,7 @@ final class MetadataFile {
             long nextProducerId = 0;
             Map<String, String[]> topicLines = new LinkedHashMap<>();
             Map<String, Map<String, String>> configs = new HashMap<>();
+            Map<String, Map<String, String>> brokerConfigs = new HashMap<>();
             for (int i = 0; i < lines.size(); i++) {
                 String[] parts = lines.get(i).split(" ");
                 switch (parts[0]) {
@@ -78,6 +83,9 @@ final class MetadataFile {
                     case "producerIds" -> nextProducerId = Long.parseLong(parts[1]);
                     case "topic" -> topicLines.put(parts[1], parts);
                     case "config" -> configs.computeIfAbsent(parts[1], k -> new HashMap<>()).put(parts[2],
+                            new String(Base64.getDecoder().decode(parts[3]), StandardCharsets.UTF_8));
+                    case "brokerConfig" -> brokerConfigs.computeIfAbsent(
+                            DEFAULT_ENTITY.equals(parts[1]) ? "" : parts[1], k -> new HashMap<>()).put(parts[2],
                             new String(Base64.getDecoder().decode(parts[3]), StandardCharsets.UTF_8));
                     case "" -> {
                     }
@@ -95,7 +103,7 @@ final class MetadataFile {
                 topics.add(new TopicImage(name, UUID.fromString(parts[2]), partitions,
                         configs.getOrDefault(name, Map.of()), parts[4].equals("1")));
             }
-            return new Contents(clusterId, topics, nextProducerId);
+            return new Contents(clusterId, topics, nextProducerId, brokerConfigs);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + path, e);
         } catch (RuntimeException e) {
@@ -103,8 +111,9 @@ final class MetadataFile {
         }
     }
 
-    /** Replaces the file atomically with {@code clusterId} and {@code topics}. */
-    void write(String clusterId, Collection<TopicImage> topics, long nextProducerId) {
+    /** Replaces the file atomically with {@code clusterId}, {@code topics} and the dynamic broker configs. */
+    void write(String clusterId, Collection<TopicImage> topics, long nextProducerId,
+               Map<String, Map<String, String>> brokerConfigs) {
         StringBuilder text = new StringBuilder();
         text.append("version ").append(VERSION).append('\n');
         text.append("cluster ").append(clusterId).append('\n');
@@ -114,6 +123,14 @@ final class MetadataFile {
                     .append(topic.partitionCount()).append(' ').append(topic.internal() ? 1 : 0).append('\n');
             for (Map.Entry<String, String> config : topic.configs().entrySet()) {
                 text.append("config ").append(topic.name()).append(' ').append(config.getKey()).append(' ')
+                        .append(Base64.getEncoder().encodeToString(config.getValue().getBytes(StandardCharsets.UTF_8)))
+                        .append('\n');
+            }
+        }
+        for (Map.Entry<String, Map<String, String>> entity : brokerConfigs.entrySet()) {
+            String name = entity.getKey().isEmpty() ? DEFAULT_ENTITY : entity.getKey();
+            for (Map.Entry<String, String> config : entity.getValue().entrySet()) {
+                text.append("brokerConfig ").append(name).append(' ').append(config.getKey()).append(' ')
                         .append(Base64.getEncoder().encodeToString(config.getValue().getBytes(StandardCharsets.UTF_8)))
                         .append('\n');
             }

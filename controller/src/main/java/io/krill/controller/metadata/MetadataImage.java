@@ -17,9 +17,16 @@ public final class MetadataImage {
     private final Map<Integer, BrokerInfo> brokers;
     private final Map<String, TopicImage> topicsByName;
     private final Map<UUID, TopicImage> topicsById;
+    /** Dynamic broker configs by entity: "" the cluster-wide defaults, else a broker id. */
+    private final Map<String, Map<String, String>> brokerConfigs;
 
     public MetadataImage(String clusterId, int controllerId, Collection<BrokerInfo> brokers,
                          Collection<TopicImage> topics) {
+        this(clusterId, controllerId, brokers, topics, Map.of());
+    }
+
+    public MetadataImage(String clusterId, int controllerId, Collection<BrokerInfo> brokers,
+                         Collection<TopicImage> topics, Map<String, Map<String, String>> brokerConfigs) {
         this.clusterId = clusterId;
         this.controllerId = controllerId;
         Map<Integer, BrokerInfo> byId = new HashMap<>();
@@ -35,6 +42,28 @@ public final class MetadataImage {
         }
         this.topicsByName = Map.copyOf(byName);
         this.topicsById = Map.copyOf(byTopicId);
+        Map<String, Map<String, String>> configs = new HashMap<>();
+        brokerConfigs.forEach((entity, values) -> {
+            if (!values.isEmpty()) {
+                configs.put(entity, Map.copyOf(values));
+            }
+        });
+        this.brokerConfigs = Map.copyOf(configs);
+    }
+
+    /** The dynamic broker configs of {@code entity} ("" for the cluster-wide defaults, else a broker id). */
+    public Map<String, String> brokerConfigs(String entity) {
+        return brokerConfigs.getOrDefault(entity, Map.of());
+    }
+
+    public Map<String, Map<String, String>> allBrokerConfigs() {
+        return brokerConfigs;
+    }
+
+    public MetadataImage withBrokerConfigs(String entity, Map<String, String> configs) {
+        Map<String, Map<String, String>> next = new HashMap<>(brokerConfigs);
+        next.put(entity, configs);
+        return new MetadataImage(clusterId, controllerId, brokers.values(), topicsByName.values(), next);
     }
 
     public String clusterId() {
@@ -69,18 +98,18 @@ public final class MetadataImage {
     public MetadataImage withTopic(TopicImage topic) {
         Map<String, TopicImage> updated = new HashMap<>(topicsByName);
         updated.put(topic.name(), topic);
-        return new MetadataImage(clusterId, controllerId, brokers.values(), updated.values());
+        return new MetadataImage(clusterId, controllerId, brokers.values(), updated.values(), brokerConfigs);
     }
 
     /** A copy without the topic named {@code name}. */
     public MetadataImage withoutTopic(String name) {
         Map<String, TopicImage> updated = new HashMap<>(topicsByName);
         updated.remove(name);
-        return new MetadataImage(clusterId, controllerId, brokers.values(), updated.values());
+        return new MetadataImage(clusterId, controllerId, brokers.values(), updated.values(), brokerConfigs);
     }
 
     /** A copy with these live brokers and controller. */
     public MetadataImage withBrokers(int newControllerId, List<BrokerInfo> liveBrokers) {
-        return new MetadataImage(clusterId, newControllerId, liveBrokers, topicsByName.values());
+        return new MetadataImage(clusterId, newControllerId, liveBrokers, topicsByName.values(), brokerConfigs);
     }
 }

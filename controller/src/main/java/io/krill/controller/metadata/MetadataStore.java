@@ -71,6 +71,13 @@ public interface MetadataStore extends AutoCloseable {
     TopicImage alterTopicConfigs(String name, Map<String, String> overrides);
 
     /**
+     * Replaces the dynamic broker configs of {@code entity} ("" for the cluster-wide defaults, else a
+     * broker id) with {@code configs} (already validated; empty removes them all). Every broker sees
+     * them in its image.
+     */
+    void alterBrokerConfigs(String entity, Map<String, String> configs);
+
+    /**
      * Changes a partition's state if it still is {@code expected} (same partition epoch): how a leader
      * shrinks or grows its ISR. Returns the new state; a lost race is an ApiException with
      * FENCED_LEADER_EPOCH or the like, after which the caller must re-read the state.

@@ -85,7 +85,8 @@ public final class AlterConfigsHandler implements ApiHandler {
         switch (ConfigResourceType.forId(resource.resourceType())) {
             case TOPIC -> ConfigAlteration.alterTopic(context, resource.resourceName(),
                     current -> TopicConfigValidator.validate(configs, context.config()), validateOnly);
-            case BROKER -> ConfigAlteration.alterBroker(context, resource.resourceName(), names);
+            case BROKER -> ConfigAlteration.alterBroker(context, resource.resourceName(), current -> configs,
+                    validateOnly);
             default -> throw ConfigAlteration.unsupported(resource.resourceType());
         }
     }

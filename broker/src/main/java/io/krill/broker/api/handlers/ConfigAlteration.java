@@ -1,7 +1,10 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
+import io.krill.broker.config.BrokerConfigDefs;
 import io.krill.broker.config.ConfigException;
+import io.krill.broker.config.DynamicBrokerConfig;
+import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.controller.metadata.TopicNames;
 import io.krill.wire.error.ApiException;
@@ -21,8 +24,9 @@ import java.util.function.UnaryOperator;
  * values, existence), and writing the new overrides to the metadata store, whose listener hands them to
  * the live logs.
  *
- * <p>Dynamic broker configs are not supported yet: a BROKER resource with any change is refused with
- * INVALID_REQUEST after Kafka's name checks; an empty change succeeds.
+ * <p>A BROKER resource (the cluster default "" or this broker's id) changes that entity's dynamic layer in
+ * the metadata store, which every broker applies ({@link DynamicBrokerConfig}); keys Krill reads only at
+ * startup are refused with INVALID_REQUEST and the reason, invalid values with INVALID_CONFIG.
  *
  * <p>Thread-safe: a topic's overrides are read, changed and written under {@link #TOPIC_OVERRIDES}, so
  * two concurrent incremental changes cannot lose one another (the store serialises writes, not the read
@@ -30,6 +34,7 @@ import java.util.function.UnaryOperator;
  */
 final class ConfigAlteration {
     private static final Object TOPIC_OVERRIDES = new Object();
+    private static final Object BROKER_CONFIGS = new Object();
 
     private ConfigAlteration() {
     }
@@ -97,17 +102,57 @@ final class ConfigAlteration {
     }
 
     /**
-     * A BROKER resource: {@code name} is empty (the cluster default) or this broker's id, as Kafka
-     * checks; then any change is refused, since Krill has no dynamic broker configs yet.
+     * A BROKER resource: {@code name} is empty (the cluster default) or this broker's id, as Kafka checks.
+     * The entity's dynamic layer becomes {@code change(current layer)}, validated against this broker's
+     * static configuration, and is written to the metadata store unless {@code validateOnly}.
      */
-    static void alterBroker(BrokerContext context, String name, Collection<String> keys) {
+    static void alterBroker(BrokerContext context, String name, UnaryOperator<Map<String, String>> change,
+                            boolean validateOnly) {
         if (!name.isEmpty()) {
             checkIsThisNode(context, name);
         }
-        if (!keys.isEmpty()) {
-            throw new ApiException(Errors.INVALID_REQUEST, "Krill does not support dynamic broker configs yet; "
-                    + "set " + String.join(", ", keys) + " in server.properties and restart the broker");
+        synchronized (BROKER_CONFIGS) {
+            MetadataImage image = context.metadata().image();
+            String own = context.configs().ownEntity();
+            Map<String, String> current = image.brokerConfigs(name);
+            Map<String, String> next;
+            try {
+                next = change.apply(current);
+            } catch (ConfigException e) {
+                throw new ApiException(Errors.INVALID_CONFIG, e.getMessage());
+            }
+            for (String key : changedKeys(current, next)) {
+                if (BrokerConfigDefs.DEF.find(key).map(k -> k.dynamicMode().isDynamic()).orElse(false)
+                        && !DynamicBrokerConfig.appliedLive(key)) {
+                    throw new ApiException(Errors.INVALID_REQUEST, "Krill applies " + key + " only at startup: "
+                            + "set it in server.properties and restart the broker");
+                }
+            }
+            try {
+                context.configs().statics().withDynamicConfigs(name.isEmpty() ? image.brokerConfigs(own) : next,
+                        name.isEmpty() ? next : image.brokerConfigs(""));
+            } catch (ConfigException e) {
+                throw new ApiException(Errors.INVALID_CONFIG, e.getMessage());
+            }
+            if (!validateOnly && !next.equals(current)) {
+                context.metadata().alterBrokerConfigs(name, next);
+            }
         }
+    }
+
+    private static Set<String> changedKeys(Map<String, String> before, Map<String, String> after) {
+        Set<String> changed = new HashSet<>();
+        after.forEach((k, v) -> {
+            if (!v.equals(before.get(k))) {
+                changed.add(k);
+            }
+        });
+        for (String k : before.keySet()) {
+            if (!after.containsKey(k)) {
+                changed.add(k);
+            }
+        }
+        return changed;
     }
 
     /** Kafka's check that a BROKER or BROKER_LOGGER resource names this node. */

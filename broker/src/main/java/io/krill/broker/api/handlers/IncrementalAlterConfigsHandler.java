@@ -4,6 +4,7 @@ import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.config.AlterConfigOp;
+import io.krill.broker.config.DynamicBrokerConfig;
 import io.krill.broker.config.TopicConfigValidator;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
@@ -89,7 +90,8 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler {
         switch (ConfigResourceType.forId(resource.resourceType())) {
             case TOPIC -> ConfigAlteration.alterTopic(context, name,
                     current -> TopicConfigValidator.applyIncremental(current, ops, context.config()), validateOnly);
-            case BROKER -> ConfigAlteration.alterBroker(context, name, names);
+            case BROKER -> ConfigAlteration.alterBroker(context, name,
+                    current -> DynamicBrokerConfig.applyIncremental(current, ops), validateOnly);
             case BROKER_LOGGER -> {
                 ConfigAlteration.checkIsThisNode(context, name);
                 if (!ops.isEmpty()) {

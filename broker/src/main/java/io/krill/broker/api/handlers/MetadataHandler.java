@@ -61,7 +61,7 @@ public final class MetadataHandler implements ApiHandler {
         boolean all = body.topics() == null || (version == 0 && body.topics().isEmpty());
         if (all) {
             for (TopicImage topic : image.topics()) {
-                topics.add(describe(topic));
+                topics.add(describe(topic, image));
             }
         } else {
             boolean autoCreate = context.config().autoCreateTopicsEnable() && (version < 4 || body.allowAutoTopicCreation());
@@ -86,11 +86,11 @@ public final class MetadataHandler implements ApiHandler {
         boolean byTopicId = id != null && !id.equals(ByteBufCodec.ZERO_UUID);
         if (name == null || byTopicId) {
             TopicImage byId = byTopicId ? image.topic(id) : null;
-            return byId != null ? describe(byId) : errorTopic(null, id, Errors.UNKNOWN_TOPIC_ID);
+            return byId != null ? describe(byId, image) : errorTopic(null, id, Errors.UNKNOWN_TOPIC_ID);
         }
         TopicImage topic = image.topic(name);
         if (topic != null) {
-            return describe(topic);
+            return describe(topic, image);
         }
         try {
             TopicNames.validate(name);
@@ -102,12 +102,12 @@ public final class MetadataHandler implements ApiHandler {
         }
         try {
             return describe(context.metadata().createTopic(NewTopic.of(name, context.config().log().numPartitions(),
-                    context.config().replication().defaultReplicationFactor())));
+                    context.config().replication().defaultReplicationFactor())), context.metadata().image());
         } catch (ApiException e) {
             if (e.error() == Errors.TOPIC_ALREADY_EXISTS) {
                 TopicImage raced = context.metadata().image().topic(name);
                 if (raced != null) {
-                    return describe(raced);
+                    return describe(raced, context.metadata().image());
                 }
             }
             return errorTopic(name, null, e.error() == Errors.TOPIC_ALREADY_EXISTS
@@ -130,9 +130,16 @@ public final class MetadataHandler implements ApiHandler {
         return brokers;
     }
 
-    private static MetadataResponse.MetadataResponseTopic describe(TopicImage topic) {
+    /** Offline replicas are those on brokers that are not live, as Kafka's metadata cache reports them. */
+    private static MetadataResponse.MetadataResponseTopic describe(TopicImage topic, MetadataImage image) {
         List<MetadataResponse.MetadataResponsePartition> partitions = new ArrayList<>(topic.partitionCount());
         for (PartitionState state : topic.partitions()) {
+            List<Integer> offline = new ArrayList<>();
+            for (int replica : state.replicas()) {
+                if (image.broker(replica) == null) {
+                    offline.add(replica);
+                }
+            }
             partitions.add(new MetadataResponse.MetadataResponsePartition()
                     .setErrorCode(state.hasLeader() ? Errors.NONE.code() : Errors.LEADER_NOT_AVAILABLE.code())
                     .setPartitionIndex(state.partition())
@@ -140,7 +147,7 @@ public final class MetadataHandler implements ApiHandler {
                     .setLeaderEpoch(state.leaderEpoch())
                     .setReplicaNodes(new ArrayList<>(state.replicas()))
                     .setIsrNodes(new ArrayList<>(state.isr()))
-                    .setOfflineReplicas(new ArrayList<>()));
+                    .setOfflineReplicas(offline));
         }
         return new MetadataResponse.MetadataResponseTopic()
                 .setName(topic.name())

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.krill.broker.config.ConfigSource;
 import io.krill.controller.metadata.NewTopic;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.AlterConfigsRequest;
@@ -127,8 +128,10 @@ class ConfigHandlersTest {
                 .responses().get(0);
         assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), missing.errorCode());
         assertEquals("The topic 'missing' does not exist.", missing.errorMessage());
-        assertEquals(Errors.INVALID_REQUEST.code(), alter(false, BROKER, "1", "log.retention.ms", "1").responses().get(0)
-                .errorCode());
+        assertEquals(Errors.INVALID_REQUEST.code(), alter(false, BROKER, "1", "num.io.threads", "4").responses().get(0)
+                .errorCode(), "dynamic in Kafka, but Krill reads it only at startup");
+        assertEquals(Errors.INVALID_CONFIG.code(), alter(false, BROKER, "1", "node.id", "4").responses().get(0)
+                .errorCode(), "not a dynamic config");
         assertEquals(Errors.NONE.code(), alter(false, BROKER, "1").responses().get(0).errorCode(), "nothing to change");
         assertEquals(Errors.INVALID_REQUEST.code(), alter(false, BROKER_LOGGER, "1").responses().get(0).errorCode());
         assertEquals(Map.of("retention.ms", "2000"), broker.metadata.image().topic("t").configs());
@@ -161,6 +164,30 @@ class ConfigHandlersTest {
                 op("log.retention.ms", 0, "1")).responses().get(0).errorMessage());
         assertEquals(Map.of("retention.ms", "3001", "cleanup.policy", "delete,compact"),
                 broker.metadata.image().topic("t").configs());
+    }
+
+    @Test
+    void dynamicBrokerConfigsReachTopicDefaultsAndDescribeConfigs() {
+        broker.append("t", 0, 1);
+        assertEquals(Errors.NONE.code(), incremental(1, BROKER, "", op("log.retention.bytes", 0, "12345"))
+                .responses().get(0).errorCode());
+        assertEquals(Map.of("log.retention.bytes", "12345"), broker.metadata.image().brokerConfigs(""));
+        assertEquals(12345L, broker.partitions.partition("t", 0).config().retentionBytes(),
+                "a topic without its own override follows the cluster default");
+        assertEquals(Errors.NONE.code(), incremental(1, BROKER, "1", op("log.retention.bytes", 0, "999"))
+                .responses().get(0).errorCode());
+        assertEquals(999L, broker.partitions.partition("t", 0).config().retentionBytes(), "this broker's own wins");
+        DescribeConfigsResponse.DescribeConfigsResourceResult described = describe(4, BROKER, "1", "log.retention.bytes")
+                .results().get(0).configs().get(0);
+        assertEquals("999", described.value());
+        assertEquals(ConfigSource.DYNAMIC_BROKER_CONFIG.id(), described.configSource());
+        assertEquals(Errors.NONE.code(), incremental(1, BROKER, "1", op("log.retention.bytes", 1, null))
+                .responses().get(0).errorCode());
+        assertEquals(12345L, broker.partitions.partition("t", 0).config().retentionBytes());
+        assertEquals(Errors.INVALID_CONFIG.code(), incremental(1, BROKER, "", op("log.retention.bytes", 0, "x"))
+                .responses().get(0).errorCode());
+        assertEquals(Errors.INVALID_REQUEST.code(), incremental(1, BROKER, "", op("num.replica.fetchers", 0, "2"))
+                .responses().get(0).errorCode());
     }
 
     @Test

@@ -61,10 +61,14 @@ final class HandlerFixture implements AutoCloseable {
                 .defaultLogConfig(LogConfigs.from(TopicConfig.resolve(Map.of(), config))).build(), Time.SYSTEM,
                 topic -> LogConfigs.from(TopicConfig.resolve(Map.of(), config)));
         logManager.startup();
-        partitions = new PartitionManager(1, logManager, config);
+        io.krill.broker.config.DynamicBrokerConfig dynamic = new io.krill.broker.config.DynamicBrokerConfig(config);
+        dynamic.startup(metadata.image());
+        metadata.addListener(dynamic);
+        partitions = new PartitionManager(1, logManager, dynamic::current, () -> false,
+                io.krill.broker.partition.ReplicaFollowing.NONE, tp -> { });
         partitions.startup(metadata.image());
         metadata.addListener(partitions);
-        context = new BrokerContext(config, metadata, partitions, null, null, new io.krill.broker.metrics.BrokerMetrics(), null);
+        context = new BrokerContext(dynamic, metadata, partitions, null, null, new io.krill.broker.metrics.BrokerMetrics(), null);
     }
 
     static HandlerFixture start(Path dir) {
