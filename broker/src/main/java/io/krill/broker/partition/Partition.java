@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * One partition hosted on this broker: its log, its replication state (leader, leader epoch, ISR), the
@@ -40,6 +41,8 @@ public final class Partition {
     private final int localNodeId;
     private final PartitionLog log;
     private final BooleanSupplier fenced;
+    /** Told after every leader append, outside the lock: wakes followers' and consumers' waiting fetches. */
+    private final Consumer<TopicPartition> appended;
     private final Object lock = new Object();
     /** Progress of each other replica, while this broker leads; guarded by {@link #lock}. */
     private final Map<Integer, FollowerProgress> followers = new HashMap<>();
@@ -73,6 +76,17 @@ public final class Partition {
 
     public Partition(TopicPartition topicPartition, UUID topicId, int localNodeId, PartitionLog log,
                      PartitionState state, TopicConfig config, BooleanSupplier fenced) {
+        this(topicPartition, topicId, localNodeId, log, state, config, fenced, tp -> { });
+    }
+
+    /**
+     * @param appended told after each leader append (by any writer: producers, coordinators, markers), so
+     *                 that fetches waiting for data, followers' included, wake at once
+     */
+    public Partition(TopicPartition topicPartition, UUID topicId, int localNodeId, PartitionLog log,
+                     PartitionState state, TopicConfig config, BooleanSupplier fenced,
+                     Consumer<TopicPartition> appended) {
+        this.appended = appended;
         this.topicPartition = topicPartition;
         this.topicId = topicId;
         this.localNodeId = localNodeId;
@@ -170,15 +184,19 @@ public final class Partition {
             throw new ApiException(Errors.NOT_ENOUGH_REPLICAS, "The size of the current ISR " + current.isr()
                     + " is insufficient to satisfy the min.isr requirement of " + minIsr + " for " + topicPartition);
         }
+        AppendInfo info;
         synchronized (lock) {
             if (state.leaderEpoch() != current.leaderEpoch()) {
                 throw new ApiException(Errors.NOT_LEADER_OR_FOLLOWER, "Leadership of " + topicPartition
                         + " changed during the append");
             }
-            AppendInfo info = log.appendAsLeader(records, current.leaderEpoch(), origin);
+            info = log.appendAsLeader(records, current.leaderEpoch(), origin);
             incrementHighWatermarkLocked();
-            return info;
         }
+        if (!info.duplicate()) {
+            appended.accept(topicPartition);
+        }
+        return info;
     }
 
     /**

@@ -54,7 +54,8 @@ public final class PartitionManager implements MetadataListener {
      * @param brokerConfig the effective broker configuration (dynamic topic defaults change with it)
      * @param fenced       whether this broker is cut off from the cluster (leaders then stop moving high watermarks)
      * @param following    the replica fetchers
-     * @param stateChanged told after a hosted partition's state changed (wakes requests waiting on it)
+     * @param stateChanged told after a hosted partition's state changed or a leader append (wakes requests
+     *                     waiting on it)
      */
     public PartitionManager(int nodeId, LogManager logManager, Supplier<BrokerConfig> brokerConfig, BooleanSupplier fenced,
                             ReplicaFollowing following, Consumer<TopicPartition> stateChanged) {
@@ -116,7 +117,7 @@ public final class PartitionManager implements MetadataListener {
                 Partition partition;
                 if (existing == null) {
                     PartitionLog log = logManager.getOrCreateLog(tp, LogConfigs.from(config));
-                    partition = new Partition(tp, topic.id(), nodeId, log, state, config, fenced);
+                    partition = new Partition(tp, topic.id(), nodeId, log, state, config, fenced, stateChanged);
                     partitions.put(tp, partition);
                 } else {
                     partition = existing;

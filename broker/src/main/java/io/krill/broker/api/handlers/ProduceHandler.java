@@ -126,7 +126,6 @@ public final class ProduceHandler implements ApiHandler {
                             .setLogAppendTimeMs(info.logAppendTime())
                             .setLogStartOffset(info.logStartOffset());
                     statuses.add(new DelayedProduce.PartitionStatus(partition, info.lastOffset() + 1, partitionResponse));
-                    context.fetchPurgatory().checkAndComplete(partition.topicPartition());
                 } catch (RuntimeException e) {
                     fail(partitionResponse, ErrorMapping.toError(e, request), e.getMessage());
                 }
