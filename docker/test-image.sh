@@ -87,6 +87,18 @@ wait_for_port() {
   echo $(($(now_ms) - start))
 }
 
+# Waits until the broker of $1 logs its "ready" line (it binds its port first, then joins the cluster through
+# ZooKeeper and Helix); fails if it does not within 120 s.
+wait_for_ready() {
+  local c=$1 start
+  start=$(now_ms)
+  until logs "$c" | grep -q "Krill broker [0-9]* of cluster .* ready in"; do
+    [ "$(state "$c" Running)" = true ] || fail "container $c exited (code $(state "$c" ExitCode)) before it was ready"
+    (($(now_ms) - start < 120000)) || fail "no 'ready' line 120 s after $c opened its port"
+    sleep 0.2
+  done
+}
+
 # Runs the image's HEALTHCHECK (podman has no scheduler for it without systemd: run it by hand; docker runs
 # it by itself, so wait for the status).
 check_health() {
@@ -221,6 +233,7 @@ ctr run -d --name "$current" "${run_opts[@]}" \
   "$image" >/dev/null || fail "podman run"
 wait_for_port "$current" "$port" >/dev/null
 env_port_ms=$(($(now_ms) - start))
+wait_for_ready "$current"
 check_health "$current"
 env_ready_ms=$(ready_ms "$current")
 env_jvm_ms=$(jvm_ms "$current")
@@ -269,6 +282,7 @@ step "run with KAFKA_LISTENERS=PLAINTEXT://:$lport only"
 ctr run -d --name "$current" "${run_opts[@]}" -e KAFKA_LISTENERS="PLAINTEXT://:$lport" "$image" >/dev/null \
   || fail "podman run"
 wait_for_port "$current" "$lport" >/dev/null
+wait_for_ready "$current"
 check_health "$current"
 metadata=$(timeout 30 kcat -L -b "127.0.0.1:$lport") || fail "kcat -L"
 echo "$metadata" | grep -q "broker 1 at localhost:$lport" || fail "advertised listener is not localhost:$lport: $metadata"
@@ -291,6 +305,7 @@ else
   ctr run -d --name "$current" "${run_opts[@]}" "$image" >/dev/null || fail "podman run"
   wait_for_port "$current" 9092 >/dev/null
   def_port_ms=$(($(now_ms) - start))
+  wait_for_ready "$current"
   check_health "$current"
   def_ready_ms=$(ready_ms "$current")
   def_uid=$(check_non_root "$current")
