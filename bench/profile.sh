@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# bench/profile.sh: where a broker's time goes in one scenario of bench/run.sh, with Java Flight Recorder.
+#
+#   bench/profile.sh [produce|consume|latency|e2e] [krill|kafka]     (default: consume krill)
+#
+# Starts one broker as run.sh does (same heap, GC flags, data disk, clients), creates and warms up the
+# topic, then records only the scenario itself (jcmd JFR.start / JFR.stop, settings=profile: 10 ms
+# execution samples, allocation samples), stops the broker and prints the top frames, allocation sites
+# and GC pauses (bench/lib/jfr_top.py). The recording and the summary stay in bench/results/profiles/
+# (not committed; `jfr print --events jdk.ExecutionSample --stack-depth 64 FILE` for the raw stacks).
+# Sizes: the BENCH_* variables of run.sh (BENCH_TOPIC_MB defaults to 1024 here).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/common.sh
+source "$here/lib/common.sh"
+
+SCENARIO=${1:-consume}
+KIND=${2:-krill}
+case "$SCENARIO" in produce|consume|latency|e2e) ;; *) die "scenario: produce, consume, latency or e2e";; esac
+case "$KIND" in krill|kafka) ;; *) die "broker: krill or kafka";; esac
+RECORD_SIZE=${BENCH_RECORD_SIZE:-1024}
+TOPIC_MB=${BENCH_TOPIC_MB:-1024}
+RECORDS=$(( TOPIC_MB * 1048576 / RECORD_SIZE ))
+PRODUCE_PROPS=${BENCH_PRODUCE_PROPS:-acks=all linger.ms=5 batch.size=131072}
+LAT_RATE=${BENCH_LAT_RATE:-20000}
+LAT_RECORDS=${BENCH_LAT_RECORDS:-300000}
+LAT_PROPS=${BENCH_LAT_PROPS:-acks=all linger.ms=1}
+E2E_RECORDS=${BENCH_E2E_RECORDS:-5000}
+
+out_dir="$BENCH_DIR/results/profiles"
+mkdir -p "$out_dir"
+stamp=$(date -u +%Y-%m-%d-%H%M)
+jfr_file="$out_dir/$stamp-$KIND-$SCENARIO.jfr"
+
+bench_init profile
+ensure_kafka
+ensure_krill
+
+perf() { # NAME TOPIC RECORDS RATE PROPS
+  # shellcheck disable=SC2086
+  tool "$1" org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$B" --topic "$2" --num-records "$3" \
+    --record-size "$RECORD_SIZE" --throughput "$4" --command-property $5 | parse_producer
+}
+
+start_single "$KIND"
+create_topic "$B" warmup 6 1
+perf warmup warmup 100000 -1 "$PRODUCE_PROPS" > /dev/null
+case "$SCENARIO" in
+  consume) create_topic "$B" perf 6 1; perf fill perf "$RECORDS" -1 "$PRODUCE_PROPS" > /dev/null; sync;;
+  produce) create_topic "$B" perf 6 1;;
+  latency) create_topic "$B" lat 6 1;;
+  e2e) create_topic "$B" e2e 1 1;;
+esac
+
+jcmd "$BPID" JFR.start name=bench settings=profile filename="$jfr_file" > /dev/null
+log "recording $KIND during $SCENARIO into ${jfr_file#"$REPO_DIR"/}"
+c0=$(cpu_ticks "$BPID"); t0=$(now)
+case "$SCENARIO" in
+  produce) result=$(perf produce perf "$RECORDS" -1 "$PRODUCE_PROPS");;
+  latency) result=$(perf latency lat "$LAT_RECORDS" "$LAT_RATE" "$LAT_PROPS");;
+  consume) result=$(tool consume org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$B" --topic perf \
+             --num-records "$RECORDS" --timeout 60000 --hide-header | parse_consumer);;
+  e2e) result=$(tool e2e org.apache.kafka.tools.EndToEndLatency --bootstrap-server "$B" --topic e2e \
+         --num-records "$E2E_RECORDS" --producer-acks all --record-size "$RECORD_SIZE" | parse_e2e);;
+esac
+c1=$(cpu_ticks "$BPID"); wall=$(elapsed "$t0")
+jcmd "$BPID" JFR.stop name=bench > /dev/null
+stop_single "$KIND"
+
+summary="$out_dir/$stamp-$KIND-$SCENARIO.md"
+{
+  echo "# $KIND, $SCENARIO: JFR profile"
+  echo
+  echo "Machine: $(machine_line)."
+  echo
+  echo "Result line: \`$result\`; broker CPU $(echo "($c1 - $c0) / $CLK_TCK" | bc -l | awk '{printf "%.1f", $1}') s over ${wall} s of wall time."
+  echo
+  python3 "$BENCH_DIR/lib/jfr_top.py" "$jfr_file" "${BENCH_PROFILE_TOP:-25}"
+} > "$summary"
+cat "$summary"
+log "summary in ${summary#"$REPO_DIR"/}; recording in ${jfr_file#"$REPO_DIR"/}"
+BENCH_OK=true
