@@ -3,8 +3,8 @@
 #
 #   bench/profile.sh [produce|consume|latency|e2e] [krill|kafka]     (default: consume krill)
 #
-# Starts one broker as run.sh does (same heap, GC flags, data disk, clients), creates and warms up the
-# topic, then records only the scenario itself (jcmd JFR.start / JFR.stop, settings=profile: 10 ms
+# Starts one broker as run.sh does (same heap, GC flags, data disk, clients), warms it up as run.sh does
+# (100k records produced and consumed by a group), prepares the topic, then records only the scenario itself (jcmd JFR.start / JFR.stop, settings=profile: 10 ms
 # execution samples, allocation samples), stops the broker and prints the top frames, allocation sites
 # and GC pauses (bench/lib/jfr_top.py). The recording and the summary stay in bench/results/profiles/
 # (not committed; `jfr print --events jdk.ExecutionSample --stack-depth 64 FILE` for the raw stacks).
@@ -45,6 +45,8 @@ perf() { # NAME TOPIC RECORDS RATE PROPS
 start_single "$KIND"
 create_topic "$B" warmup 6 1
 perf warmup warmup 100000 -1 "$PRODUCE_PROPS" > /dev/null
+tool warmup-consume org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$B" --topic warmup \
+  --num-records 100000 --timeout 60000 --hide-header --group warmup > /dev/null
 case "$SCENARIO" in
   consume) create_topic "$B" perf 6 1; perf fill perf "$RECORDS" -1 "$PRODUCE_PROPS" > /dev/null; sync;;
   produce) create_topic "$B" perf 6 1;;
@@ -54,7 +56,8 @@ esac
 
 jcmd "$BPID" JFR.start name=bench settings=profile filename="$jfr_file" > /dev/null
 log "recording $KIND during $SCENARIO into ${jfr_file#"$REPO_DIR"/}"
-c0=$(cpu_ticks "$BPID"); t0=$(now)
+thread_cpu "$BPID" > "$WORK/threads-before"
+read -r u0 k0 <<< "$(cpu_user_sys "$BPID")"; t0=$(now)
 case "$SCENARIO" in
   produce) result=$(perf produce perf "$RECORDS" -1 "$PRODUCE_PROPS");;
   latency) result=$(perf latency lat "$LAT_RECORDS" "$LAT_RATE" "$LAT_PROPS");;
@@ -63,7 +66,8 @@ case "$SCENARIO" in
   e2e) result=$(tool e2e org.apache.kafka.tools.EndToEndLatency --bootstrap-server "$B" --topic e2e \
          --num-records "$E2E_RECORDS" --producer-acks all --record-size "$RECORD_SIZE" | parse_e2e);;
 esac
-c1=$(cpu_ticks "$BPID"); wall=$(elapsed "$t0")
+read -r u1 k1 <<< "$(cpu_user_sys "$BPID")"; wall=$(elapsed "$t0")
+thread_cpu "$BPID" > "$WORK/threads-after"
 jcmd "$BPID" JFR.stop name=bench > /dev/null
 stop_single "$KIND"
 
@@ -73,7 +77,20 @@ summary="$out_dir/$stamp-$KIND-$SCENARIO.md"
   echo
   echo "Machine: $(machine_line)."
   echo
-  echo "Result line: \`$result\`; broker CPU $(echo "($c1 - $c0) / $CLK_TCK" | bc -l | awk '{printf "%.1f", $1}') s over ${wall} s of wall time."
+  echo "Result line: \`$result\`; broker CPU $(echo "($u1 - $u0 + $k1 - $k0) / $CLK_TCK" | bc -l | awk '{printf "%.2f", $1}') s" \
+    "(user $(echo "($u1 - $u0) / $CLK_TCK" | bc -l | awk '{printf "%.2f", $1}') s, kernel $(echo "($k1 - $k0) / $CLK_TCK" | bc -l | awk '{printf "%.2f", $1}') s)" \
+    "over ${wall} s of wall time."
+  echo
+  echo "## CPU by thread (/proc/<pid>/task: all threads, including JIT compiler, GC, native and kernel time)"
+  echo
+  echo "| thread (digits folded) | threads | user s | kernel s |"
+  echo "|---|---|---|---|"
+  # delta per thread id, then summed per name with digits folded; threads that ended in between are lost
+  awk -F'\t' -v hz="$CLK_TCK" 'NR == FNR { u[$1] = $3; k[$1] = $4; next }
+    { n = $2; gsub(/[0-9]+/, "N", n); du = $3 - u[$1]; dk = $4 - k[$1]; if (du + dk <= 0) next
+      tu[n] += du; tk[n] += dk; c[n]++ }
+    END { for (n in tu) printf "| `%s` | %d | %.2f | %.2f |\n", n, c[n], tu[n] / hz, tk[n] / hz }' \
+    "$WORK/threads-before" "$WORK/threads-after" | sort -t'|' -k4,4 -g -r | head -n 20
   echo
   python3 "$BENCH_DIR/lib/jfr_top.py" "$jfr_file" "${BENCH_PROFILE_TOP:-25}"
 } > "$summary"

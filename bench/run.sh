@@ -28,6 +28,7 @@ PRODUCE_PROPS=${BENCH_PRODUCE_PROPS:-acks=all linger.ms=5 batch.size=131072}
 LAT_RATE=${BENCH_LAT_RATE:-20000}
 LAT_RECORDS=${BENCH_LAT_RECORDS:-300000}
 LAT_PROPS=${BENCH_LAT_PROPS:-acks=all linger.ms=1}
+LAT_WARMUP=${BENCH_LAT_WARMUP:-20000}                # fixed-rate runs: percentiles after these records
 E2E_RECORDS=${BENCH_E2E_RECORDS:-5000}
 E2E_LOAD_RATE=${BENCH_E2E_LOAD_RATE:-5000}
 CLUSTER_RECORDS=${BENCH_CLUSTER_RECORDS:-500000}
@@ -41,20 +42,23 @@ per_gb() { # TICKS RECORDS -> CPU seconds per GB (10^9 bytes)
   echo "$1 / $CLK_TCK / $(gb "$2")" | bc -l | awk '{printf "%.2f", $1}'
 }
 
-produce() { # NAME BOOTSTRAP TOPIC RECORDS RATE PROPS -> parsed ProducerPerformance line
-  local out
+# NAME BOOTSTRAP TOPIC RECORDS RATE PROPS [WARMUP] -> parsed ProducerPerformance line; with WARMUP > 0 the
+# figures are the tool's steady-state ones (the records after the first WARMUP).
+produce() {
+  local out warm=${7:-0} extra=()
+  [ "$warm" -gt 0 ] && extra=(--warmup-records "$warm")
   # shellcheck disable=SC2086
   out=$(tool "$1" org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$2" --topic "$3" \
-    --num-records "$4" --record-size "$RECORD_SIZE" --throughput "$5" --command-property $6 | parse_producer) \
-    || die "$1: ProducerPerformance failed (see $WORK/logs/$1.err)"
+    --num-records "$4" --record-size "$RECORD_SIZE" --throughput "$5" "${extra[@]}" --command-property $6 \
+    | parse_producer) || die "$1: ProducerPerformance failed (see $WORK/logs/$1.err)"
   [ -n "$out" ] || die "$1: no result line from ProducerPerformance (see $WORK/logs/$1.out, .err)"
   local n=${out%% *}
-  [ "$n" = "$4" ] || die "$1: only $n of $4 records acknowledged (see $WORK/logs/$1.err)"
+  [ "$n" = "$(( $4 - warm ))" ] || die "$1: only $n of $(( $4 - warm )) records acknowledged (see $WORK/logs/$1.err)"
   echo "$out"
 }
 
 single_session() { # KIND REP
-  local kind=$1 rep=$2 n rps mbps avg max p50 p95 p99 p999 c0 c1 out
+  local kind=$1 rep=$2 n rps mbps avg max p50 p95 p99 p999 u0 k0 u1 k1 out
   record machine load1 "$kind" "$rep" "$(cut -d' ' -f1 /proc/loadavg)"
   start_single "$kind"
   record ready ready_s "$kind" "$rep" "$READY"
@@ -64,39 +68,48 @@ single_session() { # KIND REP
   # to the idempotent producer (seen here).
   create_topic "$B" warmup 6 1
   produce "warmup-$kind-$rep" "$B" warmup "$WARMUP_RECORDS" -1 "$PRODUCE_PROPS" > /dev/null || exit 1
+  # ... and a consumer group, so the measured consume pays neither for compiling the fetch path nor for
+  # creating __consumer_offsets (profile.sh showed both dominating a first consume, on both brokers)
+  tool "warmup-consume-$kind-$rep" org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$B" \
+    --topic warmup --num-records "$WARMUP_RECORDS" --timeout 60000 --hide-header --group warmup > /dev/null \
+    || die "warm-up consume failed (see $WORK/logs/warmup-consume-$kind-$rep.err)"
 
   if has produce || has consume; then
     create_topic "$B" perf 6 1
     sync
     log "$kind run $rep: produce $PRODUCE_RECORDS x $RECORD_SIZE B, unthrottled ($PRODUCE_PROPS)"
-    start_sampler "$WORK/rss-produce" "$BPID"; c0=$(cpu_ticks "$BPID")
+    start_sampler "$WORK/rss-produce" "$BPID"; read -r u0 k0 <<< "$(cpu_user_sys "$BPID")"
     out=$(produce "produce-$kind-$rep" "$B" perf "$PRODUCE_RECORDS" -1 "$PRODUCE_PROPS") || exit 1
     read -r n rps mbps avg max p50 p95 p99 p999 <<< "$out"
-    c1=$(cpu_ticks "$BPID")
+    read -r u1 k1 <<< "$(cpu_user_sys "$BPID")"
     record produce mbps "$kind" "$rep" "$mbps"
     record produce rps "$kind" "$rep" "$rps"
     record produce p99 "$kind" "$rep" "$p99"
+    record produce client_cores "$kind" "$rep" "$(client_cores "produce-$kind-$rep")"
     record resources rss_produce_mb "$kind" "$rep" "$(stop_sampler "$WORK/rss-produce")"
-    record resources cpu_per_gb_produced "$kind" "$rep" "$(per_gb $((c1 - c0)) "$PRODUCE_RECORDS")"
+    record resources cpu_per_gb_produced "$kind" "$rep" "$(per_gb $((u1 - u0 + k1 - k0)) "$PRODUCE_RECORDS")"
+    record resources cpu_per_gb_produced_sys "$kind" "$rep" "$(per_gb $((k1 - k0)) "$PRODUCE_RECORDS")"
     log "$kind run $rep: $mbps MB/s, p99 $p99 ms"
   fi
 
   if has consume; then
     sync
     log "$kind run $rep: consume the $PRODUCE_RECORDS records from the start"
-    start_sampler "$WORK/rss-consume" "$BPID"; c0=$(cpu_ticks "$BPID")
+    start_sampler "$WORK/rss-consume" "$BPID"; read -r u0 k0 <<< "$(cpu_user_sys "$BPID")"
     out=$(tool "consume-$kind-$rep" org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$B" \
       --topic perf --num-records "$PRODUCE_RECORDS" --timeout 60000 --hide-header --group "bench-$rep" \
       | parse_consumer) || die "ConsumerPerformance failed (see $WORK/logs/consume-$kind-$rep.err)"
-    c1=$(cpu_ticks "$BPID")
+    read -r u1 k1 <<< "$(cpu_user_sys "$BPID")"
     local mb cmbps nmsg join fetchms fmbps
     read -r mb cmbps nmsg join fetchms fmbps <<< "$out"
     [ "${nmsg:-0}" = "$PRODUCE_RECORDS" ] || die "consume: read ${nmsg:-0} of $PRODUCE_RECORDS records"
     record consume fetch_mbps "$kind" "$rep" "$fmbps"
     record consume mbps "$kind" "$rep" "$cmbps"
     record consume join_ms "$kind" "$rep" "$join"
+    record consume client_cores "$kind" "$rep" "$(client_cores "consume-$kind-$rep")"
     record resources rss_consume_mb "$kind" "$rep" "$(stop_sampler "$WORK/rss-consume")"
-    record resources cpu_per_gb_consumed "$kind" "$rep" "$(per_gb $((c1 - c0)) "$PRODUCE_RECORDS")"
+    record resources cpu_per_gb_consumed "$kind" "$rep" "$(per_gb $((u1 - u0 + k1 - k0)) "$PRODUCE_RECORDS")"
+    record resources cpu_per_gb_consumed_sys "$kind" "$rep" "$(per_gb $((k1 - k0)) "$PRODUCE_RECORDS")"
     log "$kind run $rep: $fmbps MB/s (fetch), $join ms group join"
   fi
 
@@ -104,7 +117,7 @@ single_session() { # KIND REP
     create_topic "$B" lat 6 1
     sync
     log "$kind run $rep: produce $LAT_RECORDS at $LAT_RATE records/s ($LAT_PROPS)"
-    out=$(produce "latency-$kind-$rep" "$B" lat "$LAT_RECORDS" "$LAT_RATE" "$LAT_PROPS") || exit 1
+    out=$(produce "latency-$kind-$rep" "$B" lat "$LAT_RECORDS" "$LAT_RATE" "$LAT_PROPS" "$LAT_WARMUP") || exit 1
     read -r n rps mbps avg max p50 p95 p99 p999 <<< "$out"
     record latency rate "$kind" "$rep" "$rps"
     record latency p50 "$kind" "$rep" "$p50"
@@ -160,12 +173,13 @@ cluster_session() { # KIND REP
   c1=$(cpu_ticks "${CPIDS[@]}")
   record cluster mbps "$kind" "$rep" "$mbps"
   record cluster p99_saturated "$kind" "$rep" "$p99"
+  record cluster client_cores "$kind" "$rep" "$(client_cores "cluster-produce-$kind-$rep")"
   record cluster rss_mb "$kind" "$rep" "$(stop_sampler "$WORK/rss-cluster")"
   record cluster cpu_per_gb "$kind" "$rep" "$(per_gb $((c1 - c0)) "$CLUSTER_RECORDS")"
   log "$kind cluster run $rep: $mbps MB/s, p99 $p99 ms"
   sync
   log "$kind cluster run $rep: produce $CLUSTER_LAT_RECORDS at $CLUSTER_RATE records/s"
-  out=$(produce "cluster-latency-$kind-$rep" "$CB" cluster-perf "$CLUSTER_LAT_RECORDS" "$CLUSTER_RATE" "$LAT_PROPS") || exit 1
+  out=$(produce "cluster-latency-$kind-$rep" "$CB" cluster-perf "$CLUSTER_LAT_RECORDS" "$CLUSTER_RATE" "$LAT_PROPS" "$LAT_WARMUP") || exit 1
   read -r n rps mbps avg max p50 p95 p99 p999 <<< "$out"
   record cluster p50_fixed "$kind" "$rep" "$p50"
   record cluster p99_fixed "$kind" "$rep" "$p99"
@@ -202,7 +216,7 @@ out="$BENCH_DIR/results/$(date -u +%Y-%m-%d-%H%M)-$MODE.md"
 BENCH_MACHINE="$MACHINE" BENCH_TOOK="$took" BENCH_MODE="$MODE" BENCH_REPEATS="$REPEATS" \
   BENCH_SCENARIOS="$SCENARIOS" BENCH_PRODUCE_RECORDS="$PRODUCE_RECORDS" BENCH_TOPIC_MB="$TOPIC_MB" \
   BENCH_RECORD_SIZE="$RECORD_SIZE" BENCH_WARMUP_RECORDS="$WARMUP_RECORDS" BENCH_PRODUCE_PROPS="$PRODUCE_PROPS" \
-  BENCH_LAT_RATE="$LAT_RATE" BENCH_LAT_RECORDS="$LAT_RECORDS" BENCH_LAT_PROPS="$LAT_PROPS" \
+  BENCH_LAT_RATE="$LAT_RATE" BENCH_LAT_RECORDS="$LAT_RECORDS" BENCH_LAT_PROPS="$LAT_PROPS" BENCH_LAT_WARMUP="$LAT_WARMUP" \
   BENCH_E2E_RECORDS="$E2E_RECORDS" BENCH_E2E_LOAD_RATE="$E2E_LOAD_RATE" \
   BENCH_CLUSTER_RECORDS="$CLUSTER_RECORDS" BENCH_CLUSTER_RATE="$CLUSTER_RATE" \
   BENCH_CLUSTER_LAT_RECORDS="$CLUSTER_LAT_RECORDS" BENCH_HEAP_USED="$HEAP" BENCH_JVM_USED="$JVM_OPTS" \

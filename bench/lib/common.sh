@@ -123,7 +123,9 @@ ensure_krill() {
 tool() {
   local name=$1 cls=$2; shift 2
   mkdir -p "$WORK/logs"
-  timeout --kill-after=10 "$CLIENT_TIMEOUT" java $CLIENT_HEAP \
+  # timeout signals its whole process group (time and java) when it is stopped; /usr/bin/time writes the
+  # client's own CPU and wall time to LOGNAME.time (see client_cores)
+  timeout --kill-after=10 "$CLIENT_TIMEOUT" /usr/bin/time -f '%U %S %e' -o "$WORK/logs/$name.time" java $CLIENT_HEAP \
     -Dlog4j2.configurationFile="$BENCH_DIR/kafka/tools-log4j2.properties" \
     -cp "$KAFKA_HOME/libs/*" "$cls" "$@" > "$WORK/logs/$name.out" 2>> "$WORK/logs/$name.err" &
   local pid=$!
@@ -133,6 +135,12 @@ tool() {
   untrack $pid
   cat "$WORK/logs/$name.out"
   return $rc
+}
+
+# The CPU a client used while it ran, in cores (1.00 = one core busy the whole time): when it nears 1 on
+# this 2-core machine the client itself bounds the figure.
+client_cores() { # LOGNAME
+  awk 'NF == 3 && $3 > 0 {printf "%.2f", ($1 + $2) / $3}' "$WORK/logs/$1.time"
 }
 
 create_topic() { # BOOTSTRAP TOPIC PARTITIONS RF [--config k=v ...]
@@ -153,6 +161,24 @@ cpu_ticks() { # PID... -> utime+stime of all, in clock ticks
     t=$(( t + $(echo "$f" | awk '{print $12 + $13}') ))
   done
   echo $t
+}
+
+cpu_user_sys() { # PID... -> "utime stime" summed, in clock ticks
+  local u=0 k=0 p f
+  for p in "$@"; do
+    f=$(sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null) || continue
+    u=$(( u + $(echo "$f" | awk '{print $12}') )); k=$(( k + $(echo "$f" | awk '{print $13}') ))
+  done
+  echo "$u $k"
+}
+
+# One line per thread of PID: "tid<TAB>name<TAB>utime<TAB>stime" (clock ticks), for per-thread deltas.
+thread_cpu() {
+  local t
+  for t in /proc/"$1"/task/*; do
+    printf '%s\t%s\t%s\n' "${t##*/}" "$(cat "$t/comm" 2>/dev/null)" \
+      "$(sed 's/^.*) //' "$t/stat" 2>/dev/null | awk '{print $12 "\t" $13}')"
+  done 2>/dev/null
 }
 
 rss_kb() { # PID... -> summed VmRSS in kB
@@ -188,8 +214,13 @@ record() { # SCENARIO METRIC BROKER REP VALUE
 
 # ProducerPerformance: "N records sent, R records/sec (M MB/sec), A ms avg latency, X ms max latency,
 #  P50 ms 50th, P95 ms 95th, P99 ms 99th, P999 ms 99.9th."  -> "N R M A X P50 P95 P99 P999"
+# With --warmup-records the tool adds "N steady state records sent, ..." (same fields, the records after
+# the warm-up); that line is taken when present.
 parse_producer() {
-  grep -E '^[0-9]+ records sent,' | tail -n 1 | sed -E \
+  local lines
+  lines=$(grep -E '^[0-9]+ (steady state )?records sent, [0-9.]+ records/sec .*th\.$') || return 0
+  if echo "$lines" | grep -q 'steady state'; then lines=$(echo "$lines" | grep 'steady state'); fi
+  echo "$lines" | tail -n 1 | sed -E 's/ steady state records sent,/ records sent,/' | sed -E \
     's/^([0-9]+) records sent, ([0-9.]+) records\/sec \(([0-9.]+) MB\/sec\), ([0-9.]+) ms avg latency, ([0-9.]+) ms max latency, ([0-9.]+) ms 50th, ([0-9.]+) ms 95th, ([0-9.]+) ms 99th, ([0-9.]+) ms 99.9th.*/\1 \2 \3 \4 \5 \6 \7 \8 \9/'
 }
 
