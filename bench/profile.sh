@@ -35,6 +35,9 @@ jfr_file="$out_dir/$stamp-$KIND-$SCENARIO.jfr"
 bench_init profile
 ensure_kafka
 ensure_krill
+# Native Memory Tracking (summary: a few % overhead) for the memory breakdown at the end of the scenario
+BENCH_KRILL_OPTS="${BENCH_KRILL_OPTS:-} -XX:NativeMemoryTracking=summary"
+BENCH_KAFKA_OPTS="${BENCH_KAFKA_OPTS:-} -XX:NativeMemoryTracking=summary"
 
 perf() { # NAME TOPIC RECORDS RATE PROPS
   # shellcheck disable=SC2086
@@ -68,6 +71,8 @@ case "$SCENARIO" in
 esac
 read -r u1 k1 <<< "$(cpu_user_sys "$BPID")"; wall=$(elapsed "$t0")
 thread_cpu "$BPID" > "$WORK/threads-after"
+rss_now=$(( $(rss_kb "$BPID") / 1024 ))
+jcmd "$BPID" VM.native_memory summary scale=MB > "$WORK/nmt.txt" 2>&1 || true
 jcmd "$BPID" JFR.stop name=bench > /dev/null
 stop_single "$KIND"
 
@@ -91,6 +96,13 @@ summary="$out_dir/$stamp-$KIND-$SCENARIO.md"
       tu[n] += du; tk[n] += dk; c[n]++ }
     END { for (n in tu) printf "| `%s` | %d | %.2f | %.2f |\n", n, c[n], tu[n] / hz, tk[n] / hz }' \
     "$WORK/threads-before" "$WORK/threads-after" | sort -t'|' -k4,4 -g -r | head -n 20
+  echo
+  echo "## Memory at the end of the scenario: RSS $rss_now MiB; JVM Native Memory Tracking, committed MB"
+  echo
+  echo "| area | committed MB |"
+  echo "|---|---|"
+  sed -nE 's/^-? *([A-Za-z][A-Za-z ]+[a-z]) \(reserved=[0-9]+MB, committed=([0-9]+)MB\).*/| \1 | \2 |/p' "$WORK/nmt.txt" \
+    | sort -t'|' -k3,3 -g -r | head -n 12
   echo
   python3 "$BENCH_DIR/lib/jfr_top.py" "$jfr_file" "${BENCH_PROFILE_TOP:-25}"
 } > "$summary"

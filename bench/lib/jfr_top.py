@@ -85,7 +85,7 @@ def main():
               own_t, total, top)
         table("Whole-stack inclusion (a method anywhere on the stack)", incl, total, top)
 
-    by_class, by_site = Counter(), Counter()
+    by_class, by_site, by_athread = Counter(), Counter(), Counter()
     weight_total = 0.0
     for fields, frames in events(path, "jdk.ObjectAllocationSample"):
         w = fields.get("weight", "0")
@@ -95,10 +95,15 @@ def main():
         v = float(m.group(1).replace(",", "")) * {"bytes": 1, None: 1, "kB": 1e3, "MB": 1e6, "GB": 1e9}[m.group(2)]
         weight_total += v
         by_class[fields.get("objectClass", "?").split(" ")[0]] += v / 1e6
-        own = next((method(f) for f in frames if f.startswith(OWN)), "(no broker frame)")
+        by_athread[thread_group(fields.get("eventThread", "?"))] += v / 1e6
+        own = next((method(f) for f in frames if f.startswith(OWN)), None)
+        if own is None:  # a library's thread (ZooKeeper, Helix, Netty): its first non-JDK frame
+            own = "(no broker frame) " + next((method(f) for f in frames
+                                               if not f.startswith(("java.", "jdk.", "sun."))), "JDK only")
         by_site[own] += v / 1e6
     if weight_total:
         print(f"## Allocation: {weight_total / 1e6:,.0f} MB sampled (jdk.ObjectAllocationSample weight)\n")
+        table("By thread (digits folded)", by_athread, weight_total / 1e6, top, "MB")
         table("By class", by_class, weight_total / 1e6, top, "MB")
         table("By innermost broker frame", by_site, weight_total / 1e6, top, "MB")
 
