@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # bench/profile.sh: where a broker's time goes in one scenario of bench/run.sh, with Java Flight Recorder.
 #
-#   bench/profile.sh [produce|consume|latency|e2e] [krill|kafka]     (default: consume krill)
+#   bench/profile.sh [produce|consume|latency|e2e|ready] [krill|kafka]     (default: consume krill)
+#
+# `ready` records from the JVM's start (-XX:StartFlightRecording, waits of 1 ms or more) to the first
+# acknowledged produce and shows where the main thread's time goes: its CPU samples and its waits (park,
+# monitor, socket, file, fsync) by innermost broker frame, with the broker's log lines as a timeline.
+# JFR itself slows the start (by a few hundred ms), so take the split, not the total, from it.
 #
 # Starts one broker as run.sh does (same heap, GC flags, data disk, clients), warms it up as run.sh does
 # (100k records produced and consumed by a group), prepares the topic, then records only the scenario itself (jcmd JFR.start / JFR.stop, settings=profile: 10 ms
@@ -16,7 +21,7 @@ source "$here/lib/common.sh"
 
 SCENARIO=${1:-consume}
 KIND=${2:-krill}
-case "$SCENARIO" in produce|consume|latency|e2e) ;; *) die "scenario: produce, consume, latency or e2e";; esac
+case "$SCENARIO" in produce|consume|latency|e2e|ready) ;; *) die "scenario: produce, consume, latency, e2e or ready";; esac
 case "$KIND" in krill|kafka) ;; *) die "broker: krill or kafka";; esac
 RECORD_SIZE=${BENCH_RECORD_SIZE:-1024}
 TOPIC_MB=${BENCH_TOPIC_MB:-1024}
@@ -38,6 +43,38 @@ ensure_krill
 # Native Memory Tracking (summary: a few % overhead) for the memory breakdown at the end of the scenario
 BENCH_KRILL_OPTS="${BENCH_KRILL_OPTS:-} -XX:NativeMemoryTracking=summary"
 BENCH_KAFKA_OPTS="${BENCH_KAFKA_OPTS:-} -XX:NativeMemoryTracking=summary"
+
+if [ "$SCENARIO" = ready ]; then
+  waits="jdk.ThreadPark#threshold=1ms,jdk.JavaMonitorWait#threshold=1ms,jdk.JavaMonitorEnter#threshold=1ms"
+  waits="$waits,jdk.ThreadSleep#threshold=1ms,jdk.SocketRead#threshold=1ms,jdk.SocketWrite#threshold=1ms"
+  waits="$waits,jdk.FileRead#threshold=1ms,jdk.FileWrite#threshold=1ms,jdk.FileForce#threshold=0ms"
+  opts="-XX:StartFlightRecording=name=bench,settings=profile,$waits"  # written by JFR.dump below
+  BENCH_KRILL_OPTS="$BENCH_KRILL_OPTS $opts"; BENCH_KAFKA_OPTS="$BENCH_KAFKA_OPTS $opts"
+  start_single "$KIND"
+  jcmd "$BPID" JFR.dump name=bench filename="$jfr_file" > /dev/null
+  rss_now=$(( $(rss_kb "$BPID") / 1024 ))
+  stop_single "$KIND"
+  summary="$out_dir/$stamp-$KIND-ready.md"
+  {
+    echo "# $KIND, start to first produce: JFR profile of the start-up"
+    echo
+    echo "Machine: $(machine_line)."
+    echo
+    echo "First produce acknowledged ${READY}s after the process started (with JFR recording from the start); RSS then $rss_now MiB."
+    echo
+    echo "## The broker's log, first 40 lines (timeline)"
+    echo
+    echo '```'
+    head -n 40 "$WORK/$KIND/server.log" | cut -c1-200
+    echo '```'
+    echo
+    python3 "$BENCH_DIR/lib/jfr_top.py" --thread main "$jfr_file" "${BENCH_PROFILE_TOP:-25}"
+  } > "$summary"
+  cat "$summary"
+  log "summary in ${summary#"$REPO_DIR"/}; recording in ${jfr_file#"$REPO_DIR"/}"
+  BENCH_OK=true
+  exit 0
+fi
 
 perf() { # NAME TOPIC RECORDS RATE PROPS
   # shellcheck disable=SC2086
@@ -73,6 +110,7 @@ read -r u1 k1 <<< "$(cpu_user_sys "$BPID")"; wall=$(elapsed "$t0")
 thread_cpu "$BPID" > "$WORK/threads-after"
 rss_now=$(( $(rss_kb "$BPID") / 1024 ))
 jcmd "$BPID" VM.native_memory summary scale=MB > "$WORK/nmt.txt" 2>&1 || true
+jcmd "$BPID" GC.heap_info > "$WORK/heap.txt" 2>&1 || true
 jcmd "$BPID" JFR.stop name=bench > /dev/null
 stop_single "$KIND"
 
@@ -103,6 +141,12 @@ summary="$out_dir/$stamp-$KIND-$SCENARIO.md"
   echo "|---|---|"
   sed -nE 's/^-? *([A-Za-z][A-Za-z ]+[a-z]) \(reserved=[0-9]+MB, committed=([0-9]+)MB\).*/| \1 | \2 |/p' "$WORK/nmt.txt" \
     | sort -t'|' -k3,3 -g -r | head -n 12
+  echo
+  echo "Heap (jcmd GC.heap_info):"
+  echo
+  echo '```'
+  grep -vE '^[0-9]+:$' "$WORK/heap.txt" | head -n 8
+  echo '```'
   echo
   python3 "$BENCH_DIR/lib/jfr_top.py" "$jfr_file" "${BENCH_PROFILE_TOP:-25}"
 } > "$summary"

@@ -344,6 +344,7 @@ transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 group.initial.rebalance.delay.ms=0
 P
+    [ -z "${BENCH_KAFKA_PROPS:-}" ] || printf '%s\n' ${BENCH_KAFKA_PROPS} >> "$dir/server.properties"
     kafka_format single-1 "$dir/server.properties" "$dir/data"
   fi
   start_probe "probe-$kind" "$B" ready-probe
@@ -354,10 +355,12 @@ P
     java $HEAP $JVM_OPTS -Dlog4j2.configurationFile="$BENCH_DIR/kafka/log4j2.properties" ${BENCH_KAFKA_OPTS:-} \
       -cp "$KAFKA_HOME/libs/*" kafka.Kafka "$dir/server.properties" > "$BLOG" 2>&1 &
   else
+    local extra=() kv
+    for kv in ${BENCH_KRILL_OVERRIDES:-}; do extra+=(--override "$kv"); done
     KAFKA_HEAP_OPTS="$HEAP" KAFKA_JVM_PERFORMANCE_OPTS="$JVM_OPTS" KAFKA_OPTS="${BENCH_KRILL_OPTS:-}" \
       "$KRILL_HOME/bin/krill-server-start.sh" "$KRILL_HOME/config/server.properties" \
       --override "listeners=PLAINTEXT://127.0.0.1:$port" --override "advertised.listeners=PLAINTEXT://127.0.0.1:$port" \
-      --override "log.dirs=$dir/data" --override num.partitions=1 --override krill.http.port=0 \
+      --override "log.dirs=$dir/data" --override num.partitions=1 --override krill.http.port=0 "${extra[@]}" \
       > "$BLOG" 2>&1 &
   fi
   BPID=$!

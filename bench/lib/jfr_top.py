@@ -2,11 +2,12 @@
 """Summarises a JFR recording for bench/profile.sh, from the text of `jfr print` (JDK 17 has no `jfr view`).
 
     jfr_top.py RECORDING.jfr [TOP]
+    jfr_top.py --thread main RECORDING.jfr [TOP]     one thread's wall time: where it runs and waits
 
 Prints, as markdown: CPU samples (jdk.ExecutionSample) by thread group, by top frame (self time), by the
 innermost io.krill / kafka frame (where the broker's own code spends it, callees included) and by
-whole-stack inclusion; allocation (jdk.ObjectAllocationSample, by sampled weight) by class and by the
-innermost broker frame; and the GC pauses.
+whole-stack inclusion; allocation (jdk.ObjectAllocationSample, by sampled weight) by thread, class and
+innermost broker frame; the longest JIT compilations; and the GC pauses.
 """
 import re
 import subprocess
@@ -62,7 +63,55 @@ def table(title, counter, total, top, unit="samples"):
     print()
 
 
+WAITS = ["jdk.ThreadPark", "jdk.JavaMonitorWait", "jdk.JavaMonitorEnter", "jdk.ThreadSleep", "jdk.SocketRead",
+         "jdk.SocketWrite", "jdk.FileRead", "jdk.FileWrite", "jdk.FileForce"]
+
+
+def millis(text):
+    m = re.match(r"([\d.,]+)\s*(ns|us|ms|s|min)\b", text or "")
+    if not m:
+        return 0.0
+    return float(m.group(1).replace(",", "")) * {"ns": 1e-6, "us": 1e-3, "ms": 1, "s": 1e3, "min": 6e4}[m.group(2)]
+
+
+def thread_name(field):
+    return field.split('"')[1] if '"' in field else field
+
+
+def one_thread(path, name, top):
+    """Where one thread's wall time goes: CPU samples and blocking events, by innermost broker frame."""
+    cpu = Counter()
+    n = 0
+    for fields, frames in events(path, "jdk.ExecutionSample"):
+        if frames and thread_name(fields.get("sampledThread", "")) == name:
+            n += 1
+            cpu[next((method(f) for f in frames if f.startswith(OWN)), "(no broker frame) " + method(frames[0]))] += 1
+    print(f"## Thread `{name}`: {n} CPU samples (about {n * 10} ms at the profile's 10 ms period)\n")
+    if n:
+        table("CPU samples by innermost broker frame", cpu, n, top)
+    waits, count = Counter(), Counter()
+    total = 0.0
+    for ev in WAITS:
+        for fields, frames in events(path, ev):
+            if thread_name(fields.get("eventThread", "")) != name:
+                continue
+            ms = millis(fields.get("duration"))
+            own = next((method(f) for f in frames if f.startswith(OWN)), "(no broker frame)")
+            key = f"{ev.split('.', 1)[1]} in {own}"
+            waits[key] += ms
+            count[key] += 1
+            total += ms
+    print(f"## Thread `{name}` waiting: {total:,.0f} ms in events of 1 ms or more\n")
+    print("| ms | events | event in innermost broker frame |\n|---|---|---|")
+    for key, ms in waits.most_common(top):
+        print(f"| {ms:,.0f} | {count[key]} | `{key}` |")
+    print()
+
+
 def main():
+    if sys.argv[1] == "--thread":
+        one_thread(sys.argv[3], sys.argv[2], int(sys.argv[4]) if len(sys.argv) > 4 else 25)
+        return
     path = sys.argv[1]
     top = int(sys.argv[2]) if len(sys.argv) > 2 else 25
     by_thread, self_t, own_t, incl = Counter(), Counter(), Counter(), Counter()
@@ -106,6 +155,18 @@ def main():
         table("By thread (digits folded)", by_athread, weight_total / 1e6, top, "MB")
         table("By class", by_class, weight_total / 1e6, top, "MB")
         table("By innermost broker frame", by_site, weight_total / 1e6, top, "MB")
+
+    comp = []
+    for fields, _ in events(path, "jdk.Compilation", depth=1):
+        comp.append((millis(fields.get("duration")), fields.get("method", "?"), fields.get("compileLevel", "?")))
+    if comp:
+        comp.sort(reverse=True)
+        print(f"## JIT: {len(comp)} compilations of 100 ms or more (jdk.Compilation), "
+              f"{sum(c[0] for c in comp):,.0f} ms in total\n")
+        print("| ms | level | method |\n|---|---|---|")
+        for ms, m, level in comp[:top]:
+            print(f"| {ms:,.0f} | {level} | `{m}` |")
+        print()
 
     pauses, n = 0.0, 0
     for fields, _ in events(path, "jdk.GarbageCollection", depth=1):
