@@ -272,12 +272,12 @@ wait_probe() {
     for p in "$@"; do
       if ! alive "$p"; then
         tail -n 40 "$logf" >&2 || true
-        die "$name: process $p exited before the first produce succeeded (log: $logf)"
+        die "${name#probe-}: process $p exited before the first produce succeeded (log: $logf)"
       fi
     done
     if [ "$(date +%s)" -gt "$deadline" ]; then
       tail -n 40 "$logf" >&2 || true
-      die "$name: no produce acknowledged within ${START_TIMEOUT}s (log: $logf)"
+      die "${name#probe-}: no produce acknowledged within ${START_TIMEOUT}s (log: $logf)"
     fi
     sleep 0.05
   done
@@ -300,8 +300,15 @@ wait_probe() {
 # ---------------------------------------------------------------------------------------------------
 # Single brokers. start_single KIND -> sets B (bootstrap), BPID, READY (seconds), BLOG.
 
+# A Kafka cluster id (base64url of a random UUID). Like Kafka's Uuid.randomUuid, never one starting with
+# "-", which kafka-storage would take for an option.
 kafka_cluster_id() {
-  python3 -c 'import uuid,base64; print(base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))'
+  python3 -c 'import uuid,base64
+while True:
+    s = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    if not s.startswith("-"):
+        print(s)
+        break'
 }
 
 # KRaft needs `kafka-storage format` before the first start. It runs once per node kind and run (one
