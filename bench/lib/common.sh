@@ -29,7 +29,10 @@ elapsed() { echo "$(now) - $1" | bc -l | awk '{printf "%.3f", $1}'; }
 # Work dir (data disk, logs) and clean-up.
 
 bench_init() {
-  local name=$1
+  local name=$1 cmd
+  for cmd in java jcmd mvn python3 bc timeout /usr/bin/time getconf; do
+    command -v "$cmd" > /dev/null || die "$cmd is needed (Java 17 JDK, Maven, python3, bc, coreutils, GNU time)"
+  done
   WORK=$(mktemp -d "${BENCH_WORK_DIR:-${TMPDIR:-/tmp}}/krill-bench-$name.XXXXXX")
   : > "$WORK/pids"
   RESULTS="$WORK/results.tsv"
