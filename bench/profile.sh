@@ -152,4 +152,5 @@ summary="$out_dir/$stamp-$KIND-$SCENARIO.md"
 } > "$summary"
 cat "$summary"
 log "summary in ${summary#"$REPO_DIR"/}; recording in ${jfr_file#"$REPO_DIR"/}"
+# shellcheck disable=SC2034 # read by the EXIT trap in lib/common.sh
 BENCH_OK=true

@@ -100,8 +100,8 @@ single_session() { # KIND REP
       --topic perf --num-records "$PRODUCE_RECORDS" --timeout 60000 --hide-header --group "bench-$rep" \
       | parse_consumer) || die "ConsumerPerformance failed (see $WORK/logs/consume-$kind-$rep.err)"
     read -r u1 k1 <<< "$(cpu_user_sys "$BPID")"
-    local mb cmbps nmsg join fetchms fmbps
-    read -r mb cmbps nmsg join fetchms fmbps <<< "$out"
+    local cmbps nmsg join fmbps
+    read -r _ cmbps nmsg join _ fmbps <<< "$out"
     [ "${nmsg:-0}" = "$PRODUCE_RECORDS" ] || die "consume: read ${nmsg:-0} of $PRODUCE_RECORDS records"
     record consume fetch_mbps "$kind" "$rep" "$fmbps"
     record consume mbps "$kind" "$rep" "$cmbps"
@@ -224,4 +224,5 @@ BENCH_MACHINE="$MACHINE" BENCH_TOOK="$took" BENCH_MODE="$MODE" BENCH_REPEATS="$R
   python3 "$BENCH_DIR/lib/report.py" "$RESULTS" > "$out"
 cat "$out"
 log "report written to ${out#"$REPO_DIR"/} ($took s)"
+# shellcheck disable=SC2034 # read by the EXIT trap in lib/common.sh
 BENCH_OK=true

@@ -1,4 +1,5 @@
-# Shared by bench/run.sh and bench/quick.sh (sourced, not run). Bash 4+, Linux (/proc).
+# shellcheck shell=bash disable=SC2034
+# Shared by bench/run.sh, bench/quick.sh and bench/profile.sh (sourced, not run). Bash 4+, Linux (/proc).
 #
 # Everything runs on 127.0.0.1. Every process started here is recorded in $WORK/pids and stopped by the
 # EXIT trap (SIGTERM, then SIGKILL after a grace period), whatever way the script ends.
@@ -425,7 +426,7 @@ P
       # shellcheck disable=SC2086
       java $HEAP $JVM_OPTS -Dlog4j2.configurationFile="$BENCH_DIR/kafka/log4j2.properties" ${BENCH_KAFKA_OPTS:-} \
         -cp "$KAFKA_HOME/libs/*" kafka.Kafka "$dir/server-$i.properties" > "$dir/server-$i.log" 2>&1 &
-      CPIDS+=($!); track $!; CLOGS+=("$dir/server-$i.log")
+      CPIDS+=("$!"); track "$!"; CLOGS+=("$dir/server-$i.log")
     done
   else
     # One standalone ZooKeeper (Krill's bin/zookeeper-server-start.sh, its default heap), then 3 brokers
@@ -443,7 +444,7 @@ P
     t0=$(now)
     KAFKA_OPTS="" "$KRILL_HOME/bin/zookeeper-server-start.sh" "$dir/zookeeper.properties" > "$dir/zookeeper.log" 2>&1 &
     local zpid=$!
-    CPIDS+=($zpid); track $zpid; CLOGS+=("$dir/zookeeper.log")
+    CPIDS+=("$zpid"); track "$zpid"; CLOGS+=("$dir/zookeeper.log")
     local k
     for k in $(seq 1 $((START_TIMEOUT * 10))); do
       alive "$zpid" || { tail -n 40 "$dir/zookeeper.log" >&2; die "ZooKeeper exited"; }
@@ -459,7 +460,7 @@ P
         --override "log.dirs=$dir/data-$i" --override "zookeeper.connect=127.0.0.1:$zport/krill" \
         --override krill.http.port=0 --override group.initial.rebalance.delay.ms=0 \
         > "$dir/server-$i.log" 2>&1 &
-      CPIDS+=($!); track $!; CLOGS+=("$dir/server-$i.log")
+      CPIDS+=("$!"); track "$!"; CLOGS+=("$dir/server-$i.log")
     done
   fi
   # Ready: the topic can be created with 3 replicas (all three brokers registered), all its partitions

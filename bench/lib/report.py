@@ -126,12 +126,21 @@ def main():
     w("")
     loads = {b: data.get(("machine", "load1", b), []) for b in ("kafka", "krill")}
     if loads["kafka"] or loads["krill"]:
-        w("Machine load (1-minute load average when each broker's runs started; 2.0 = both cores busy): "
+        cores = os.cpu_count() or 1
+        w(f"Machine load (1-minute load average when each broker's runs started; {cores}.0 = all "
+          f"{cores} cores busy): "
           + "; ".join(f"{'Kafka' if b == 'kafka' else 'Krill'} {', '.join(fmt(v) for v in vs)}"
                       for b, vs in loads.items() if vs) + ".")
         w("")
+        peak = max(loads["kafka"] + loads["krill"])
+        if peak > 4 * cores:
+            w(f"**Warning: the load average reached {fmt(peak)} on {cores} cores during this run. Other work "
+              f"took most of the CPU (see the clients' \"cores busy\"); these figures say more about that "
+              f"than about either broker. Run again on a quieter machine.**")
+            w("")
     w("\"Cores busy\" is a client's own CPU time over its wall time (`/usr/bin/time`): near 1.0 the "
-      "client saturates a core of this 2-core machine, which bounds the figure for both brokers.")
+      "client saturates a core, which bounds the figure for both brokers; far below 1.0 under load, "
+      "the client was starved by other work.")
     w("")
     summary = []
     for key, title, desc, metrics in SCENARIOS:
