@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# bench/run.sh: Krill against Apache Kafka 4.4 on this machine, side by side, with Kafka's own tools
+# (ProducerPerformance, ConsumerPerformance, EndToEndLatency) as the clients. See bench/README.md.
+#
+#   bench/run.sh                      every scenario, BENCH_REPEATS (3) alternating runs per broker
+#   BENCH_TOPIC_MB=512 bench/run.sh   a smaller topic for produce/consume
+#   bench/quick.sh                    the small subset (produce, consume, ready) in under 3 minutes
+#
+# Builds Krill's distribution if missing (BENCH_REBUILD=1 forces it), resolves Kafka 4.4 from Maven
+# Central into bench/.cache once, then alternates the brokers (ABBA: Kafka first in odd runs, Krill first
+# in even runs), each on a fresh data dir under $TMPDIR with the same heap and GC flags. Writes a
+# markdown report to stdout and to bench/results/<date>-<mode>.md. Every process it starts is stopped
+# on exit; a broker that does not start fails the run.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/common.sh
+source "$here/lib/common.sh"
+
+MODE=${BENCH_MODE:-run}
+REPEATS=${BENCH_REPEATS:-3}
+SCENARIOS=${BENCH_SCENARIOS:-produce,latency,consume,e2e,cluster}
+BROKERS=${BENCH_BROKERS:-kafka krill}
+RECORD_SIZE=${BENCH_RECORD_SIZE:-1024}
+TOPIC_MB=${BENCH_TOPIC_MB:-2048}                     # produce-throughput topic = consume topic
+PRODUCE_RECORDS=$(( TOPIC_MB * 1048576 / RECORD_SIZE ))
+WARMUP_RECORDS=${BENCH_WARMUP_RECORDS:-100000}
+PRODUCE_PROPS=${BENCH_PRODUCE_PROPS:-acks=all linger.ms=5 batch.size=131072}
+LAT_RATE=${BENCH_LAT_RATE:-20000}
+LAT_RECORDS=${BENCH_LAT_RECORDS:-300000}
+LAT_PROPS=${BENCH_LAT_PROPS:-acks=all linger.ms=1}
+LAT_WARMUP=${BENCH_LAT_WARMUP:-20000}                # fixed-rate runs: percentiles after these records
+E2E_RECORDS=${BENCH_E2E_RECORDS:-5000}
+E2E_LOAD_RATE=${BENCH_E2E_LOAD_RATE:-5000}
+CLUSTER_RECORDS=${BENCH_CLUSTER_RECORDS:-500000}
+CLUSTER_RATE=${BENCH_CLUSTER_RATE:-10000}
+CLUSTER_LAT_RECORDS=${BENCH_CLUSTER_LAT_RECORDS:-150000}
+
+has() { [[ ",$SCENARIOS," == *",$1,"* ]]; }
+
+gb() { echo "$1 * $RECORD_SIZE / 1000000000" | bc -l; }
+per_gb() { # TICKS RECORDS -> CPU seconds per GB (10^9 bytes)
+  echo "$1 / $CLK_TCK / $(gb "$2")" | bc -l | awk '{printf "%.2f", $1}'
+}
+
+# NAME BOOTSTRAP TOPIC RECORDS RATE PROPS [WARMUP] -> parsed ProducerPerformance line; with WARMUP > 0 the
+# figures are the tool's steady-state ones (the records after the first WARMUP).
+produce() {
+  local out warm=${7:-0} extra=()
+  [ "$warm" -gt 0 ] && extra=(--warmup-records "$warm")
+  # shellcheck disable=SC2086
+  out=$(tool "$1" org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$2" --topic "$3" \
+    --num-records "$4" --record-size "$RECORD_SIZE" --throughput "$5" "${extra[@]}" --command-property $6 \
+    | parse_producer) || die "$1: ProducerPerformance failed (see $WORK/logs/$1.err)"
+  [ -n "$out" ] || die "$1: no result line from ProducerPerformance (see $WORK/logs/$1.out, .err)"
+  local n=${out%% *}
+  [ "$n" = "$(( $4 - warm ))" ] || die "$1: only $n of $(( $4 - warm )) records acknowledged (see $WORK/logs/$1.err)"
+  echo "$out"
+}
+
+single_session() { # KIND REP
+  local kind=$1 rep=$2 n rps mbps avg max p50 p95 p99 p999 u0 k0 u1 k1 out
+  record machine load1 "$kind" "$rep" "$(cut -d' ' -f1 /proc/loadavg)"
+  start_single "$kind"
+  record ready ready_s "$kind" "$rep" "$READY"
+
+  # warm-up (JIT), not measured. Topics are created explicitly: with an auto-created topic, Kafka 4.4
+  # can answer NOT_LEADER_OR_FOLLOWER to the first batches and then OUT_OF_ORDER_SEQUENCE_NUMBER forever
+  # to the idempotent producer (seen here).
+  create_topic "$B" warmup 6 1
+  produce "warmup-$kind-$rep" "$B" warmup "$WARMUP_RECORDS" -1 "$PRODUCE_PROPS" > /dev/null || exit 1
+  # ... and a consumer group, so the measured consume pays neither for compiling the fetch path nor for
+  # creating __consumer_offsets (profile.sh showed both dominating a first consume, on both brokers)
+  tool "warmup-consume-$kind-$rep" org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$B" \
+    --topic warmup --num-records "$WARMUP_RECORDS" --timeout 60000 --hide-header --group warmup > /dev/null \
+    || die "warm-up consume failed (see $WORK/logs/warmup-consume-$kind-$rep.err)"
+
+  if has produce || has consume; then
+    create_topic "$B" perf 6 1
+    sync
+    log "$kind run $rep: produce $PRODUCE_RECORDS x $RECORD_SIZE B, unthrottled ($PRODUCE_PROPS)"
+    start_sampler "$WORK/rss-produce" "$BPID"; read -r u0 k0 <<< "$(cpu_user_sys "$BPID")"
+    out=$(produce "produce-$kind-$rep" "$B" perf "$PRODUCE_RECORDS" -1 "$PRODUCE_PROPS") || exit 1
+    read -r n rps mbps avg max p50 p95 p99 p999 <<< "$out"
+    read -r u1 k1 <<< "$(cpu_user_sys "$BPID")"
+    record produce mbps "$kind" "$rep" "$mbps"
+    record produce rps "$kind" "$rep" "$rps"
+    record produce p99 "$kind" "$rep" "$p99"
+    record produce client_cores "$kind" "$rep" "$(client_cores "produce-$kind-$rep")"
+    record resources rss_produce_mb "$kind" "$rep" "$(stop_sampler "$WORK/rss-produce")"
+    record resources cpu_per_gb_produced "$kind" "$rep" "$(per_gb $((u1 - u0 + k1 - k0)) "$PRODUCE_RECORDS")"
+    record resources cpu_per_gb_produced_sys "$kind" "$rep" "$(per_gb $((k1 - k0)) "$PRODUCE_RECORDS")"
+    log "$kind run $rep: $mbps MB/s, p99 $p99 ms"
+  fi
+
+  if has consume; then
+    sync
+    log "$kind run $rep: consume the $PRODUCE_RECORDS records from the start"
+    start_sampler "$WORK/rss-consume" "$BPID"; read -r u0 k0 <<< "$(cpu_user_sys "$BPID")"
+    out=$(tool "consume-$kind-$rep" org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$B" \
+      --topic perf --num-records "$PRODUCE_RECORDS" --timeout 60000 --hide-header --group "bench-$rep" \
+      | parse_consumer) || die "ConsumerPerformance failed (see $WORK/logs/consume-$kind-$rep.err)"
+    read -r u1 k1 <<< "$(cpu_user_sys "$BPID")"
+    local cmbps nmsg join fmbps
+    read -r _ cmbps nmsg join _ fmbps <<< "$out"
+    [ "${nmsg:-0}" = "$PRODUCE_RECORDS" ] || die "consume: read ${nmsg:-0} of $PRODUCE_RECORDS records"
+    record consume fetch_mbps "$kind" "$rep" "$fmbps"
+    record consume mbps "$kind" "$rep" "$cmbps"
+    record consume join_ms "$kind" "$rep" "$join"
+    record consume client_cores "$kind" "$rep" "$(client_cores "consume-$kind-$rep")"
+    record resources rss_consume_mb "$kind" "$rep" "$(stop_sampler "$WORK/rss-consume")"
+    record resources cpu_per_gb_consumed "$kind" "$rep" "$(per_gb $((u1 - u0 + k1 - k0)) "$PRODUCE_RECORDS")"
+    record resources cpu_per_gb_consumed_sys "$kind" "$rep" "$(per_gb $((k1 - k0)) "$PRODUCE_RECORDS")"
+    log "$kind run $rep: $fmbps MB/s (fetch), $join ms group join"
+  fi
+
+  if has latency; then
+    create_topic "$B" lat 6 1
+    sync
+    log "$kind run $rep: produce $LAT_RECORDS at $LAT_RATE records/s ($LAT_PROPS)"
+    out=$(produce "latency-$kind-$rep" "$B" lat "$LAT_RECORDS" "$LAT_RATE" "$LAT_PROPS" "$LAT_WARMUP") || exit 1
+    read -r n rps mbps avg max p50 p95 p99 p999 <<< "$out"
+    record latency rate "$kind" "$rep" "$rps"
+    record latency p50 "$kind" "$rep" "$p50"
+    record latency p99 "$kind" "$rep" "$p99"
+    record latency p999 "$kind" "$rep" "$p999"
+    log "$kind run $rep: p50 $p50 ms, p99 $p99 ms, p99.9 $p999 ms"
+  fi
+
+  if has e2e; then
+    create_topic "$B" e2e 1 1
+    local load=""
+    if [ "$E2E_LOAD_RATE" -gt 0 ]; then
+      create_topic "$B" e2e-load 6 1
+      # background load at a fixed rate, for at most an hour; stopped when the measurement ends
+      mkdir -p "$WORK/logs"
+      # shellcheck disable=SC2086
+      java $CLIENT_HEAP -Dlog4j2.configurationFile="$BENCH_DIR/kafka/tools-log4j2.properties" \
+        -cp "$KAFKA_HOME/libs/*" org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$B" \
+        --topic e2e-load --num-records $((E2E_LOAD_RATE * 3600)) --record-size "$RECORD_SIZE" \
+        --throughput "$E2E_LOAD_RATE" --command-property $LAT_PROPS \
+        > "$WORK/logs/e2e-load-$kind-$rep.out" 2> "$WORK/logs/e2e-load-$kind-$rep.err" &
+      load=$!; track $load
+      sleep 3
+      alive $load || die "e2e background load failed (see $WORK/logs/e2e-load-$kind-$rep.err)"
+    fi
+    log "$kind run $rep: end-to-end latency, $E2E_RECORDS records one at a time, background load $E2E_LOAD_RATE records/s"
+    out=$(tool "e2e-$kind-$rep" org.apache.kafka.tools.EndToEndLatency --bootstrap-server "$B" --topic e2e \
+      --num-records "$E2E_RECORDS" --producer-acks all --record-size "$RECORD_SIZE" | parse_e2e) \
+      || die "EndToEndLatency failed (see $WORK/logs/e2e-$kind-$rep.err)"
+    [ -n "$load" ] && stop_pids "$load"
+    read -r avg p50 p99 p999 <<< "$out"
+    record e2e avg "$kind" "$rep" "$avg"
+    record e2e p50 "$kind" "$rep" "$p50"
+    record e2e p99 "$kind" "$rep" "$p99"
+    record e2e p999 "$kind" "$rep" "$p999"
+    log "$kind run $rep: end-to-end avg $avg ms, p99 $p99 ms"
+  fi
+
+  stop_single "$kind"
+}
+
+cluster_session() { # KIND REP
+  local kind=$1 rep=$2 n rps mbps avg max p50 p95 p99 p999 c0 c1 out
+  record machine load1 "$kind" "$rep" "$(cut -d' ' -f1 /proc/loadavg)"
+  start_cluster "$kind"
+  record cluster ready_s "$kind" "$rep" "$CREADY"
+  produce "cluster-warmup-$kind-$rep" "$CB" cluster-perf "$WARMUP_RECORDS" -1 "$PRODUCE_PROPS" > /dev/null || exit 1
+  sync
+  log "$kind cluster run $rep: produce $CLUSTER_RECORDS x $RECORD_SIZE B, RF3, min.insync.replicas=2, unthrottled"
+  start_sampler "$WORK/rss-cluster" "${CPIDS[@]}"; c0=$(cpu_ticks "${CPIDS[@]}")
+  out=$(produce "cluster-produce-$kind-$rep" "$CB" cluster-perf "$CLUSTER_RECORDS" -1 "$PRODUCE_PROPS") || exit 1
+  read -r n rps mbps avg max p50 p95 p99 p999 <<< "$out"
+  c1=$(cpu_ticks "${CPIDS[@]}")
+  record cluster mbps "$kind" "$rep" "$mbps"
+  record cluster p99_saturated "$kind" "$rep" "$p99"
+  record cluster client_cores "$kind" "$rep" "$(client_cores "cluster-produce-$kind-$rep")"
+  record cluster rss_mb "$kind" "$rep" "$(stop_sampler "$WORK/rss-cluster")"
+  record cluster cpu_per_gb "$kind" "$rep" "$(per_gb $((c1 - c0)) "$CLUSTER_RECORDS")"
+  log "$kind cluster run $rep: $mbps MB/s, p99 $p99 ms"
+  sync
+  log "$kind cluster run $rep: produce $CLUSTER_LAT_RECORDS at $CLUSTER_RATE records/s"
+  out=$(produce "cluster-latency-$kind-$rep" "$CB" cluster-perf "$CLUSTER_LAT_RECORDS" "$CLUSTER_RATE" "$LAT_PROPS" "$LAT_WARMUP") || exit 1
+  read -r n rps mbps avg max p50 p95 p99 p999 <<< "$out"
+  record cluster p50_fixed "$kind" "$rep" "$p50"
+  record cluster p99_fixed "$kind" "$rep" "$p99"
+  record cluster p999_fixed "$kind" "$rep" "$p999"
+  log "$kind cluster run $rep: at $CLUSTER_RATE/s p50 $p50 ms, p99 $p99 ms"
+  stop_cluster "$kind"
+}
+
+# ---------------------------------------------------------------------------------------------------
+
+started=$(date +%s)
+bench_init "$MODE"
+MACHINE=$(machine_line)
+ensure_kafka
+ensure_krill
+log "Krill: $KRILL_HOME; Kafka $KAFKA_VERSION: $KAFKA_HOME"
+# both brokers' jars into the page cache, so the first start of either does not pay for cold reads
+cat "$KAFKA_HOME"/libs/*.jar "$KRILL_HOME"/libs/*.jar > /dev/null
+log "mode $MODE: $REPEATS run(s) per broker, scenarios $SCENARIOS, topic $TOPIC_MB MiB"
+
+for rep in $(seq 1 "$REPEATS"); do
+  # ABBA: the first broker of odd runs goes second in even runs
+  order=$BROKERS
+  [ $((rep % 2)) = 0 ] && order=$(echo "$BROKERS" | tr ' ' '\n' | tac | tr '\n' ' ')
+  for kind in $order; do single_session "$kind" "$rep"; done
+  if has cluster; then
+    for kind in $order; do cluster_session "$kind" "$rep"; done
+  fi
+done
+
+took=$(( $(date +%s) - started ))
+mkdir -p "$BENCH_DIR/results"
+out="$BENCH_DIR/results/$(date -u +%Y-%m-%d-%H%M)-$MODE.md"
+BENCH_MACHINE="$MACHINE" BENCH_TOOK="$took" BENCH_MODE="$MODE" BENCH_REPEATS="$REPEATS" \
+  BENCH_SCENARIOS="$SCENARIOS" BENCH_PRODUCE_RECORDS="$PRODUCE_RECORDS" BENCH_TOPIC_MB="$TOPIC_MB" \
+  BENCH_RECORD_SIZE="$RECORD_SIZE" BENCH_WARMUP_RECORDS="$WARMUP_RECORDS" BENCH_PRODUCE_PROPS="$PRODUCE_PROPS" \
+  BENCH_LAT_RATE="$LAT_RATE" BENCH_LAT_RECORDS="$LAT_RECORDS" BENCH_LAT_PROPS="$LAT_PROPS" BENCH_LAT_WARMUP="$LAT_WARMUP" \
+  BENCH_E2E_RECORDS="$E2E_RECORDS" BENCH_E2E_LOAD_RATE="$E2E_LOAD_RATE" \
+  BENCH_CLUSTER_RECORDS="$CLUSTER_RECORDS" BENCH_CLUSTER_RATE="$CLUSTER_RATE" \
+  BENCH_CLUSTER_LAT_RECORDS="$CLUSTER_LAT_RECORDS" BENCH_HEAP_USED="$HEAP" BENCH_JVM_USED="$JVM_OPTS" \
+  BENCH_KAFKA_VERSION="$KAFKA_VERSION" \
+  python3 "$BENCH_DIR/lib/report.py" "$RESULTS" > "$out"
+cat "$out"
+log "report written to ${out#"$REPO_DIR"/} ($took s)"
+# shellcheck disable=SC2034 # read by the EXIT trap in lib/common.sh
+BENCH_OK=true
