@@ -5,7 +5,7 @@ import java.util.Random;
 /**
  * How big a campaign is, from system properties (Maven passes {@code -Dfaults.*} to the test JVM):
  * {@code faults.seed} (default: a fresh random seed, printed, so a failing run can be replayed),
- * {@code faults.minutes} of faults (default 2.5, the CI campaign), {@code faults.brokers} (default 3),
+ * {@code faults.minutes} of faults (default 3, the CI campaign), {@code faults.brokers} (default 3),
  * {@code faults.rate} records per second per idempotent producer (default 100), {@code faults.keep}
  * (keep the history even when the run is clean).
  */
@@ -14,7 +14,7 @@ record CampaignSettings(long seed, double minutes, int brokers, int rate, boolea
         String seed = System.getProperty("faults.seed", "");
         return new CampaignSettings(
                 seed.isBlank() ? new Random().nextLong() & Long.MAX_VALUE : Long.parseLong(seed.trim()),
-                Double.parseDouble(System.getProperty("faults.minutes", "2.5")),
+                Double.parseDouble(System.getProperty("faults.minutes", "3")),
                 Integer.getInteger("faults.brokers", 3),
                 Integer.getInteger("faults.rate", 100),
                 Boolean.getBoolean("faults.keep"));
