@@ -125,8 +125,7 @@ final class FaultCluster implements AutoCloseable {
                 cluster.brokers.put(id, new BrokerProcess(id, host, PORT, network.launcher(id), script, dir,
                         brokerConfig));
             }
-            cluster.brokers.values().forEach(BrokerProcess::launch);
-            cluster.brokers.values().forEach(b -> b.awaitReady(START_TIMEOUT));
+            cluster.startBrokers(cluster.brokers.keySet());
             cluster.awaitAllBrokersSeeEachOther();
             return cluster;
         } catch (RuntimeException | Error e) {
@@ -174,6 +173,12 @@ final class FaultCluster implements AutoCloseable {
 
     void startBroker(int id) {
         broker(id).start(START_TIMEOUT);
+    }
+
+    /** Starts stopped brokers side by side (after a power cut they wait for one another's partitions). */
+    void startBrokers(java.util.Collection<Integer> ids) {
+        ids.forEach(id -> broker(id).launch());
+        ids.forEach(id -> broker(id).awaitReady(START_TIMEOUT));
     }
 
     void stopBroker(int id) {

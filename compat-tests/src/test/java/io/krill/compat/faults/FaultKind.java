@@ -15,5 +15,13 @@ enum FaultKind {
     /** ZooKeeper killed (SIGKILL) and started again on its data. */
     ZOOKEEPER_RESTART,
     /** The small-disk broker's filesystem filled up; then freed and the broker restarted. */
-    DISK_FULL
+    DISK_FULL,
+    /** Every broker SIGKILLed at once (a power cut), all started again together. */
+    KILL_ALL,
+    /**
+     * The other brokers frozen (SIGSTOP, briefly: they stay live and in the ISR) while the leader of most
+     * partitions takes more writes, then the leader SIGKILLed and the others thawed: the next leader lacks
+     * what the dead one appended meanwhile, which acks=all must not have acknowledged.
+     */
+    FOLLOWERS_BEHIND
 }

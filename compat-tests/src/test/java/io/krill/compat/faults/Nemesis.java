@@ -134,6 +134,24 @@ final class Nemesis {
                     cluster.startBroker(victim);
                 }
             }
+            case KILL_ALL -> {
+                start(kind, "brokers " + cluster.brokerIds());
+                cluster.brokerIds().forEach(id -> cluster.broker(id).kill9());
+                pause(1_000 + random.nextInt(5_000));
+                cluster.startBrokers(cluster.brokerIds());
+            }
+            case FOLLOWERS_BEHIND -> {
+                int victim = leaderPreferred(1.0);
+                List<Integer> others = cluster.brokerIds().stream().filter(id -> id != victim).toList();
+                int frozen = 1_000 + random.nextInt(1_500);
+                start(kind, "brokers " + others + " frozen " + frozen + " ms, then broker " + victim + " killed");
+                others.forEach(id -> cluster.broker(id).pause());
+                pause(frozen);
+                cluster.broker(victim).kill9();
+                others.forEach(id -> cluster.broker(id).resume());
+                pause(2_000 + random.nextInt(6_000));
+                cluster.startBroker(victim);
+            }
             default -> throw new IllegalStateException("unknown fault " + kind);
         }
         history.record("fault", PROC, "kind", kind.name(), "phase", "end");

@@ -88,7 +88,7 @@ final class ZooKeeperProcess implements AutoCloseable {
             ProcessBuilder builder = new ProcessBuilder(script.toString(), config.toString())
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
-            builder.environment().put("KAFKA_HEAP_OPTS", "-Xms32m -Xmx192m");
+            builder.environment().put("KAFKA_HEAP_OPTS", "-Xms64m -Xmx512m");
             builder.environment().put("KAFKA_JVM_PERFORMANCE_OPTS", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1");
             builder.environment().put("KAFKA_OPTS", "-Dkrill.zookeeper.log.level=WARN");
             process = builder.start();
