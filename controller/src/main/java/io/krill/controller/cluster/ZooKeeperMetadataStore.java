@@ -85,6 +85,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     private final ExecutorService controllerWork;
     private final ReassignmentCompleter reassignmentCompleter;
     private final PreferredLeaderBalancer leaderBalancer;
+    private final StatusUpdatePruner statusUpdatePruner;
     private final Set<String> pendingLeaderless = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean nudgePending = new AtomicBoolean();
     private volatile String nudgeTopic;
@@ -121,6 +122,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                 this::completeReassignment);
         this.leaderBalancer = new PreferredLeaderBalancer(config.leaderImbalancePerBrokerPercentage(),
                 this::electLeaders);
+        this.statusUpdatePruner = new StatusUpdatePruner(session, paths.controllerStatusUpdates());
         try {
             session.awaitConnected(config.operationTimeoutMs());
             HelixCluster.ensure(session, paths, config.zkConnect(), config.clusterId(), config.operationTimeoutMs());
@@ -200,6 +202,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                 if (config.autoLeaderRebalance()) {
                     scheduleLeaderImbalanceCheck();
                 }
+                scheduleStatusUpdatePruning();
                 LOG.info("broker {} joined cluster {} (Helix session {})", nodeId, config.clusterName(),
                         joining.sessionId());
             }
@@ -625,6 +628,25 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                         }
                     } finally {
                         scheduleLeaderImbalanceCheck();
+                    }
+                });
+    }
+
+    /** Every {@link StatusUpdatePruner#INTERVAL_MS}, on the controller thread, by the active controller. */
+    private void scheduleStatusUpdatePruning() {
+        if (closed) {
+            return;
+        }
+        CompletableFuture.delayedExecutor(StatusUpdatePruner.INTERVAL_MS, TimeUnit.MILLISECONDS, controllerWork)
+                .execute(() -> {
+                    try {
+                        if (isActiveController()) {
+                            statusUpdatePruner.prune();
+                        }
+                    } catch (RuntimeException e) {
+                        LOG.warn("pruning Helix status updates failed: {}", e.toString());
+                    } finally {
+                        scheduleStatusUpdatePruning();
                     }
                 });
     }
