@@ -9,8 +9,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -20,6 +22,8 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
@@ -176,7 +180,7 @@ final class FaultCluster implements AutoCloseable {
     }
 
     /** Starts stopped brokers side by side (after a power cut they wait for one another's partitions). */
-    void startBrokers(java.util.Collection<Integer> ids) {
+    void startBrokers(Collection<Integer> ids) {
         ids.forEach(id -> broker(id).launch());
         ids.forEach(id -> broker(id).awaitReady(START_TIMEOUT));
     }
@@ -268,12 +272,12 @@ final class FaultCluster implements AutoCloseable {
             for (BrokerProcess b : brokers.values()) {
                 if (Files.exists(b.logFile())) {
                     Files.copy(b.logFile(), into.resolve(b.logFile().getFileName()),
-                            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                            StandardCopyOption.REPLACE_EXISTING);
                 }
             }
             if (Files.exists(zooKeeper.logFile())) {
                 Files.copy(zooKeeper.logFile(), into.resolve("zookeeper.log"),
-                        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                        StandardCopyOption.REPLACE_EXISTING);
             }
         } catch (IOException e) {
             LOG.warn("cannot keep logs in {}: {}", into, e.toString());
@@ -331,10 +335,10 @@ final class FaultCluster implements AutoCloseable {
     /** Folders of campaigns whose JVM died (their mounts were swept before). */
     private static void sweepLeftoverFolders() {
         Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
-        java.util.regex.Pattern name = java.util.regex.Pattern.compile("^krill-faults-(\\d+)-");
+        Pattern name = Pattern.compile("^krill-faults-(\\d+)-");
         try (Stream<Path> dirs = Files.list(tmp)) {
             for (Path d : dirs.toList()) {
-                java.util.regex.Matcher m = name.matcher(d.getFileName().toString());
+                Matcher m = name.matcher(d.getFileName().toString());
                 if (m.find() && !ProcessHandle.of(Long.parseLong(m.group(1))).map(ProcessHandle::isAlive).orElse(false)) {
                     deleteRecursively(d);
                 }

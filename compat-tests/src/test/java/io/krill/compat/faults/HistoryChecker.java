@@ -151,7 +151,7 @@ final class HistoryChecker {
                 if (e.get("ok").asBoolean()) {
                     String group = e.get("group").asText();
                     long start = e.get("start").asLong();
-                    e.get("offsets").fields().forEachRemaining(o -> commits
+                    e.get("offsets").properties().forEach(o -> commits
                             .computeIfAbsent(group + " " + o.getKey(), k -> new ArrayList<>())
                             .add(new Commit(start, t, o.getValue().asLong())));
                 }

@@ -1,5 +1,6 @@
 package io.krill.compat.faults;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -203,7 +204,7 @@ final class Nemesis {
         long start = System.currentTimeMillis();
         try {
             cluster.awaitAllBrokersSeeEachOther();
-            cluster.awaitFullIsr(topics, java.time.Duration.ofSeconds(120));
+            cluster.awaitFullIsr(topics, Duration.ofSeconds(120));
             history.record("recovered", PROC, "millis", System.currentTimeMillis() - start);
         } catch (ConditionTimeoutException e) {
             history.record("slow-recovery", PROC, "millis", System.currentTimeMillis() - start, "err", e.getMessage());

@@ -7,6 +7,8 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +23,7 @@ import org.slf4j.LoggerFactory;
  */
 final class SmallDisk implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SmallDisk.class);
+    private static final Pattern LEFTOVER = Pattern.compile("krill-faults-(\\d+)-");
 
     private final Path mountPoint;
     private final Path filler;
@@ -107,7 +110,7 @@ final class SmallDisk implements AutoCloseable {
                 if (fields.length < 3 || !fields[0].equals("krill-faults")) {
                     continue;
                 }
-                java.util.regex.Matcher m = java.util.regex.Pattern.compile("krill-faults-(\\d+)-").matcher(fields[1]);
+                Matcher m = LEFTOVER.matcher(fields[1]);
                 if (m.find() && !ProcessHandle.of(Long.parseLong(m.group(1))).map(ProcessHandle::isAlive).orElse(false)) {
                     LOG.warn("unmounting {} left by a dead campaign", fields[1]);
                     Shell.tryRun("umount", "-l", fields[1]);
