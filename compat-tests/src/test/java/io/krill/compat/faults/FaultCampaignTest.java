@@ -11,7 +11,6 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -127,10 +126,9 @@ class FaultCampaignTest {
             awaitProgress(history, "ack", 500);
             awaitProgress(history, "poll", 10);
 
-            List<FaultKind> kinds = new ArrayList<>(Arrays.asList(FaultKind.values()));
             history.record("campaign", "test", "phase", "faults-start");
             long deadline = System.nanoTime() + (long) (settings.minutes() * TimeUnit.MINUTES.toNanos(1));
-            int faults = new Nemesis(cluster, history, topicNames, settings.seed(), kinds).runUntil(deadline);
+            int faults = new Nemesis(cluster, history, topicNames, settings.seed(), settings.kinds()).runUntil(deadline);
             history.record("campaign", "test", "phase", "faults-end", "faults", faults);
 
             healEverything(cluster, topicNames);

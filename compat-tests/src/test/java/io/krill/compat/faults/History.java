@@ -60,6 +60,9 @@ final class History implements AutoCloseable {
             event.put((String) keyValues[i], keyValues[i + 1]);
         }
         counts.computeIfAbsent(type, k -> new LongAdder()).increment();
+        if (type.equals("ack") && keyValues.length > 1 && "tp".equals(keyValues[0])) {
+            counts.computeIfAbsent("ack " + keyValues[1], k -> new LongAdder()).increment();
+        }
         String line;
         try {
             line = JSON.writeValueAsString(event);
@@ -79,7 +82,10 @@ final class History implements AutoCloseable {
         }
     }
 
-    /** How many events of {@code type} were recorded so far: progress for the test to wait on. */
+    /**
+     * How many events of {@code type} were recorded so far: progress for the test to wait on. Acknowledgements
+     * are also counted per partition, as type {@code "ack <topic>-<partition>"}.
+     */
     long count(String type) {
         LongAdder n = counts.get(type);
         return n == null ? 0 : n.sum();

@@ -36,6 +36,7 @@ import java.util.function.Consumer;
  *   <li><b>offsets-backwards</b>: a group's committed offset for a partition lower than one whose commit
  *       had returned before this commit started;
  *   <li><b>crashes</b>: a broker process that died without the nemesis killing it;
+ *   <li><b>collateral</b>: while one broker's disk was full, a partition led by another broker took no write;
  *   <li><b>availability</b> (a figure, not a verdict): over the idempotent producers' partitions, the
  *       fraction of seconds of the fault phase in which that partition acknowledged something.
  * </ul>
@@ -53,21 +54,21 @@ final class HistoryChecker {
     /** What the checker found: counts, a few examples of each violation, and the figures. */
     record Verdict(int faults, long acked, long lost, long duplicated, long reordered, long abortedRead, long torn,
                    long unsentRead, long dirtyRead, long offsetsBackwards, double availability,
-                   long committedTxns, long abortedTxns, long unknownTxns, long polled, int crashes, int slowRecoveries,
-                   Map<String, List<String>> examples) {
+                   long committedTxns, long abortedTxns, long unknownTxns, long polled, int crashes, int collateral,
+                   int slowRecoveries, Map<String, List<String>> examples) {
         boolean clean() {
             return lost + duplicated + reordered + abortedRead + torn + unsentRead + dirtyRead + offsetsBackwards
-                    + crashes == 0;
+                    + crashes + collateral == 0;
         }
 
         String summary() {
             return String.format("faults %d, acked %d, lost %d, duplicated %d, reordered %d, aborted-read %d, "
                             + "torn %d, unsent-read %d, dirty-read %d, offsets-backwards %d, availability %.0f%%, "
-                            + "crashes %d, slow recoveries %d, transactions %d committed / %d aborted / %d unknown, "
-                            + "polled %d",
+                            + "crashes %d, collateral %d, slow recoveries %d, transactions %d committed / %d aborted / "
+                            + "%d unknown, polled %d",
                     faults, acked, lost, duplicated, reordered, abortedRead, torn, unsentRead, dirtyRead,
-                    offsetsBackwards, availability * 100, crashes, slowRecoveries, committedTxns, abortedTxns,
-                    unknownTxns, polled);
+                    offsetsBackwards, availability * 100, crashes, collateral, slowRecoveries, committedTxns,
+                    abortedTxns, unknownTxns, polled);
         }
     }
 
@@ -87,6 +88,7 @@ final class HistoryChecker {
     private int faults;
     private int crashes;
     private int slowRecoveries;
+    private int collateral;
     private long faultPhaseStart = -1;
     private long faultPhaseEnd = -1;
     private long polled;
@@ -184,6 +186,11 @@ final class HistoryChecker {
                 example("crash", "broker " + e.get("broker").asText() + " died during " + e.get("during").asText());
             }
             case "slow-recovery" -> slowRecoveries++;
+            case "collateral" -> {
+                collateral++;
+                example("collateral", "broker " + e.get("broker").asText() + "'s disk full: " + e.get("stalled")
+                        + " led elsewhere took no write");
+            }
             default -> {
                 // poll (second pass), assigned, errors: context for a reader of the file
             }
@@ -288,8 +295,8 @@ final class HistoryChecker {
         }
         reordered += orderViolations();
         return new Verdict(faults, ackedTotal, lost, duplicated, reordered, abortedSeen.size(), torn, unsentRead,
-                dirtyRead, offsetsBackwards(), availability(), committed, aborted, unknown, polled, crashes, slowRecoveries,
-                examples);
+                dirtyRead, offsetsBackwards(), availability(), committed, aborted, unknown, polled, crashes, collateral,
+                slowRecoveries, examples);
     }
 
     /** Per partition and producer, sequence numbers must grow with the offset. */

@@ -1,5 +1,7 @@
 package io.krill.compat.faults;
 
+import static org.awaitility.Awaitility.await;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -29,6 +31,8 @@ import org.slf4j.LoggerFactory;
 final class Nemesis {
     private static final Logger LOG = LoggerFactory.getLogger(Nemesis.class);
     private static final String PROC = "nemesis";
+    /** The ISR shrink of a silent follower (replica.lag.time.max.ms, 6 s) and retries, with room to spare. */
+    private static final Duration OTHERS_SERVE = Duration.ofSeconds(30);
 
     private final FaultCluster cluster;
     private final History history;
@@ -37,6 +41,7 @@ final class Nemesis {
     private final List<FaultKind> kinds;
     private int faults;
 
+    /** {@code topics}: the campaign's, the idempotent producers' first. */
     Nemesis(FaultCluster cluster, History history, List<String> topics, long seed, List<FaultKind> kinds) {
         this.cluster = cluster;
         this.history = history;
@@ -120,8 +125,10 @@ final class Nemesis {
             case DISK_FULL -> {
                 int victim = cluster.smallDiskBroker();
                 start(kind, "broker " + victim);
+                Map<String, Integer> leaders = cluster.leaders(topics);
                 long filled = cluster.smallDisk().fill();
                 history.record("disk-filled", PROC, "bytes", filled);
+                awaitOthersServe(victim, leaders);
                 pause(hold);
                 boolean survived = cluster.broker(victim).isRunning();
                 cluster.smallDisk().free();
@@ -156,6 +163,33 @@ final class Nemesis {
             default -> throw new IllegalStateException("unknown fault " + kind);
         }
         history.record("fault", PROC, "kind", kind.name(), "phase", "end");
+    }
+
+    /**
+     * While one broker's disk is full, the partitions that other brokers lead keep taking writes (after at
+     * most an ISR shrink, when the full broker was their follower): each acknowledges something new within
+     * {@link #OTHERS_SERVE}, or the fault is recorded as {@code collateral}, which fails the run.
+     */
+    private void awaitOthersServe(int victim, Map<String, Integer> leaders) {
+        Map<String, Long> before = new HashMap<>();
+        // the idempotent producers' topic: the transactional one also waits on its coordinator, which may be
+        // on the full broker
+        String probed = topics.get(0) + "-";
+        leaders.forEach((tp, leader) -> {
+            if (tp.startsWith(probed) && leader >= 0 && leader != victim) {
+                before.put(tp, history.count("ack " + tp));
+            }
+        });
+        try {
+            await("partitions led by brokers other than " + victim + " take writes").atMost(OTHERS_SERVE)
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> before.entrySet().stream().allMatch(e -> history.count("ack " + e.getKey()) > e.getValue()));
+        } catch (ConditionTimeoutException e) {
+            List<String> stalled = before.entrySet().stream()
+                    .filter(b -> history.count("ack " + b.getKey()) == b.getValue()).map(Map.Entry::getKey).sorted().toList();
+            history.record("collateral", PROC, "broker", victim, "stalled", stalled);
+            LOG.error("disk of broker {} full: partitions led elsewhere stalled {}", victim, stalled);
+        }
     }
 
     /** A broker whose log dir went offline needs a restart to use it again (as Kafka): controlled, else kill. */
