@@ -864,7 +864,15 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
             }
             LOG.info("broker {} leads {}-{} at epoch {} (ISR {})", nodeId, topic, partition, taken.leaderEpoch(),
                     taken.isr());
-            MetadataWatcher.await(watcher.refreshPartition(topic, partition), config.operationTimeoutMs());
+            try {
+                MetadataWatcher.await(watcher.refreshPartition(topic, partition), config.operationTimeoutMs());
+            } catch (ZkUnavailableException slow) {
+                // The record names this broker now: failing the transition would leave Helix's replica in ERROR
+                // (no way out but a new session) while ZooKeeper says it leads. The image follows the record
+                // when the refresh, or the watch, gets through.
+                LOG.warn("broker {} leads {}-{} at epoch {}; its image does not show it yet: {}", nodeId, topic,
+                        partition, taken.leaderEpoch(), slow.getMessage());
+            }
         }
 
         /** For the log line only: the image may trail the record, so this never waits. */
