@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.LocalTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -27,15 +28,20 @@ import org.awaitility.core.ConditionTimeoutException;
  * here is the broker's JVM itself, so a signal sent to its pid reaches the broker and nothing else (checked
  * on every start, since a script that stopped exec'ing would make kill -9 hit a shell and leave an orphan).
  *
+ * <p>A broker may run behind a launcher prefix (the fault campaign's {@code ip netns exec <namespace>}, which
+ * exec's too) and listen on another host than loopback; {@link #address()} is then that host.
+ *
  * <p>Not thread-safe: driven by the test thread.
  */
-final class BrokerProcess {
+public final class BrokerProcess {
     /** Heap and JIT settings that let three brokers, ZooKeeper and the test share two cores. */
     private static final String HEAP_OPTS = "-Xms64m -Xmx256m";
     private static final String JVM_OPTS = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1";
 
     private final int id;
+    private final String host;
     private final int port;
+    private final List<String> launcher;
     private final Path script;
     private final Path dataDir;
     private final Path configFile;
@@ -47,8 +53,19 @@ final class BrokerProcess {
     private long startOffset;
 
     BrokerProcess(int id, int port, Path script, Path dir, Map<String, String> config) {
+        this(id, "127.0.0.1", port, List.of(), script, dir, config);
+    }
+
+    /**
+     * A broker listening on {@code host:port} (as {@code config} says), started as {@code launcher} followed
+     * by the start script and its config file; {@code launcher} must exec, so the process is still the JVM.
+     */
+    public BrokerProcess(int id, String host, int port, List<String> launcher, Path script, Path dir,
+            Map<String, String> config) {
         this.id = id;
+        this.host = host;
         this.port = port;
+        this.launcher = List.copyOf(launcher);
         this.script = script;
         this.dataDir = dir.resolve("data-" + id);
         this.configFile = dir.resolve("broker-" + id + ".properties");
@@ -64,35 +81,35 @@ final class BrokerProcess {
         }
     }
 
-    int id() {
+    public int id() {
         return id;
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
-    String address() {
-        return "127.0.0.1:" + port;
+    public String address() {
+        return host + ":" + port;
     }
 
-    Path dataDir() {
+    public Path dataDir() {
         return dataDir;
     }
 
-    Path logFile() {
+    public Path logFile() {
         return logFile;
     }
 
-    boolean isRunning() {
+    public boolean isRunning() {
         return process != null && process.isAlive();
     }
 
-    boolean isPaused() {
+    public boolean isPaused() {
         return paused && isRunning();
     }
 
-    long pid() {
+    public long pid() {
         if (!isRunning()) {
             throw new IllegalStateException("broker " + id + " is not running");
         }
@@ -100,13 +117,13 @@ final class BrokerProcess {
     }
 
     /** Starts the broker and returns once it logged that it is ready; fails with its log if it does not. */
-    void start(Duration timeout) {
+    public void start(Duration timeout) {
         launch();
         awaitReady(timeout);
     }
 
     /** Starts the process without waiting (brokers of a new cluster start side by side). */
-    void launch() {
+    public void launch() {
         if (isRunning()) {
             throw new IllegalStateException("broker " + id + " is already running (pid " + process.pid() + ")");
         }
@@ -115,7 +132,10 @@ final class BrokerProcess {
         try {
             Files.writeString(logFile, marker + "\n", StandardOpenOption.APPEND);
             startOffset = Files.size(logFile);
-            ProcessBuilder builder = new ProcessBuilder(script.toString(), configFile.toString())
+            List<String> command = new ArrayList<>(launcher);
+            command.add(script.toString());
+            command.add(configFile.toString());
+            ProcessBuilder builder = new ProcessBuilder(command)
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
             builder.environment().put("KAFKA_HEAP_OPTS", HEAP_OPTS);
@@ -128,7 +148,7 @@ final class BrokerProcess {
     }
 
     /** Waits for the line the broker logs once it serves, registered in the cluster; checks the pid is java. */
-    void awaitReady(Duration timeout) {
+    public void awaitReady(Duration timeout) {
         Process started = process;
         if (started == null) {
             throw new IllegalStateException("broker " + id + " was never launched");
@@ -153,7 +173,7 @@ final class BrokerProcess {
     }
 
     /** SIGKILL (Java's forcible destroy is SIGKILL on Unix): no shutdown hook, no controlled shutdown. */
-    void kill9() {
+    public void kill9() {
         Process running = requireRunning();
         running.destroyForcibly();
         awaitExit(running, Duration.ofSeconds(30), "SIGKILL");
@@ -161,7 +181,7 @@ final class BrokerProcess {
     }
 
     /** SIGTERM (the broker's controlled shutdown) and waits for the process to exit. */
-    void stop(Duration timeout) {
+    public void stop(Duration timeout) {
         Process running = requireRunning();
         if (paused) {
             resume();
@@ -171,19 +191,19 @@ final class BrokerProcess {
     }
 
     /** SIGSTOP: the JVM freezes with its sockets and ZooKeeper session open, as in a long GC pause. */
-    void pause() {
+    public void pause() {
         signal("STOP");
         paused = true;
     }
 
     /** SIGCONT. */
-    void resume() {
+    public void resume() {
         signal("CONT");
         paused = false;
     }
 
     /** Kills the process if it runs (SIGKILL works on a stopped process too); never throws. */
-    void destroy() {
+    public void destroy() {
         Process running = process;
         if (running != null && running.isAlive()) {
             running.destroyForcibly();
@@ -197,7 +217,7 @@ final class BrokerProcess {
     }
 
     /** The last {@code lines} lines of the broker's log (all its starts). */
-    String tail(int lines) {
+    public String tail(int lines) {
         try {
             List<String> all = Files.readAllLines(logFile, StandardCharsets.UTF_8);
             return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
@@ -207,7 +227,7 @@ final class BrokerProcess {
     }
 
     /** The whole log of the current start (after its marker line). */
-    String logOfCurrentStart() {
+    public String logOfCurrentStart() {
         try {
             String all = Files.readString(logFile, StandardCharsets.UTF_8);
             int at = all.lastIndexOf("==== test harness: start #");

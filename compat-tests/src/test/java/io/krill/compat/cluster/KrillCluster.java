@@ -139,7 +139,7 @@ public final class KrillCluster implements AutoCloseable {
      * The start script of the distribution the build assembled: {@code broker/target/krill/krill-<version>}
      * next to this module (surefire runs with the module as working directory).
      */
-    static Path distributionScript() {
+    public static Path distributionScript() {
         Path root = Path.of(System.getProperty("user.dir")).getParent();
         Path target = root.resolve("broker/target/krill");
         try (Stream<Path> dists = Files.list(target)) {

@@ -22,7 +22,7 @@ import org.apache.kafka.common.requests.RequestHeader;
  * Admin client cannot show: the leader epoch of a partition (its {@code TopicPartitionInfo} has none),
  * and the answer of one particular broker (an Admin client sends each call to whichever broker it likes).
  */
-final class RawRequests {
+public final class RawRequests {
     private static final short METADATA_VERSION = 12;
 
     private RawRequests() {
@@ -51,7 +51,7 @@ final class RawRequests {
     }
 
     /** Metadata v12 for {@code topics} (no auto-creation); an empty list asks for brokers only. */
-    static MetadataResponse metadata(String address, List<String> topics) {
+    public static MetadataResponse metadata(String address, List<String> topics) {
         return send(address, new MetadataRequest.Builder(topics, false), METADATA_VERSION);
     }
 

@@ -92,6 +92,11 @@ final class ZkPaths {
         return PropertyPathBuilder.instanceConfig(cluster, instance);
     }
 
+    /** Where Helix keeps the status updates of a {@code CONTROLLER_PARTICIPANT}'s transitions. */
+    String controllerStatusUpdates() {
+        return PropertyPathBuilder.controllerStatusUpdate(cluster);
+    }
+
     String controllerLeader() {
         return PropertyPathBuilder.controllerLeader(cluster);
     }

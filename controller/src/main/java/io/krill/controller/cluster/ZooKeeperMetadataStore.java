@@ -85,6 +85,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     private final ExecutorService controllerWork;
     private final ReassignmentCompleter reassignmentCompleter;
     private final PreferredLeaderBalancer leaderBalancer;
+    private final StatusUpdatePruner statusUpdatePruner;
     private final Set<String> pendingLeaderless = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean nudgePending = new AtomicBoolean();
     private volatile String nudgeTopic;
@@ -121,6 +122,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                 this::completeReassignment);
         this.leaderBalancer = new PreferredLeaderBalancer(config.leaderImbalancePerBrokerPercentage(),
                 this::electLeaders);
+        this.statusUpdatePruner = new StatusUpdatePruner(session, paths.controllerStatusUpdates());
         try {
             session.awaitConnected(config.operationTimeoutMs());
             HelixCluster.ensure(session, paths, config.zkConnect(), config.clusterId(), config.operationTimeoutMs());
@@ -200,6 +202,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                 if (config.autoLeaderRebalance()) {
                     scheduleLeaderImbalanceCheck();
                 }
+                scheduleStatusUpdatePruning();
                 LOG.info("broker {} joined cluster {} (Helix session {})", nodeId, config.clusterName(),
                         joining.sessionId());
             }
@@ -629,6 +632,25 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                 });
     }
 
+    /** Every {@link StatusUpdatePruner#INTERVAL_MS}, on the controller thread, by the active controller. */
+    private void scheduleStatusUpdatePruning() {
+        if (closed) {
+            return;
+        }
+        CompletableFuture.delayedExecutor(StatusUpdatePruner.INTERVAL_MS, TimeUnit.MILLISECONDS, controllerWork)
+                .execute(() -> {
+                    try {
+                        if (isActiveController()) {
+                            statusUpdatePruner.prune();
+                        }
+                    } catch (RuntimeException e) {
+                        LOG.warn("pruning Helix status updates failed: {}", e.toString());
+                    } finally {
+                        scheduleStatusUpdatePruning();
+                    }
+                });
+    }
+
     /** Joined, open, unfenced, and Helix's controller: the one broker that completes and rebalances. */
     private boolean isActiveController() {
         return !closed && participant != null && !fence.isFenced() && image().controllerId() == nodeId;
@@ -842,7 +864,15 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
             }
             LOG.info("broker {} leads {}-{} at epoch {} (ISR {})", nodeId, topic, partition, taken.leaderEpoch(),
                     taken.isr());
-            MetadataWatcher.await(watcher.refreshPartition(topic, partition), config.operationTimeoutMs());
+            try {
+                MetadataWatcher.await(watcher.refreshPartition(topic, partition), config.operationTimeoutMs());
+            } catch (ZkUnavailableException slow) {
+                // The record names this broker now: failing the transition would leave Helix's replica in ERROR
+                // (no way out but a new session) while ZooKeeper says it leads. The image follows the record
+                // when the refresh, or the watch, gets through.
+                LOG.warn("broker {} leads {}-{} at epoch {}; its image does not show it yet: {}", nodeId, topic,
+                        partition, taken.leaderEpoch(), slow.getMessage());
+            }
         }
 
         /** For the log line only: the image may trail the record, so this never waits. */

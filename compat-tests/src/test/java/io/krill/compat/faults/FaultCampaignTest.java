@@ -1,0 +1,200 @@
+package io.krill.compat.faults;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.krill.compat.support.BrokerApis;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The fault campaign (docs/faults.md): a cluster whose brokers live in their own network namespaces, a
+ * seeded {@link Nemesis} crashing, pausing, partitioning them, restarting ZooKeeper and filling a disk,
+ * while idempotent and transactional producers write numbered values and two consumer groups (classic and
+ * KIP-848) read them with read_committed; then everything is healed, read back whole, and the
+ * {@link HistoryChecker} judges the history. One summary line per run goes to the log and to
+ * {@code target/faults/summaries.log}; the history (and the processes' logs) stay under
+ * {@code target/faults/<seed>/} when the run is not clean, for a replay with {@code -Dfaults.seed}.
+ *
+ * <p>Transactional producers run only when the broker advertises AddPartitionsToTxn and EndTxn; the
+ * KIP-848 group only when it advertises ConsumerGroupHeartbeat. Everything else runs regardless.
+ *
+ * <p>Needs root (namespaces, iptables, a tmpfs mount): skipped without it, except under CI, where it fails.
+ */
+class FaultCampaignTest {
+    private static final Logger LOG = LoggerFactory.getLogger(FaultCampaignTest.class);
+    private static final String IDEMPOTENT_TOPIC = "faults-idempotent";
+    private static final int IDEMPOTENT_PARTITIONS = 6;
+    private static final String TXN_TOPIC = "faults-transactional";
+    private static final int TXN_PARTITIONS = 3;
+    private static final int SMALL_DISK_MB = 512;
+
+    @Test
+    void noAcknowledgedWriteIsLostUnderFaults() throws Exception {
+        boolean canRun = NetworkLab.available();
+        if (System.getenv("CI") != null) {
+            assertTrue(canRun, "the fault campaign needs root, iproute2 (ip netns) and iptables");
+        }
+        Assumptions.assumeTrue(canRun, "needs root, ip netns and iptables");
+        CampaignSettings settings = CampaignSettings.fromSystemProperties();
+        LOG.info("fault campaign: {} (replay with -Dfaults.seed={})", settings, settings.seed());
+        Path runDir = Path.of(System.getProperty("user.dir"), "target", "faults", Long.toString(settings.seed()));
+        FaultCluster.deleteRecursively(runDir);
+        Path historyFile = runDir.resolve("history.jsonl");
+
+        HistoryChecker.Verdict verdict;
+        try (FaultCluster cluster = FaultCluster.start(settings.brokers(), SMALL_DISK_MB)) {
+            try (History history = new History(historyFile)) {
+                runCampaign(cluster, history, settings);
+            } finally {
+                cluster.keepLogs(runDir.resolve("logs"));
+            }
+            verdict = HistoryChecker.check(historyFile);
+        }
+        String summary = verdict.summary();
+        LOG.info("seed {}: {}", settings.seed(), summary);
+        Files.writeString(runDir.getParent().resolve("summaries.log"),
+                LocalDateTime.now() + " seed " + settings.seed() + ", " + settings.brokers() + " brokers, "
+                        + settings.minutes() + " min: " + summary + "\n",
+                StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        if (verdict.clean() && !settings.keep()) {
+            FaultCluster.deleteRecursively(runDir);
+        }
+        assertTrue(verdict.clean(), () -> "seed " + settings.seed() + ": " + summary + "\nexamples: "
+                + verdict.examples() + "\nhistory and logs kept in " + runDir
+                + "; replay with -Dfaults.seed=" + settings.seed());
+    }
+
+    private void runCampaign(FaultCluster cluster, History history, CampaignSettings settings) throws Exception {
+        String[] broker1 = cluster.broker(1).address().split(":");
+        BrokerApis apis = BrokerApis.probe(broker1[0], Integer.parseInt(broker1[1]));
+        boolean transactions = apis.serves(ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.END_TXN);
+        boolean consumerProtocol = apis.serves(ApiKeys.CONSUMER_GROUP_HEARTBEAT);
+        Map<String, Integer> topics = new LinkedHashMap<>();
+        topics.put(IDEMPOTENT_TOPIC, IDEMPOTENT_PARTITIONS);
+        if (transactions) {
+            topics.put(TXN_TOPIC, TXN_PARTITIONS);
+        }
+        topics.forEach((topic, partitions) -> cluster.createTopic(topic, partitions,
+                Map.of("min.insync.replicas", "2", "unclean.leader.election.enable", "false")));
+        List<String> topicNames = List.copyOf(topics.keySet());
+        history.record("campaign", "test", "phase", "start", "seed", settings.seed(), "brokers", settings.brokers(),
+                "minutes", settings.minutes(), "transactions", transactions, "consumerProtocol", consumerProtocol);
+        LOG.info("transactions {}, KIP-848 consumer groups {}", transactions ? "on" : "off (not advertised)",
+                consumerProtocol ? "on" : "off (not advertised)");
+
+        List<AutoCloseable> workload = new ArrayList<>();
+        List<IdempotentWriter> writers = new ArrayList<>();
+        List<TransactionalWriter> txnWriters = new ArrayList<>();
+        List<GroupReader> readers = new ArrayList<>();
+        try {
+            for (int i = 1; i <= 3; i++) {
+                writers.add(new IdempotentWriter(history, cluster.clientProperties(), "i" + i, IDEMPOTENT_TOPIC,
+                        IDEMPOTENT_PARTITIONS, settings.rate()));
+            }
+            if (transactions) {
+                for (int i = 1; i <= 2; i++) {
+                    txnWriters.add(new TransactionalWriter(history, cluster.clientProperties(), "t" + i, TXN_TOPIC,
+                            TXN_PARTITIONS, settings.seed() + i, 5));
+                }
+            }
+            for (int i = 1; i <= 2; i++) {
+                readers.add(new GroupReader(history, cluster.clientProperties(), "classic-" + i, "faults-classic",
+                        "classic", topicNames));
+                if (consumerProtocol) {
+                    readers.add(new GroupReader(history, cluster.clientProperties(), "consumer-" + i,
+                            "faults-consumer", "consumer", topicNames));
+                }
+            }
+            workload.addAll(writers);
+            workload.addAll(txnWriters);
+            workload.addAll(readers);
+            awaitProgress(history, "ack", 500);
+            awaitProgress(history, "poll", 10);
+
+            history.record("campaign", "test", "phase", "faults-start");
+            long deadline = System.nanoTime() + (long) (settings.minutes() * TimeUnit.MINUTES.toNanos(1));
+            int faults = new Nemesis(cluster, history, topicNames, settings.seed(), settings.kinds()).runUntil(deadline);
+            history.record("campaign", "test", "phase", "faults-end", "faults", faults);
+
+            healEverything(cluster, topicNames);
+            // the healed cluster serves writers and both groups again before the workload stops
+            awaitProgress(history, "ack", 300);
+            awaitProgress(history, "poll", 5);
+            for (IdempotentWriter w : writers) {
+                w.stop();
+            }
+            for (TransactionalWriter w : txnWriters) {
+                w.stop();
+            }
+            for (GroupReader r : readers) {
+                r.stop();
+            }
+            closeAll(workload);
+            workload.clear();
+            FinalRead.readAll(history, cluster.clientProperties(), topics);
+            history.record("campaign", "test", "phase", "end");
+        } finally {
+            closeAll(workload);
+        }
+    }
+
+    /** Whatever the nemesis left: links restored, ZooKeeper and every broker running, all ISRs full. */
+    private static void healEverything(FaultCluster cluster, List<String> topics) {
+        cluster.network().healAll();
+        if (!cluster.zooKeeper().isRunning()) {
+            cluster.zooKeeper().start();
+        }
+        cluster.smallDisk().free();
+        for (int id : cluster.brokerIds()) {
+            if (cluster.broker(id).isPaused()) {
+                cluster.broker(id).resume();
+            }
+            if (!cluster.broker(id).isRunning()) {
+                cluster.startBroker(id);
+            }
+        }
+        cluster.awaitAllBrokersSeeEachOther();
+        cluster.awaitFullIsr(topics, Duration.ofSeconds(300));
+    }
+
+    private static void awaitProgress(History history, String type, long more) {
+        long target = history.count(type) + more;
+        await(more + " more " + type + " events").atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(200))
+                .until(() -> history.count(type) >= target);
+    }
+
+    private static void closeAll(List<AutoCloseable> workload) {
+        for (AutoCloseable c : workload) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.warn("closing {} failed: {}", c, e.toString());
+            }
+        }
+    }
+
+    /** Checks a kept history again without a cluster: {@code -Dfaults.history=target/faults/<seed>/history.jsonl}. */
+    @Test
+    void checksAKeptHistory() throws IOException {
+        String kept = System.getProperty("faults.history", "");
+        Assumptions.assumeFalse(kept.isBlank(), "no -Dfaults.history given");
+        HistoryChecker.Verdict verdict = HistoryChecker.check(Path.of(kept));
+        LOG.info("{}: {} examples {}", kept, verdict.summary(), verdict.examples());
+        assertTrue(verdict.clean(), () -> verdict.summary() + "\nexamples: " + verdict.examples());
+    }
+}

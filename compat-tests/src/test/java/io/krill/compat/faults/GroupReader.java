@@ -1,0 +1,151 @@
+package io.krill.compat.faults;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * A member of a consumer group (classic or KIP-848 {@code consumer} protocol) reading the campaign's topics
+ * with read_committed on its own thread: every poll's records go to the {@link History}, and about once a
+ * second it commits, synchronously, the offsets after what it has read of the partitions it owns, recording
+ * when the commit started, when it ended and whether it succeeded. After an error that breaks the consumer
+ * it closes it and joins again with a new one.
+ */
+final class GroupReader implements AutoCloseable {
+    private final History history;
+    private final Properties props = new Properties();
+    private final String name;
+    private final String group;
+    private final List<String> topics;
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    GroupReader(History history, Properties clientProps, String name, String group, String protocol,
+            List<String> topics) {
+        this.history = history;
+        this.name = name;
+        this.group = group;
+        this.topics = List.copyOf(topics);
+        props.putAll(clientProps);
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
+        if (protocol.equals("classic")) {
+            props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
+            props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "1000");
+        }
+        this.thread = new Thread(this::run, "reader-" + name);
+        this.thread.setDaemon(true);
+        this.thread.start();
+    }
+
+    private void run() {
+        while (running) {
+            try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
+                    new StringDeserializer())) {
+                Map<TopicPartition, Long> next = new HashMap<>();
+                consumer.subscribe(topics, new ConsumerRebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                        next.keySet().removeAll(partitions);
+                    }
+
+                    @Override
+                    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                        history.record("assigned", name, "group", group, "partitions",
+                                partitions.stream().map(tp -> tp.topic() + "-" + tp.partition()).toList());
+                    }
+
+                    @Override
+                    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+                        next.keySet().removeAll(partitions);
+                    }
+                });
+                readUntilStoppedOrBroken(consumer, next);
+            } catch (KafkaException | IllegalStateException e) {
+                history.record("reader-error", name, "group", group, "err", e.toString());
+                pause();
+            }
+        }
+    }
+
+    /**
+     * {@code next} holds, per owned partition, the offset after the last record read since it was assigned:
+     * a partition revoked and later assigned again starts from the group's committed offset, never from what
+     * this member had read before, or it would commit an offset older than another member's.
+     */
+    private void readUntilStoppedOrBroken(KafkaConsumer<String, String> consumer, Map<TopicPartition, Long> next) {
+        long lastCommit = System.nanoTime();
+        while (running) {
+            ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(500));
+            if (!records.isEmpty()) {
+                List<List<Object>> seen = new ArrayList<>(records.count());
+                for (ConsumerRecord<String, String> r : records) {
+                    seen.add(List.of(r.topic() + "-" + r.partition(), r.offset(), r.value()));
+                    next.put(new TopicPartition(r.topic(), r.partition()), r.offset() + 1);
+                }
+                history.record("poll", name, "group", group, "records", seen);
+            }
+            if (System.nanoTime() - lastCommit > TimeUnit.SECONDS.toNanos(1)) {
+                next.keySet().retainAll(consumer.assignment());
+                commit(consumer, next);
+                lastCommit = System.nanoTime();
+            }
+        }
+    }
+
+    private void commit(KafkaConsumer<String, String> consumer, Map<TopicPartition, Long> next) {
+        if (next.isEmpty()) {
+            return;
+        }
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        Map<String, Long> recorded = new HashMap<>();
+        next.forEach((tp, offset) -> {
+            offsets.put(tp, new OffsetAndMetadata(offset));
+            recorded.put(tp.topic() + "-" + tp.partition(), offset);
+        });
+        long start = System.currentTimeMillis();
+        try {
+            consumer.commitSync(offsets, Duration.ofSeconds(15));
+            history.record("commit", name, "group", group, "start", start, "offsets", recorded, "ok", true);
+        } catch (KafkaException e) {
+            history.record("commit", name, "group", group, "start", start, "offsets", recorded, "ok", false,
+                    "err", e.toString());
+        }
+    }
+
+    private static void pause() {
+        try {
+            TimeUnit.SECONDS.sleep(1);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    void stop() throws InterruptedException {
+        running = false;
+        thread.join(TimeUnit.SECONDS.toMillis(90));
+    }
+
+    @Override
+    public void close() {
+        running = false;
+    }
+}

@@ -1,0 +1,115 @@
+package io.krill.compat.faults;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The checker on small made-up histories: each violation it should see, it sees, and a clean one passes. */
+class HistoryCheckerTest {
+    @TempDir
+    Path dir;
+
+    private History history;
+
+    private HistoryChecker.Verdict check(List<List<Object>> finalRecords) {
+        history.record("final", "final-read", "records", finalRecords);
+        history.record("final-end", "final-read", "ends", Map.of());
+        history.close();
+        return HistoryChecker.check(history.file());
+    }
+
+    private void acked(String proc, String tp, String v, long off) {
+        history.record("send", proc, "tp", tp, "v", v);
+        history.record("ack", proc, "tp", tp, "v", v, "off", off);
+    }
+
+    private void txn(String proc, long txn, String outcome, String tp, String... values) {
+        for (String v : values) {
+            history.record("send", proc, "tp", tp, "v", v, "txn", txn);
+        }
+        history.record("txn-end", proc, "txn", txn, "outcome", outcome);
+    }
+
+    private static List<Object> rec(String tp, long off, String v) {
+        return List.of(tp, off, v);
+    }
+
+    private void start() {
+        history = new History(dir.resolve("history.jsonl"));
+    }
+
+    @Test
+    void aCleanHistoryIsClean() {
+        start();
+        acked("i1", "a-0", "i1-0", 0);
+        acked("i1", "a-0", "i1-1", 1);
+        txn("t1", 1, "committed", "b-0", "t1-0", "t1-1");
+        txn("t1", 2, "aborted", "b-0", "t1-2");
+        history.record("poll", "c1", "group", "g", "records", List.of(rec("a-0", 0, "i1-0")));
+        history.record("commit", "c1", "group", "g", "start", 1L, "offsets", Map.of("a-0", 1), "ok", true);
+        HistoryChecker.Verdict v = check(List.of(rec("a-0", 0, "i1-0"), rec("a-0", 1, "i1-1"), rec("b-0", 0, "t1-0"),
+                rec("b-0", 1, "t1-1")));
+        assertTrue(v.clean(), v.summary() + " " + v.examples());
+        assertEquals(4, v.acked());
+        assertEquals(1, v.committedTxns());
+        assertEquals(1, v.abortedTxns());
+    }
+
+    @Test
+    void findsLostDuplicatedAndReorderedValues() {
+        start();
+        acked("i1", "a-0", "i1-0", 0);
+        acked("i1", "a-0", "i1-1", 1);
+        acked("i1", "a-0", "i1-2", 2);
+        txn("t1", 1, "committed", "b-0", "t1-0");
+        HistoryChecker.Verdict v = check(List.of(rec("a-0", 0, "i1-1"), rec("a-0", 1, "i1-0"), rec("a-0", 2, "i1-0")));
+        assertEquals(2, v.lost(), v.examples().toString()); // i1-2 and t1-0
+        assertEquals(1, v.duplicated());
+        assertTrue(v.reordered() >= 2, v.examples().toString()); // i1-1 and i1-0 misplaced, i1-0 after i1-1
+        assertFalse(v.clean());
+    }
+
+    @Test
+    void findsAbortedTornUnsentAndDirtyReads() {
+        start();
+        acked("i1", "a-0", "i1-0", 0);
+        txn("t1", 1, "aborted", "b-0", "t1-0");
+        txn("t1", 2, "unknown", "b-0", "t1-1", "t1-2");
+        history.record("poll", "c1", "group", "g", "records",
+                List.of(rec("b-0", 0, "t1-0"), rec("a-0", 5, "i1-0"), rec("a-0", 6, "ghost")));
+        HistoryChecker.Verdict v = check(List.of(rec("a-0", 0, "i1-0"), rec("b-0", 1, "t1-1")));
+        assertEquals(1, v.abortedRead());
+        assertEquals(1, v.torn());
+        assertEquals(1, v.unsentRead());
+        assertEquals(1, v.dirtyRead());
+    }
+
+    @Test
+    void findsCommittedOffsetsGoingBackwards() {
+        start();
+        history.record("commit", "c1", "group", "g", "start", 0L, "offsets", Map.of("a-0", 10), "ok", true);
+        history.record("commit", "c2", "group", "g", "start", System.currentTimeMillis() + 1, "offsets",
+                Map.of("a-0", 4), "ok", true);
+        // a failed commit of a lower offset is no violation
+        history.record("commit", "c2", "group", "g", "start", System.currentTimeMillis() + 1, "offsets",
+                Map.of("a-0", 3), "ok", false);
+        HistoryChecker.Verdict v = check(new ArrayList<>());
+        assertEquals(1, v.offsetsBackwards(), v.examples().toString());
+    }
+
+    @Test
+    void aHistoryWithoutItsFinalReadIsRefused() {
+        start();
+        acked("i1", "a-0", "i1-0", 0);
+        history.close();
+        assertThrows(IllegalStateException.class, () -> HistoryChecker.check(history.file()));
+    }
+}
