@@ -1,5 +1,8 @@
 package io.krill.broker.api;
 
+import io.krill.broker.config.SecurityProtocol;
+import io.krill.broker.security.KafkaPrincipal;
+import io.krill.broker.security.Session;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.RequestHeader;
 import io.krill.wire.protocol.ApiMessage;
@@ -23,8 +26,17 @@ public final class Request {
     private final long receivedNanos;
     private final AtomicBoolean answered = new AtomicBoolean();
 
-    /** Who sent a request: the peer's address and the listener it connected to. Immutable. */
-    public record Connection(SocketAddress remoteAddress, String listenerName, String connectionId) {
+    /**
+     * Who sent a request: the peer's address, the listener it connected to, and the connection's
+     * security {@link Session} (principal). The record is immutable; the session's principal may change
+     * on re-authentication.
+     */
+    public record Connection(SocketAddress remoteAddress, String listenerName, String connectionId, Session session) {
+        /** A PLAINTEXT connection (ANONYMOUS principal). */
+        public Connection(SocketAddress remoteAddress, String listenerName, String connectionId) {
+            this(remoteAddress, listenerName, connectionId,
+                    new Session(remoteAddress, listenerName, SecurityProtocol.PLAINTEXT));
+        }
     }
 
     public Request(RequestHeader header, ApiKeys api, ApiMessage body, Connection connection, ResponseChannel channel,
@@ -61,6 +73,15 @@ public final class Request {
 
     public Connection connection() {
         return connection;
+    }
+
+    public Session session() {
+        return connection.session();
+    }
+
+    /** The principal the connection authenticated as (ANONYMOUS on PLAINTEXT). */
+    public KafkaPrincipal principal() {
+        return connection.session().principal();
     }
 
     /** Position of this request among its connection's requests; the order responses go out in. */

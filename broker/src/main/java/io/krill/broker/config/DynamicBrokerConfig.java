@@ -112,8 +112,8 @@ public final class DynamicBrokerConfig implements MetadataListener {
 
     @Override
     public void onChange(MetadataImage previous, MetadataImage next) {
-        if (previous == null || !Objects.equals(previous.brokerConfigs(""), next.brokerConfigs(""))
-                || !Objects.equals(previous.brokerConfigs(ownEntity), next.brokerConfigs(ownEntity))) {
+        if (previous == null || !Objects.equals(previous.entityConfigs(""), next.entityConfigs(""))
+                || !Objects.equals(previous.entityConfigs(ownEntity), next.entityConfigs(ownEntity))) {
             apply(next);
         }
     }
@@ -124,7 +124,7 @@ public final class DynamicBrokerConfig implements MetadataListener {
      */
     private void apply(MetadataImage image) {
         try {
-            BrokerConfig next = statics.withDynamicConfigs(image.brokerConfigs(ownEntity), image.brokerConfigs(""));
+            BrokerConfig next = statics.withDynamicConfigs(image.entityConfigs(ownEntity), image.entityConfigs(""));
             if (!next.dynamicBrokerConfigs().equals(current.dynamicBrokerConfigs())
                     || !next.dynamicDefaultConfigs().equals(current.dynamicDefaultConfigs())) {
                 LOG.info("Dynamic broker configs now {} (this broker) and {} (cluster default)",

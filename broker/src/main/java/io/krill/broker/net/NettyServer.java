@@ -93,7 +93,7 @@ public final class NettyServer implements AutoCloseable {
                             }
                             ch.pipeline().addLast("frames", new FrameDecoder(socket.socketRequestMaxBytes()));
                             ch.pipeline().addLast(requestGroup, "requests",
-                                    new RequestChannelHandler(registry, listener.name(), MAX_IN_FLIGHT_PER_CONNECTION,
+                                    new RequestChannelHandler(registry, listener.name(), listener.securityProtocol(), MAX_IN_FLIGHT_PER_CONNECTION,
                                             metrics));
                         }
                     });

@@ -5,6 +5,8 @@ import io.krill.broker.api.ApiHandlerRegistry;
 import io.krill.broker.api.Request;
 import io.krill.broker.api.ResponseChannel;
 import io.krill.broker.api.handlers.ApiVersionsHandler;
+import io.krill.broker.config.SecurityProtocol;
+import io.krill.broker.security.Session;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
@@ -39,16 +41,18 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
 
     private final ApiHandlerRegistry registry;
     private final String listenerName;
+    private final SecurityProtocol securityProtocol;
     private final int maxInFlight;
     private final RequestMetrics metrics;
     private ChannelHandlerContext ctx;
     private ResponseSequencer sequencer;
     private Request.Connection connection;
 
-    public RequestChannelHandler(ApiHandlerRegistry registry, String listenerName, int maxInFlight,
-                                 RequestMetrics metrics) {
+    public RequestChannelHandler(ApiHandlerRegistry registry, String listenerName, SecurityProtocol securityProtocol,
+                                 int maxInFlight, RequestMetrics metrics) {
         this.registry = registry;
         this.listenerName = listenerName;
+        this.securityProtocol = securityProtocol;
         this.maxInFlight = maxInFlight;
         this.metrics = metrics;
     }
@@ -58,7 +62,8 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
         this.ctx = ctx;
         this.sequencer = new ResponseSequencer(ctx.channel(), maxInFlight);
         this.connection = new Request.Connection(ctx.channel().remoteAddress(), listenerName,
-                listenerName + "-" + CONNECTION_IDS.incrementAndGet());
+                listenerName + "-" + CONNECTION_IDS.incrementAndGet(),
+                new Session(ctx.channel().remoteAddress(), listenerName, securityProtocol));
     }
 
     @Override

@@ -108,13 +108,13 @@ final class MetadataRecords {
                 record.getBooleanField(INTERNAL, false), configs == null ? Map.of() : configs);
     }
 
-    static byte[] encodeBrokerConfigs(String entity, Map<String, String> configs) {
+    static byte[] encodeEntityConfigs(String entity, Map<String, String> configs) {
         ZNRecord record = new ZNRecord(entity.isEmpty() ? ZkPaths.DEFAULT_BROKER_ENTITY : entity);
         record.setMapField(CONFIGS, new TreeMap<>(configs));
         return serialize(record);
     }
 
-    static Map<String, String> decodeBrokerConfigs(byte[] bytes) {
+    static Map<String, String> decodeEntityConfigs(byte[] bytes) {
         Map<String, String> configs = deserialize(bytes).getMapField(CONFIGS);
         return configs == null ? Map.of() : Map.copyOf(configs);
     }

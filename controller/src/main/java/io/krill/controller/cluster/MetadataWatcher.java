@@ -57,7 +57,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     private final Map<Integer, BrokerInfo> registered = new HashMap<>();
     private Set<Integer> live = Set.of();
     private final Map<String, CachedTopic> topics = new HashMap<>();
-    private final Map<String, Map<String, String>> brokerConfigs = new HashMap<>();
+    private final Map<String, Map<String, String>> entityConfigs = new HashMap<>();
     private boolean dirty;
 
     /** A unit of work for the notification thread; {@code done} completes after the next publish. */
@@ -102,8 +102,8 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         return submit(() -> reloadTopic(name, false));
     }
 
-    CompletableFuture<MetadataImage> refreshBrokerConfig(String entity) {
-        return submit(() -> reloadBrokerConfig(entity));
+    CompletableFuture<MetadataImage> refreshEntityConfig(String entity) {
+        return submit(() -> reloadEntityConfig(entity));
     }
 
     CompletableFuture<MetadataImage> refreshPartition(String topic, int partition) {
@@ -285,7 +285,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
             topicImages.add(topic.image());
         }
         MetadataImage previous = image;
-        MetadataImage next = new MetadataImage(clusterId, controllerId, brokers, topicImages, brokerConfigs);
+        MetadataImage next = new MetadataImage(clusterId, controllerId, brokers, topicImages, entityConfigs);
         image = next;
         for (MetadataListener listener : listeners) {
             try {
@@ -317,8 +317,8 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
             } else if (parts.length == 2 && event.getType() != Watcher.Event.EventType.NodeDeleted) {
                 reloadPartition(parts[0], Integer.parseInt(parts[1]));
             }
-        } else if (path.startsWith(paths.brokerConfigs() + "/")) {
-            reloadBrokerConfig(ZkPaths.brokerConfigEntity(path.substring(paths.brokerConfigs().length() + 1)));
+        } else if (path.startsWith(paths.entityConfigs() + "/")) {
+            reloadEntityConfig(ZkPaths.entityOfNode(path.substring(paths.entityConfigs().length() + 1)));
         } else if (path.equals(paths.clusterId())) {
             reloadClusterId();
         } else if (path.startsWith(paths.liveInstances() + "/")) {
@@ -351,17 +351,17 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         for (String name : names) {
             reloadTopic(name, true);
         }
-        brokerConfigs.clear();
-        for (String node : zk.childrenOrEmpty(paths.brokerConfigs())) {
-            reloadBrokerConfig(ZkPaths.brokerConfigEntity(node));
+        entityConfigs.clear();
+        for (String node : zk.childrenOrEmpty(paths.entityConfigs())) {
+            reloadEntityConfig(ZkPaths.entityOfNode(node));
         }
         dirty = true;
     }
 
-    private void reloadBrokerConfig(String entity) {
-        byte[] data = session.readOrNull(paths.brokerConfig(entity), new Stat());
-        Map<String, String> configs = data == null ? Map.of() : MetadataRecords.decodeBrokerConfigs(data);
-        Map<String, String> previous = configs.isEmpty() ? brokerConfigs.remove(entity) : brokerConfigs.put(entity, configs);
+    private void reloadEntityConfig(String entity) {
+        byte[] data = session.readOrNull(paths.entityConfig(entity), new Stat());
+        Map<String, String> configs = data == null ? Map.of() : MetadataRecords.decodeEntityConfigs(data);
+        Map<String, String> previous = configs.isEmpty() ? entityConfigs.remove(entity) : entityConfigs.put(entity, configs);
         if (!configs.equals(previous == null ? Map.of() : previous)) {
             dirty = true;
         }

@@ -66,18 +66,23 @@ final class ZkPaths {
         return topic(topic) + "/" + partition;
     }
 
-    /** Dynamic broker configs, one node per entity: {@code default} (cluster-wide) or a broker id. */
-    String brokerConfigs() {
-        return krillRoot() + "/broker-configs";
+    /**
+     * Entity configs (dynamic broker configs, users, clients, security data), one node per entity: the
+     * entity name URL-encoded, {@code default} for the cluster-wide broker defaults.
+     */
+    String entityConfigs() {
+        return krillRoot() + "/entity-configs";
     }
 
-    String brokerConfig(String entity) {
-        return brokerConfigs() + "/" + (entity.isEmpty() ? DEFAULT_BROKER_ENTITY : entity);
+    String entityConfig(String entity) {
+        return entityConfigs() + "/" + (entity.isEmpty() ? DEFAULT_BROKER_ENTITY
+                : java.net.URLEncoder.encode(entity, java.nio.charset.StandardCharsets.UTF_8));
     }
 
-    /** The entity of a broker-config node name: "" for the cluster-wide default. */
-    static String brokerConfigEntity(String nodeName) {
-        return DEFAULT_BROKER_ENTITY.equals(nodeName) ? "" : nodeName;
+    /** The entity of an entity-config node name: "" for the cluster-wide broker defaults. */
+    static String entityOfNode(String nodeName) {
+        return DEFAULT_BROKER_ENTITY.equals(nodeName) ? ""
+                : java.net.URLDecoder.decode(nodeName, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     String liveInstances() {

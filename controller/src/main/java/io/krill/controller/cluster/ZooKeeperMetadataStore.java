@@ -397,16 +397,16 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     }
 
     @Override
-    public void alterBrokerConfigs(String entity, Map<String, String> configs) {
+    public void alterEntityConfigs(String entity, Map<String, String> configs) {
         ensureOpen();
-        String path = paths.brokerConfig(entity);
-        byte[] encoded = MetadataRecords.encodeBrokerConfigs(entity, configs);
+        String path = paths.entityConfig(entity);
+        byte[] encoded = MetadataRecords.encodeEntityConfigs(entity, configs);
         guarded(() -> {
             try {
                 try {
                     session.call(zk -> zk.setData(path, encoded, -1));
                 } catch (KeeperException.NoNodeException e) {
-                    createIfAbsent(paths.brokerConfigs(), new byte[0]);
+                    createIfAbsent(paths.entityConfigs(), new byte[0]);
                     if (!createIfAbsent(path, encoded)) {
                         session.call(zk -> zk.setData(path, encoded, -1));
                     }
@@ -418,7 +418,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         });
         LOG.info("dynamic broker configs of {} set to {}", entity.isEmpty() ? "the cluster" : "broker " + entity,
                 configs.keySet());
-        await(watcher.refreshBrokerConfig(entity));
+        await(watcher.refreshEntityConfig(entity));
     }
 
     /** Creates a persistent node; false if it already exists. */

@@ -57,7 +57,7 @@ public final class LocalMetadataStore implements MetadataStore {
                     + " stored in " + file.path());
         }
         this.image = new MetadataImage(contents.clusterId(), nodeId, List.of(self), contents.topics(),
-                contents.brokerConfigs());
+                contents.entityConfigs());
         this.nextProducerId = contents.nextProducerId();
     }
 
@@ -89,7 +89,7 @@ public final class LocalMetadataStore implements MetadataStore {
             throw new IllegalArgumentException("count must be positive: " + count);
         }
         long first = nextProducerId;
-        file.write(image.clusterId(), image.topics(), first + count, image.allBrokerConfigs());
+        file.write(image.clusterId(), image.topics(), first + count, image.allEntityConfigs());
         nextProducerId = first + count;
         return first;
     }
@@ -220,8 +220,8 @@ public final class LocalMetadataStore implements MetadataStore {
     }
 
     @Override
-    public synchronized void alterBrokerConfigs(String entity, Map<String, String> configs) {
-        publish(image.withBrokerConfigs(entity, configs));
+    public synchronized void alterEntityConfigs(String entity, Map<String, String> configs) {
+        publish(image.withEntityConfigs(entity, configs));
     }
 
     @Override
@@ -294,7 +294,7 @@ public final class LocalMetadataStore implements MetadataStore {
     }
 
     private void publish(MetadataImage next) {
-        file.write(next.clusterId(), next.topics(), nextProducerId, next.allBrokerConfigs());
+        file.write(next.clusterId(), next.topics(), nextProducerId, next.allEntityConfigs());
         MetadataImage previous = image;
         image = next;
         for (MetadataListener listener : listeners) {

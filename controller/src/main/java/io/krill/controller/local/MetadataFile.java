@@ -5,6 +5,8 @@ import io.krill.controller.metadata.TopicImage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +30,7 @@ import java.util.UUID;
  * cluster &lt;clusterId&gt;
  * topic &lt;name&gt; &lt;topicId&gt; &lt;partitionCount&gt; &lt;internal:0|1&gt;
  * config &lt;name&gt; &lt;key&gt; &lt;base64(value)&gt;
- * brokerConfig &lt;default|brokerId&gt; &lt;key&gt; &lt;base64(value)&gt;
+ * entityConfig &lt;default|urlencoded entity&gt; &lt;key&gt; &lt;base64(value)&gt;
  * producerIds &lt;next unallocated producer id&gt;
  * </pre>
  *
@@ -44,7 +46,7 @@ final class MetadataFile {
 
     /** What the file holds. */
     record Contents(String clusterId, List<TopicImage> topics, long nextProducerId,
-                    Map<String, Map<String, String>> brokerConfigs) {
+                    Map<String, Map<String, String>> entityConfigs) {
     }
 
     private static final String DEFAULT_ENTITY = "default";
@@ -70,7 +72,7 @@ final class MetadataFile {
             long nextProducerId = 0;
             Map<String, String[]> topicLines = new LinkedHashMap<>();
             Map<String, Map<String, String>> configs = new HashMap<>();
-            Map<String, Map<String, String>> brokerConfigs = new HashMap<>();
+            Map<String, Map<String, String>> entityConfigs = new HashMap<>();
             for (int i = 0; i < lines.size(); i++) {
                 String[] parts = lines.get(i).split(" ");
                 switch (parts[0]) {
@@ -84,8 +86,8 @@ final class MetadataFile {
                     case "topic" -> topicLines.put(parts[1], parts);
                     case "config" -> configs.computeIfAbsent(parts[1], k -> new HashMap<>()).put(parts[2],
                             new String(Base64.getDecoder().decode(parts[3]), StandardCharsets.UTF_8));
-                    case "brokerConfig" -> brokerConfigs.computeIfAbsent(
-                            DEFAULT_ENTITY.equals(parts[1]) ? "" : parts[1], k -> new HashMap<>()).put(parts[2],
+                    case "entityConfig" -> entityConfigs.computeIfAbsent(DEFAULT_ENTITY.equals(parts[1]) ? ""
+                            : URLDecoder.decode(parts[1], StandardCharsets.UTF_8), k -> new HashMap<>()).put(parts[2],
                             new String(Base64.getDecoder().decode(parts[3]), StandardCharsets.UTF_8));
                     case "" -> {
                     }
@@ -103,7 +105,7 @@ final class MetadataFile {
                 topics.add(new TopicImage(name, UUID.fromString(parts[2]), partitions,
                         configs.getOrDefault(name, Map.of()), parts[4].equals("1")));
             }
-            return new Contents(clusterId, topics, nextProducerId, brokerConfigs);
+            return new Contents(clusterId, topics, nextProducerId, entityConfigs);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + path, e);
         } catch (RuntimeException e) {
@@ -113,7 +115,7 @@ final class MetadataFile {
 
     /** Replaces the file atomically with {@code clusterId}, {@code topics} and the dynamic broker configs. */
     void write(String clusterId, Collection<TopicImage> topics, long nextProducerId,
-               Map<String, Map<String, String>> brokerConfigs) {
+               Map<String, Map<String, String>> entityConfigs) {
         StringBuilder text = new StringBuilder();
         text.append("version ").append(VERSION).append('\n');
         text.append("cluster ").append(clusterId).append('\n');
@@ -127,10 +129,11 @@ final class MetadataFile {
                         .append('\n');
             }
         }
-        for (Map.Entry<String, Map<String, String>> entity : brokerConfigs.entrySet()) {
-            String name = entity.getKey().isEmpty() ? DEFAULT_ENTITY : entity.getKey();
+        for (Map.Entry<String, Map<String, String>> entity : entityConfigs.entrySet()) {
+            String name = entity.getKey().isEmpty() ? DEFAULT_ENTITY
+                    : URLEncoder.encode(entity.getKey(), StandardCharsets.UTF_8);
             for (Map.Entry<String, String> config : entity.getValue().entrySet()) {
-                text.append("brokerConfig ").append(name).append(' ').append(config.getKey()).append(' ')
+                text.append("entityConfig ").append(name).append(' ').append(config.getKey()).append(' ')
                         .append(Base64.getEncoder().encodeToString(config.getValue().getBytes(StandardCharsets.UTF_8)))
                         .append('\n');
             }

@@ -17,8 +17,8 @@ public final class MetadataImage {
     private final Map<Integer, BrokerInfo> brokers;
     private final Map<String, TopicImage> topicsByName;
     private final Map<UUID, TopicImage> topicsById;
-    /** Dynamic broker configs by entity: "" the cluster-wide defaults, else a broker id. */
-    private final Map<String, Map<String, String>> brokerConfigs;
+    /** Entity configs by entity name; see {@link MetadataStore#alterEntityConfigs}. */
+    private final Map<String, Map<String, String>> entityConfigs;
 
     public MetadataImage(String clusterId, int controllerId, Collection<BrokerInfo> brokers,
                          Collection<TopicImage> topics) {
@@ -26,7 +26,7 @@ public final class MetadataImage {
     }
 
     public MetadataImage(String clusterId, int controllerId, Collection<BrokerInfo> brokers,
-                         Collection<TopicImage> topics, Map<String, Map<String, String>> brokerConfigs) {
+                         Collection<TopicImage> topics, Map<String, Map<String, String>> entityConfigs) {
         this.clusterId = clusterId;
         this.controllerId = controllerId;
         Map<Integer, BrokerInfo> byId = new HashMap<>();
@@ -43,25 +43,43 @@ public final class MetadataImage {
         this.topicsByName = Map.copyOf(byName);
         this.topicsById = Map.copyOf(byTopicId);
         Map<String, Map<String, String>> configs = new HashMap<>();
-        brokerConfigs.forEach((entity, values) -> {
+        entityConfigs.forEach((entity, values) -> {
             if (!values.isEmpty()) {
                 configs.put(entity, Map.copyOf(values));
             }
         });
-        this.brokerConfigs = Map.copyOf(configs);
+        this.entityConfigs = Map.copyOf(configs);
     }
 
-    /** The dynamic broker configs of {@code entity} ("" for the cluster-wide defaults, else a broker id). */
-    public Map<String, String> brokerConfigs(String entity) {
-        return brokerConfigs.getOrDefault(entity, Map.of());
+    /**
+     * The configs of {@code entity} ("" for the cluster-wide broker defaults, a broker id, or a
+     * {@code type/name} entity as {@link MetadataStore#alterEntityConfigs} describes); empty if none.
+     */
+    public Map<String, String> entityConfigs(String entity) {
+        return entityConfigs.getOrDefault(entity, Map.of());
     }
 
-    public Map<String, Map<String, String>> allBrokerConfigs() {
-        return brokerConfigs;
+    /**
+     * Every entity of one type, keyed by the rest of the entity name: {@code entitiesOfType("users")}
+     * maps "alice" to the configs of "users/alice" (and "alice/clients/app" to "users/alice/clients/app").
+     */
+    public Map<String, Map<String, String>> entitiesOfType(String type) {
+        String prefix = type + "/";
+        Map<String, Map<String, String>> result = new HashMap<>();
+        entityConfigs.forEach((entity, configs) -> {
+            if (entity.startsWith(prefix)) {
+                result.put(entity.substring(prefix.length()), configs);
+            }
+        });
+        return result;
     }
 
-    public MetadataImage withBrokerConfigs(String entity, Map<String, String> configs) {
-        Map<String, Map<String, String>> next = new HashMap<>(brokerConfigs);
+    public Map<String, Map<String, String>> allEntityConfigs() {
+        return entityConfigs;
+    }
+
+    public MetadataImage withEntityConfigs(String entity, Map<String, String> configs) {
+        Map<String, Map<String, String>> next = new HashMap<>(entityConfigs);
         next.put(entity, configs);
         return new MetadataImage(clusterId, controllerId, brokers.values(), topicsByName.values(), next);
     }
@@ -98,18 +116,18 @@ public final class MetadataImage {
     public MetadataImage withTopic(TopicImage topic) {
         Map<String, TopicImage> updated = new HashMap<>(topicsByName);
         updated.put(topic.name(), topic);
-        return new MetadataImage(clusterId, controllerId, brokers.values(), updated.values(), brokerConfigs);
+        return new MetadataImage(clusterId, controllerId, brokers.values(), updated.values(), entityConfigs);
     }
 
     /** A copy without the topic named {@code name}. */
     public MetadataImage withoutTopic(String name) {
         Map<String, TopicImage> updated = new HashMap<>(topicsByName);
         updated.remove(name);
-        return new MetadataImage(clusterId, controllerId, brokers.values(), updated.values(), brokerConfigs);
+        return new MetadataImage(clusterId, controllerId, brokers.values(), updated.values(), entityConfigs);
     }
 
     /** A copy with these live brokers and controller. */
     public MetadataImage withBrokers(int newControllerId, List<BrokerInfo> liveBrokers) {
-        return new MetadataImage(clusterId, newControllerId, liveBrokers, topicsByName.values(), brokerConfigs);
+        return new MetadataImage(clusterId, newControllerId, liveBrokers, topicsByName.values(), entityConfigs);
     }
 }

@@ -71,11 +71,17 @@ public interface MetadataStore extends AutoCloseable {
     TopicImage alterTopicConfigs(String name, Map<String, String> overrides);
 
     /**
-     * Replaces the dynamic broker configs of {@code entity} ("" for the cluster-wide defaults, else a
-     * broker id) with {@code configs} (already validated; empty removes them all). Every broker sees
-     * them in its image.
+     * Replaces the configs of one entity with {@code configs} (already validated; empty removes the
+     * entity). Every broker sees them in its image ({@link MetadataImage#entityConfigs}). Entity names:
+     * <ul>
+     *   <li>{@code ""}: the cluster-wide dynamic broker defaults; {@code "<brokerId>"}: one broker's;</li>
+     *   <li>{@code "type/name"} for everything else, as Kafka's {@code /config/<type>/<name>} znodes:
+     *       {@code users/alice}, {@code users/<default>}, {@code clients/app}, {@code users/alice/clients/app},
+     *       {@code ips/10.0.0.1}; security data uses its own types (e.g. {@code acls/...}).</li>
+     * </ul>
+     * Names may hold any characters; stores encode them.
      */
-    void alterBrokerConfigs(String entity, Map<String, String> configs);
+    void alterEntityConfigs(String entity, Map<String, String> configs);
 
     /**
      * Changes a partition's state if it still is {@code expected} (same partition epoch): how a leader

@@ -112,9 +112,9 @@ class ZooKeeperMetadataStoreTest {
                     && "LEADER".equals(store.helixState("kept", 0)) && "LEADER".equals(store.helixState("kept", 1)));
             kept = store.image().topic("kept");
             firstIds = store.allocateProducerIds(100);
-            store.alterBrokerConfigs("", Map.of("log.retention.ms", "5"));
-            store.alterBrokerConfigs("1", Map.of("log.segment.bytes", "2000000"));
-            assertEquals(Map.of("log.retention.ms", "5"), store.image().brokerConfigs(""), "visible when the call returns");
+            store.alterEntityConfigs("", Map.of("log.retention.ms", "5"));
+            store.alterEntityConfigs("1", Map.of("log.segment.bytes", "2000000"));
+            assertEquals(Map.of("log.retention.ms", "5"), store.image().entityConfigs(""), "visible when the call returns");
             clusterId = store.image().clusterId();
             zk.close(); // the node dies: ZooKeeper first, the store finds it gone (fenced, no resignation)
             await().atMost(PATIENCE).until(store::isFenced);
@@ -131,8 +131,8 @@ class ZooKeeperMetadataStoreTest {
             assertEquals(kept.id(), again.id());
             assertEquals(kept.configs(), again.configs());
             assertTrue(store.allocateProducerIds(100) >= firstIds + 100, "producer ids are never reused");
-            assertEquals(Map.of("log.retention.ms", "5"), store.image().brokerConfigs(""));
-            assertEquals(Map.of("log.segment.bytes", "2000000"), store.image().brokerConfigs("1"));
+            assertEquals(Map.of("log.retention.ms", "5"), store.image().entityConfigs(""));
+            assertEquals(Map.of("log.segment.bytes", "2000000"), store.image().entityConfigs("1"));
             // The restarted broker resigned (it stayed in the ISR as its last member) and leads again, later.
             TopicImage before = kept;
             await().atMost(PATIENCE).untilAsserted(() -> {

@@ -45,10 +45,10 @@ class LocalMetadataStoreTest {
             store.createPartitions("orders", 5, List.of());
             clusterId = store.image().clusterId();
             assertEquals(22, clusterId.length());
-            store.alterBrokerConfigs("", Map.of("log.retention.ms", "5 5"));
-            store.alterBrokerConfigs("1", Map.of("log.segment.bytes", "2000000"));
-            store.alterBrokerConfigs("1", Map.of());
-            assertEquals(Map.of(), store.image().brokerConfigs("1"), "an empty layer removes the entity");
+            store.alterEntityConfigs("", Map.of("log.retention.ms", "5 5"));
+            store.alterEntityConfigs("1", Map.of("log.segment.bytes", "2000000"));
+            store.alterEntityConfigs("1", Map.of());
+            assertEquals(Map.of(), store.image().entityConfigs("1"), "an empty layer removes the entity");
         }
         try (LocalMetadataStore store = new LocalMetadataStore(dir, SELF, null)) {
             TopicImage topic = store.image().topic("orders");
@@ -59,7 +59,7 @@ class LocalMetadataStoreTest {
             assertEquals(List.of(1), topic.partition(4).isr());
             assertEquals(clusterId, store.image().clusterId());
             assertEquals(topic, store.image().topic(created.id()));
-            assertEquals(Map.of("log.retention.ms", "5 5"), store.image().brokerConfigs(""));
+            assertEquals(Map.of("log.retention.ms", "5 5"), store.image().entityConfigs(""));
         }
     }
 

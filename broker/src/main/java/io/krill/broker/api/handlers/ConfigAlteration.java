@@ -114,7 +114,7 @@ final class ConfigAlteration {
         synchronized (BROKER_CONFIGS) {
             MetadataImage image = context.metadata().image();
             String own = context.configs().ownEntity();
-            Map<String, String> current = image.brokerConfigs(name);
+            Map<String, String> current = image.entityConfigs(name);
             Map<String, String> next;
             try {
                 next = change.apply(current);
@@ -129,13 +129,13 @@ final class ConfigAlteration {
                 }
             }
             try {
-                context.configs().statics().withDynamicConfigs(name.isEmpty() ? image.brokerConfigs(own) : next,
-                        name.isEmpty() ? next : image.brokerConfigs(""));
+                context.configs().statics().withDynamicConfigs(name.isEmpty() ? image.entityConfigs(own) : next,
+                        name.isEmpty() ? next : image.entityConfigs(""));
             } catch (ConfigException e) {
                 throw new ApiException(Errors.INVALID_CONFIG, e.getMessage());
             }
             if (!validateOnly && !next.equals(current)) {
-                context.metadata().alterBrokerConfigs(name, next);
+                context.metadata().alterEntityConfigs(name, next);
             }
         }
     }

@@ -171,7 +171,7 @@ class ConfigHandlersTest {
         broker.append("t", 0, 1);
         assertEquals(Errors.NONE.code(), incremental(1, BROKER, "", op("log.retention.bytes", 0, "12345"))
                 .responses().get(0).errorCode());
-        assertEquals(Map.of("log.retention.bytes", "12345"), broker.metadata.image().brokerConfigs(""));
+        assertEquals(Map.of("log.retention.bytes", "12345"), broker.metadata.image().entityConfigs(""));
         assertEquals(12345L, broker.partitions.partition("t", 0).config().retentionBytes(),
                 "a topic without its own override follows the cluster default");
         assertEquals(Errors.NONE.code(), incremental(1, BROKER, "1", op("log.retention.bytes", 0, "999"))
