@@ -3,6 +3,8 @@ package io.krill.broker.security.sasl;
 import io.krill.broker.config.BrokerConfig;
 import io.krill.broker.config.ConfigException;
 import io.krill.broker.config.Password;
+import io.krill.broker.security.scram.ScramCredentials;
+import io.krill.broker.security.scram.ScramMechanism;
 import io.krill.controller.metadata.MetadataImage;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,23 +23,25 @@ import java.util.function.Supplier;
  *       client credentials ({@code username}/{@code password});</li>
  *   <li>{@code sasl.mechanism.inter.broker.protocol} for {@link #interBrokerClient}.</li>
  * </ul>
- * SCRAM credentials come from the metadata image (entity {@code users/<name>}), read at each exchange.
+ * SCRAM credentials come from the metadata image (entity {@code users/<name>}, see {@link ScramCredentials}),
+ * read at each exchange; SCRAM listeners need no JAAS config on the server side.
  *
  * <p>Thread-safe: the configuration and image are read through suppliers on every call; parsed JAAS
  * configs are cached by their text in a concurrent map.
  */
 public final class SaslMechanisms {
     /** The mechanisms Krill implements, in the order they are preferred. */
-    public static final List<String> SUPPORTED = List.of(PlainServerMechanism.MECHANISM);
+    public static final List<String> SUPPORTED = List.of(PlainServerMechanism.MECHANISM,
+            ScramMechanism.SCRAM_SHA_256.mechanismName(), ScramMechanism.SCRAM_SHA_512.mechanismName());
 
     private final Supplier<BrokerConfig> config;
-    private final Supplier<MetadataImage> image;
+    private final ScramCredentials scramCredentials;
     private final Map<String, JaasConfig> parsed = new ConcurrentHashMap<>();
 
     /** @param config the current broker configuration (re-read per call, so dynamic changes apply) */
     public SaslMechanisms(Supplier<BrokerConfig> config, Supplier<MetadataImage> image) {
         this.config = config;
-        this.image = image;
+        this.scramCredentials = new ScramCredentials(image);
     }
 
     public SaslMechanisms(BrokerConfig config, Supplier<MetadataImage> image) {
@@ -113,6 +117,10 @@ public final class SaslMechanisms {
                     "SASL/PLAIN on listener " + listenerName + " needs " + jaasKey(listenerName, mechanism)));
             return new PlainServerMechanism(PlainServerMechanism.users(jaas));
         }
+        Optional<ScramMechanism> scram = ScramMechanism.forName(mechanism);
+        if (scram.isPresent()) {
+            return new ScramServerMechanism(scram.get(), user -> scramCredentials.lookup(user, scram.get()));
+        }
         throw new IllegalArgumentException("SASL mechanism " + mechanism + " is not supported");
     }
 
@@ -143,6 +151,10 @@ public final class SaslMechanisms {
         String password = module.options().get("password");
         if (mechanism.equals(PlainServerMechanism.MECHANISM)) {
             return new PlainClientMechanism(username, password);
+        }
+        Optional<ScramMechanism> scram = ScramMechanism.forName(mechanism);
+        if (scram.isPresent()) {
+            return new ScramClientMechanism(scram.get(), username, password);
         }
         throw new ConfigException("sasl.mechanism.inter.broker.protocol=" + mechanism + " is not supported");
     }

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.krill.broker.config.BrokerConfig;
 import io.krill.broker.config.ConfigException;
+import io.krill.broker.security.scram.ScramFormatter;
+import io.krill.broker.security.scram.ScramMechanism;
 import io.krill.controller.metadata.MetadataImage;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -88,5 +90,32 @@ class SaslMechanismsTest {
     void mechanismJaasKeyIsNotAnUnknownKey() {
         assertTrue(config(Map.of("listener.name.internal.scram-sha-256.sasl.jaas.config", "x.Y required;"))
                 .unknownKeys().isEmpty());
+    }
+
+    @Test
+    void scramReadsCredentialsFromTheImageAndNeedsNoServerJaas() throws Exception {
+        ScramFormatter f = new ScramFormatter(ScramMechanism.SCRAM_SHA_512);
+        MetadataImage image = new MetadataImage("c", 1, List.of(), List.of(), Map.of("users/alice",
+                Map.of("SCRAM-SHA-512", f.credential("alice-secret", 4096).toConfigValue(), "producer_byte_rate", "1024")));
+        Map<String, String> props = Map.of("sasl.enabled.mechanisms", "SCRAM-SHA-512,SCRAM-SHA-256,PLAIN",
+                "listener.name.sasl_plaintext.plain.sasl.jaas.config", PLAIN_JAAS,
+                "sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512",
+                "listener.name.internal.scram-sha-512.sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"alice\" password=\"alice-secret\";");
+        SaslMechanisms m = new SaslMechanisms(config(props), () -> image);
+        assertEquals(List.of("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN"), m.enabled("SASL_PLAINTEXT"));
+        m.checkListener("SASL_PLAINTEXT");
+        SaslClientMechanism client = m.interBrokerClient("INTERNAL");
+        assertEquals("SCRAM-SHA-512", client.mechanismName());
+        SaslServerMechanism server = m.create("SASL_PLAINTEXT", "SCRAM-SHA-512");
+        byte[] last = server.evaluateResponse(client.evaluateChallenge(server.evaluateResponse(client.initialResponse())));
+        client.evaluateChallenge(last);
+        assertTrue(client.isComplete());
+        assertEquals("alice", server.principal().name());
+        // no SHA-256 credential for alice
+        SaslServerMechanism sha256 = m.create("SASL_PLAINTEXT", "SCRAM-SHA-256");
+        SaslClientMechanism client256 = new ScramClientMechanism(ScramMechanism.SCRAM_SHA_256, "alice", "alice-secret");
+        byte[] response = client256.evaluateChallenge(sha256.evaluateResponse(client256.initialResponse()));
+        assertThrows(SaslAuthenticationException.class, () -> sha256.evaluateResponse(response));
     }
 }
