@@ -157,7 +157,7 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
         try {
             handler.handle(request);
             if (sasl != null && sasl.mustClose()) {
-                closeAfterWrites("SASL " + api.apiName() + " failed");
+                closeAfterWrites("SASL " + api.apiName() + " failed: " + sasl.failure());
             }
         } catch (ApiException e) {
             if (!request.isAnswered()) {

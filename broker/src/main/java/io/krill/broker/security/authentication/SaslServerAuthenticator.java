@@ -46,6 +46,7 @@ public final class SaslServerAuthenticator {
     /** System.nanoTime() after which the session has expired; 0 for never. */
     private long expiresAtNanos;
     private boolean everAuthenticated;
+    private String failure;
 
     public SaslServerAuthenticator(Session session, ServerMechanismFactory mechanisms, long reauthMs) {
         this.session = session;
@@ -82,20 +83,30 @@ public final class SaslServerAuthenticator {
         return state == State.FAILED;
     }
 
+    /** Why the exchange failed (for the log), once {@link #mustClose()}. */
+    public String failure() {
+        return failure;
+    }
+
+    private void fail(String why) {
+        state = State.FAILED;
+        failure = why;
+    }
+
     public HandshakeOutcome handshake(short version, String mechanismName) {
         List<String> enabled = mechanisms.enabledMechanisms(session.listenerName());
         if (state != State.HANDSHAKE && state != State.AUTHENTICATED) {
-            state = State.FAILED;
+            fail("SaslHandshake out of order");
             return new HandshakeOutcome(Errors.ILLEGAL_SASL_STATE, enabled);
         }
         if (mechanismName == null || !enabled.contains(mechanismName)) {
-            state = State.FAILED;
+            fail("SASL mechanism " + mechanismName + " is not enabled (enabled: " + enabled + ")");
             return new HandshakeOutcome(Errors.UNSUPPORTED_SASL_MECHANISM, enabled);
         }
         reauthenticating = state == State.AUTHENTICATED ? session.principal() : null;
         if (reauthenticating != null && version == 0) {
             // Re-authentication exists only with SaslAuthenticate (KIP-368 requires handshake v1).
-            state = State.FAILED;
+            fail("re-authentication with SaslHandshake v0");
             return new HandshakeOutcome(Errors.ILLEGAL_SASL_STATE, enabled);
         }
         mechanism = mechanisms.create(session.listenerName(), mechanismName);
@@ -105,7 +116,7 @@ public final class SaslServerAuthenticator {
 
     public AuthenticateOutcome authenticate(byte[] clientToken) {
         if (state != State.AUTHENTICATE) {
-            state = State.FAILED;
+            fail("SaslAuthenticate without a SASL handshake in progress");
             return new AuthenticateOutcome(Errors.ILLEGAL_SASL_STATE,
                     "Unexpected SaslAuthenticate request: no SASL handshake is in progress", new byte[0], 0);
         }
@@ -113,7 +124,7 @@ public final class SaslServerAuthenticator {
         try {
             challenge = mechanism.evaluateResponse(clientToken);
         } catch (SaslAuthenticationException e) {
-            state = State.FAILED;
+            fail(e.getMessage());
             return new AuthenticateOutcome(Errors.SASL_AUTHENTICATION_FAILED, e.getMessage(), new byte[0], 0);
         }
         if (!mechanism.isComplete()) {
@@ -143,7 +154,7 @@ public final class SaslServerAuthenticator {
             }
             return challenge;
         } catch (SaslAuthenticationException e) {
-            state = State.FAILED;
+            fail(e.getMessage());
             throw e;
         }
     }
@@ -152,7 +163,7 @@ public final class SaslServerAuthenticator {
     private String complete() {
         KafkaPrincipal principal = mechanism.principal();
         if (reauthenticating != null && !reauthenticating.equals(principal)) {
-            state = State.FAILED;
+            fail("Cannot change principals during re-authentication from " + reauthenticating + " to " + principal);
             return "Cannot change principals during re-authentication from " + reauthenticating + " to " + principal;
         }
         session.authenticated(principal);
