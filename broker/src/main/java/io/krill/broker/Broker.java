@@ -19,10 +19,12 @@ import io.krill.broker.api.handlers.DescribeGroupsHandler;
 import io.krill.broker.api.handlers.DescribeLogDirsHandler;
 import io.krill.broker.api.handlers.DescribeProducersHandler;
 import io.krill.broker.api.handlers.DescribeTransactionsHandler;
+import io.krill.broker.api.handlers.DescribeUserScramCredentialsHandler;
 import io.krill.broker.api.handlers.DescribeTopicPartitionsHandler;
 import io.krill.broker.api.handlers.ElectLeadersHandler;
 import io.krill.broker.api.handlers.EndTxnHandler;
 import io.krill.broker.api.handlers.AlterPartitionReassignmentsHandler;
+import io.krill.broker.api.handlers.AlterUserScramCredentialsHandler;
 import io.krill.broker.api.handlers.ListPartitionReassignmentsHandler;
 import io.krill.broker.api.handlers.ListTransactionsHandler;
 import io.krill.broker.api.handlers.FetchHandler;
@@ -202,6 +204,8 @@ public final class Broker implements AutoCloseable {
                 new DescribeLogDirsHandler(logManager),
                 new CreatePartitionsHandler(context),
                 new IncrementalAlterConfigsHandler(context),
+                new DescribeUserScramCredentialsHandler(context),
+                new AlterUserScramCredentialsHandler(context),
                 new DescribeClusterHandler(context),
                 new DescribeTopicPartitionsHandler(context),
                 new ElectLeadersHandler(context),
