@@ -53,6 +53,9 @@ final class TestPki implements AutoCloseable {
         /** A key store with this identity (key + chain), of {@code type} PKCS12 or JKS. */
         Path keystore(String type) {
             Path file = pki.dir.resolve(name + "." + type.toLowerCase());
+            if (Files.exists(file)) {
+                return file;
+            }
             try {
                 KeyStore store = KeyStore.getInstance(type);
                 store.load(null, null);
@@ -107,9 +110,12 @@ final class TestPki implements AutoCloseable {
         return new Identity(name, dir.resolve(name + ".key"), dir.resolve(name + ".pem"), this);
     }
 
-    /** A trust store holding only this CA. */
-    Path truststore(String type) {
+    /** A trust store holding only this CA (written once per type). */
+    synchronized Path truststore(String type) {
         Path file = dir.resolve("truststore." + type.toLowerCase());
+        if (Files.exists(file)) {
+            return file;
+        }
         try {
             KeyStore store = KeyStore.getInstance(type);
             store.load(null, null);
