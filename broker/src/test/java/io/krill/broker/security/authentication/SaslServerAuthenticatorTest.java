@@ -23,11 +23,16 @@ import org.junit.jupiter.api.Test;
 class SaslServerAuthenticatorTest {
     /** A one-step mechanism: the token is "user:password", password "secret" is right. */
     private static final class OneStep implements SaslServerMechanism {
+        private final String name;
         private KafkaPrincipal principal;
+
+        OneStep(String name) {
+            this.name = name;
+        }
 
         @Override
         public String mechanismName() {
-            return "PLAIN";
+            return name;
         }
 
         @Override
@@ -54,12 +59,12 @@ class SaslServerAuthenticatorTest {
     private static final ServerMechanismFactory FACTORY = new ServerMechanismFactory() {
         @Override
         public List<String> enabledMechanisms(String listenerName) {
-            return List.of("PLAIN");
+            return List.of("PLAIN", "OTHER");
         }
 
         @Override
         public SaslServerMechanism create(String listenerName, String mechanism) {
-            return new OneStep();
+            return new OneStep(mechanism);
         }
     };
 
@@ -92,7 +97,7 @@ class SaslServerAuthenticatorTest {
         SaslServerAuthenticator unknown = new SaslServerAuthenticator(session(), FACTORY, 0);
         SaslServerAuthenticator.HandshakeOutcome outcome = unknown.handshake((short) 1, "GSSAPI");
         assertEquals(Errors.UNSUPPORTED_SASL_MECHANISM, outcome.error());
-        assertEquals(List.of("PLAIN"), outcome.enabledMechanisms());
+        assertEquals(List.of("PLAIN", "OTHER"), outcome.enabledMechanisms());
         assertTrue(unknown.mustClose());
 
         SaslServerAuthenticator early = new SaslServerAuthenticator(session(), FACTORY, 0);
@@ -147,6 +152,15 @@ class SaslServerAuthenticatorTest {
         assertEquals(Errors.SASL_AUTHENTICATION_FAILED, changed.error());
         assertTrue(sasl.mustClose());
         assertEquals(KafkaPrincipal.user("alice"), session.principal());
+    }
+
+    @Test
+    void reauthenticationMustKeepTheMechanism() {
+        SaslServerAuthenticator sasl = new SaslServerAuthenticator(session(), FACTORY, 60_000);
+        sasl.handshake((short) 1, "PLAIN");
+        sasl.authenticate(token("alice:secret"));
+        assertEquals(Errors.UNSUPPORTED_SASL_MECHANISM, sasl.handshake((short) 1, "OTHER").error());
+        assertTrue(sasl.mustClose());
     }
 
     @Test
