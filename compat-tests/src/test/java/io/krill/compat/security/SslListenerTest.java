@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * so log data that PLAINTEXT sends with sendfile goes through the TLS engine), mutual TLS with the
  * principal taken from the client certificate, the refusals a client sees (no client certificate where
  * one is required, a broker certificate it does not trust, an expired client certificate), and a key
- * store replaced on disk serving new connections without a restart.
+ * store replaced on disk serving new connections without a restart. The mTLS listener reads PEM stores
+ * through its {@code listener.name.mtls.} overrides.
  */
 class SslListenerTest {
     static final TestPki PKI = TestPki.create("Krill Test CA");
@@ -46,7 +47,12 @@ class SslListenerTest {
             .with("ssl.truststore.location", PKI.truststore("JKS").toString())
             .with("ssl.truststore.type", "JKS")
             .with("ssl.truststore.password", TestPki.PASSWORD)
-            .with("listener.name.mtls.ssl.client.auth", "required");
+            .with("listener.name.mtls.ssl.client.auth", "required")
+            // the mTLS listener reads PEM files instead of the broker-wide PKCS12/JKS stores
+            .with("listener.name.mtls.ssl.keystore.type", "PEM")
+            .with("listener.name.mtls.ssl.keystore.location", BROKER.pemBundle().toString())
+            .with("listener.name.mtls.ssl.truststore.type", "PEM")
+            .with("listener.name.mtls.ssl.truststore.location", PKI.caPem.toString());
 
     @AfterAll
     static void removePki() {
