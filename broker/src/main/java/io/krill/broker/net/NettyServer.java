@@ -143,7 +143,9 @@ public final class NettyServer implements AutoCloseable {
         pipeline.addLast("frames", new FrameDecoder(socket.socketRequestMaxBytes(), security.sasl() ? session : null,
                 security.maxUnauthenticatedFrameBytes()));
         SaslServerAuthenticator sasl = security.sasl()
-                ? new SaslServerAuthenticator(session, security.mechanisms(), security.reauthMs()) : null;
+                ? new SaslServerAuthenticator(session, security.mechanisms(), security.reauthMs(),
+                        socket.connectionFailedAuthenticationDelayMs())
+                : null;
         pipeline.addLast(requestGroup, "requests",
                 new RequestChannelHandler(registry, session, sasl, tls, MAX_IN_FLIGHT_PER_CONNECTION, metrics));
     }

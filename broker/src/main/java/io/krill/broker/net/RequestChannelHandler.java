@@ -16,7 +16,6 @@ import io.krill.wire.protocol.ApiMessage;
 import io.krill.wire.protocol.MalformedMessageException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
@@ -24,6 +23,7 @@ import io.netty.util.concurrent.EventExecutor;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -157,7 +157,7 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
         try {
             handler.handle(request);
             if (sasl != null && sasl.mustClose()) {
-                closeAfterWrites("SASL " + api.apiName() + " failed: " + sasl.failure());
+                closeAfterWrites("SASL " + api.apiName() + " failed: " + sasl.failure(), sasl.failureCloseDelayMs());
             }
         } catch (ApiException e) {
             if (!request.isAnswered()) {
@@ -192,10 +192,20 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
         sequencer.complete(seq, out);
     }
 
-    /** Closes the connection once what was written before is flushed. */
-    private void closeAfterWrites(String reason) {
+    /**
+     * Closes the connection {@code delayMs} after what was written before is flushed; meanwhile nothing more
+     * is read from it.
+     */
+    private void closeAfterWrites(String reason, int delayMs) {
         LOG.info("Closing connection {} from {}: {}", connection.connectionId(), connection.remoteAddress(), reason);
-        ctx.channel().writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        ctx.channel().config().setAutoRead(false);
+        ctx.channel().writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(written -> {
+            if (delayMs > 0 && ctx.channel().isActive()) {
+                ctx.channel().eventLoop().schedule(() -> ctx.channel().close(), delayMs, TimeUnit.MILLISECONDS);
+            } else {
+                ctx.channel().close();
+            }
+        });
     }
 
     @Override

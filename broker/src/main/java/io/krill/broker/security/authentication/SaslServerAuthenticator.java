@@ -39,6 +39,7 @@ public final class SaslServerAuthenticator {
     private final Session session;
     private final ServerMechanismFactory mechanisms;
     private final long reauthMs;
+    private final int failureCloseDelayMs;
     private State state = State.HANDSHAKE;
     private SaslServerMechanism mechanism;
     /** The principal of the session being re-authenticated, null on the first authentication. */
@@ -51,9 +52,25 @@ public final class SaslServerAuthenticator {
     private String failure;
 
     public SaslServerAuthenticator(Session session, ServerMechanismFactory mechanisms, long reauthMs) {
+        this(session, mechanisms, reauthMs, 0);
+    }
+
+    /**
+     * @param failureCloseDelayMs {@code connection.failed.authentication.delay.ms}: how long a connection
+     *                            whose authentication failed stays open (unread) before it is closed, which
+     *                            slows down password guessing
+     */
+    public SaslServerAuthenticator(Session session, ServerMechanismFactory mechanisms, long reauthMs,
+                                   int failureCloseDelayMs) {
         this.session = session;
         this.mechanisms = mechanisms;
         this.reauthMs = reauthMs;
+        this.failureCloseDelayMs = failureCloseDelayMs;
+    }
+
+    /** How long to wait before closing a connection whose authentication failed. */
+    public int failureCloseDelayMs() {
+        return failureCloseDelayMs;
     }
 
     /** True for the requests a connection may send before (or between) authentications. */
