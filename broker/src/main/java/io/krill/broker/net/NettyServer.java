@@ -3,6 +3,7 @@ package io.krill.broker.net;
 import io.krill.broker.api.ApiHandlerRegistry;
 import io.krill.broker.config.Listener;
 import io.krill.broker.config.SocketSettings;
+import io.krill.broker.quota.ClientQuotas;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -46,6 +47,7 @@ public final class NettyServer implements AutoCloseable {
     private final SocketSettings socket;
     private final ApiHandlerRegistry registry;
     private final RequestMetrics metrics;
+    private final ClientQuotas quotas;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup ioGroup;
     private final EventExecutorGroup requestGroup;
@@ -55,11 +57,12 @@ public final class NettyServer implements AutoCloseable {
     private final ChannelGroup connections = new DefaultChannelGroup("krill-connections", GlobalEventExecutor.INSTANCE);
 
     public NettyServer(List<Listener> listeners, SocketSettings socket, ApiHandlerRegistry registry,
-                       RequestMetrics metrics) {
+                       RequestMetrics metrics, ClientQuotas quotas) {
         this.listeners = List.copyOf(listeners);
         this.socket = socket;
         this.registry = registry;
         this.metrics = metrics;
+        this.quotas = quotas;
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         this.channelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
@@ -94,7 +97,7 @@ public final class NettyServer implements AutoCloseable {
                             ch.pipeline().addLast("frames", new FrameDecoder(socket.socketRequestMaxBytes()));
                             ch.pipeline().addLast(requestGroup, "requests",
                                     new RequestChannelHandler(registry, listener.name(), listener.securityProtocol(), MAX_IN_FLIGHT_PER_CONNECTION,
-                                            metrics));
+                                            metrics, quotas));
                         }
                     });
             InetSocketAddress address = listener.host() == null

@@ -6,6 +6,8 @@ import io.krill.broker.api.Request;
 import io.krill.broker.api.ResponseChannel;
 import io.krill.broker.api.handlers.ApiVersionsHandler;
 import io.krill.broker.config.SecurityProtocol;
+import io.krill.broker.quota.ClientQuotas;
+import io.krill.broker.quota.RequestQuotaTimer;
 import io.krill.broker.security.Session;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
@@ -13,6 +15,7 @@ import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.RequestHeader;
 import io.krill.wire.protocol.ApiMessage;
 import io.krill.wire.protocol.MalformedMessageException;
+import io.krill.wire.protocol.ThrottledResponse;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -44,23 +47,30 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
     private final SecurityProtocol securityProtocol;
     private final int maxInFlight;
     private final RequestMetrics metrics;
+    private final ClientQuotas quotas;
     private ChannelHandlerContext ctx;
     private ResponseSequencer sequencer;
+    private ChannelThrottle throttle;
+    private RequestQuotaTimer requestTime;
     private Request.Connection connection;
 
     public RequestChannelHandler(ApiHandlerRegistry registry, String listenerName, SecurityProtocol securityProtocol,
-                                 int maxInFlight, RequestMetrics metrics) {
+                                 int maxInFlight, RequestMetrics metrics, ClientQuotas quotas) {
         this.registry = registry;
         this.listenerName = listenerName;
         this.securityProtocol = securityProtocol;
         this.maxInFlight = maxInFlight;
         this.metrics = metrics;
+        this.quotas = quotas;
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.sequencer = new ResponseSequencer(ctx.channel(), maxInFlight);
+        ReadGate gate = new ReadGate(ctx.channel());
+        this.sequencer = new ResponseSequencer(ctx.channel(), gate, maxInFlight);
+        this.throttle = new ChannelThrottle(gate, ctx.executor());
+        this.requestTime = new RequestQuotaTimer(quotas);
         this.connection = new Request.Connection(ctx.channel().remoteAddress(), listenerName,
                 listenerName + "-" + CONNECTION_IDS.incrementAndGet(),
                 new Session(ctx.channel().remoteAddress(), listenerName, securityProtocol));
@@ -126,6 +136,7 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
             return;
         }
         Request request = new Request(header, api, body, connection, this, sequencer.register(), received);
+        requestTime.started(request);
         try {
             handler.handle(request);
         } catch (ApiException e) {
@@ -137,6 +148,8 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
             LOG.error("Closing connection {}: unexpected error handling {}", connection.connectionId(), request, e);
             metrics.recordUnexpected(api);
             ctx.close();
+        } finally {
+            requestTime.handled(request);
         }
     }
 
@@ -166,6 +179,10 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
     }
 
     private void write(Request request, ApiMessage response) {
+        int throttleMs = requestTime.throttleTimeMs(request);
+        if (throttleMs > 0 && response instanceof ThrottledResponse throttled) {
+            throttled.setThrottleTimeMs(throttleMs);
+        }
         Object encoded = null;
         if (response != null) {
             try {
@@ -181,6 +198,9 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
         }
         metrics.record(request.api(), Errors.NONE, request.receivedNanos());
         sequencer.complete(request.sequence(), encoded);
+        if (throttleMs > 0) {
+            throttle.mute(throttleMs);
+        }
     }
 
     @Override
