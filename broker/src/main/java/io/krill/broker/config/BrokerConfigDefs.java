@@ -12,6 +12,7 @@ public final class BrokerConfigDefs {
             .defineAll(GroupConfigDefs.define())
             .defineAll(TransactionConfigDefs.define())
             .defineAll(SecurityConfigDefs.define())
+            .defineAll(TransportSecurityConfigDefs.define())
             .defineAll(QuotaConfigDefs.define());
 
     private BrokerConfigDefs() {
