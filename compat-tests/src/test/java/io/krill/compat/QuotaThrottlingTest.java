@@ -39,6 +39,8 @@ class QuotaThrottlingTest {
     private static final double QUOTA = 500 * 1024;
     private static final String VALUE = "v".repeat(1000);
     private static final long MEASURE_MS = 10_000;
+    /** What the consumer test loads: 8000 values, 16 windows of the quota. */
+    private static final long TOPIC_BYTES = 8000L * VALUE.length();
 
     @RegisterExtension
     static final KrillBrokerExtension KRILL = new KrillBrokerExtension().with("num.partitions", "1");
@@ -85,12 +87,18 @@ class QuotaThrottlingTest {
         throw new AssertionError("no metric " + group + "/" + name);
     }
 
-    /** Sends 1000-byte values as fast as acknowledgements allow for {@code ms}; returns bytes acknowledged by then. */
-    private static long produceFlatOut(KafkaProducer<String, String> producer, String topic, long ms) throws Exception {
+    /**
+     * Sends 1000-byte values as fast as acknowledgements allow for {@code ms} or until {@code maxBytes} are
+     * sent; returns the rate of the bytes acknowledged in that time, per second.
+     */
+    private static double produceFlatOut(KafkaProducer<String, String> producer, String topic, long ms, long maxBytes)
+            throws Exception {
         Semaphore window = new Semaphore(256);
         AtomicLong acked = new AtomicLong();
-        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
-        while (System.nanoTime() < end) {
+        long start = System.nanoTime();
+        long end = start + TimeUnit.MILLISECONDS.toNanos(ms);
+        long sent = 0;
+        while (System.nanoTime() < end && sent < maxBytes) {
             if (!window.tryAcquire(50, TimeUnit.MILLISECONDS)) {
                 continue;
             }
@@ -100,8 +108,13 @@ class QuotaThrottlingTest {
                 }
                 window.release();
             });
+            sent += VALUE.length();
         }
-        return acked.get();
+        if (sent >= maxBytes) {
+            producer.flush();
+            return acked.get() * 1e9 / (System.nanoTime() - start);
+        }
+        return acked.get() * 1000.0 / ms;
     }
 
     @Test
@@ -110,16 +123,16 @@ class QuotaThrottlingTest {
         setQuota("throttled-producer", "producer_byte_rate", QUOTA);
         try (KafkaProducer<String, String> throttled = producer("throttled-producer");
              KafkaProducer<String, String> free = producer("free-producer")) {
-            CompletableFuture<Long> freeBytes = CompletableFuture.supplyAsync(() -> {
+            // The free producer stops after 20 MB: enough to tell its rate, without filling the disk.
+            CompletableFuture<Double> freeRun = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return produceFlatOut(free, "quota-produce", MEASURE_MS);
+                    return produceFlatOut(free, "quota-produce", MEASURE_MS, 20_000_000);
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
             });
-            long throttledBytes = produceFlatOut(throttled, "quota-produce", MEASURE_MS);
-            double throttledRate = throttledBytes * 1000.0 / MEASURE_MS;
-            double freeRate = freeBytes.get(60, TimeUnit.SECONDS) * 1000.0 / MEASURE_MS;
+            double throttledRate = produceFlatOut(throttled, "quota-produce", MEASURE_MS, Long.MAX_VALUE);
+            double freeRate = freeRun.get(60, TimeUnit.SECONDS);
             double throttleMax = metric(throttled.metrics(), "producer-metrics", "produce-throttle-time-max");
             String summary = String.format("throttled %.0f B/s, free %.0f B/s, quota %.0f B/s, throttle max %.0f ms",
                     throttledRate, freeRate, QUOTA, throttleMax);
@@ -149,12 +162,13 @@ class QuotaThrottlingTest {
         return new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
     }
 
+    /** Reads from the beginning for {@code ms} or until the whole topic is read; returns the value bytes. */
     private static long consumeFor(KafkaConsumer<String, String> consumer, TopicPartition tp, long ms) {
         consumer.assign(List.of(tp));
         consumer.seekToBeginning(List.of(tp));
         long bytes = 0;
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
-        while (System.nanoTime() < end) {
+        while (System.nanoTime() < end && bytes < TOPIC_BYTES) {
             for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(100))) {
                 bytes += record.value().length();
             }
@@ -181,17 +195,17 @@ class QuotaThrottlingTest {
             double throttledRate = throttledBytes * 1000.0 / MEASURE_MS;
             long freeTotal = freeBytes.get(60, TimeUnit.SECONDS);
             double throttleMax = metric(throttled.metrics(), "consumer-fetch-manager-metrics", "fetch-throttle-time-max");
-            String summary = String.format("throttled %.0f B/s, free read %d B in 5 s, quota %.0f B/s, throttle max %.0f ms",
+            String summary = String.format("throttled %.0f B/s, free read %d B (5 s at most), quota %.0f B/s, throttle max %.0f ms",
                     throttledRate, freeTotal, QUOTA, throttleMax);
             System.out.println("QuotaThrottlingTest: " + summary);
             assertTrue(Math.abs(throttledRate - QUOTA) <= 0.2 * QUOTA, summary);
             assertTrue(throttleMax > 0, summary);
-            assertEquals(8000L * VALUE.length(), freeTotal, "the other consumer reads everything: " + summary);
+            assertEquals(TOPIC_BYTES, freeTotal, "the other consumer reads everything: " + summary);
         }
 
         setQuota("throttled-consumer", "consumer_byte_rate", null);
         try (KafkaConsumer<String, String> again = consumer("throttled-consumer")) {
-            assertEquals(8000L * VALUE.length(), consumeFor(again, tp, 4_000), "all 8 MB once the quota is gone");
+            assertEquals(TOPIC_BYTES, consumeFor(again, tp, 10_000), "all 8 MB once the quota is gone");
             assertEquals(0, metric(again.metrics(), "consumer-fetch-manager-metrics", "fetch-throttle-time-max"));
         }
     }
