@@ -33,7 +33,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Byte-rate quotas enforced on stock clients (issue 12): a producer or consumer whose client id has a
  * quota and that goes flat out is held to within 20% of it over 10 s and sees throttle times in its own
  * metrics, while another client id at the same time is not held back; removing the quota lifts the
- * throttle. PLAINTEXT, so the entities are client ids.
+ * throttle. A request_percentage quota throttles on handler time, by at most one window. PLAINTEXT, so the
+ * entities are client ids.
  */
 class QuotaThrottlingTest {
     private static final double QUOTA = 500 * 1024;
@@ -208,5 +209,24 @@ class QuotaThrottlingTest {
             assertEquals(TOPIC_BYTES, consumeFor(again, tp, 10_000), "all 8 MB once the quota is gone");
             assertEquals(0, metric(again.metrics(), "consumer-fetch-manager-metrics", "fetch-throttle-time-max"));
         }
+    }
+
+    @Test
+    void requestPercentageThrottlesOnHandlerTime() throws Exception {
+        createTopic("quota-requests");
+        // 0.001% of a thread: a few requests' handler time is over it.
+        setQuota("busy-client", "request_percentage", 0.001);
+        try (KafkaProducer<String, String> busy = producer("busy-client");
+             KafkaProducer<String, String> other = producer("other-client")) {
+            // Each send waits for its throttled answer, and the client then waits out the throttle time.
+            for (int i = 0; i < 3; i++) {
+                busy.send(new ProducerRecord<>("quota-requests", VALUE)).get();
+                other.send(new ProducerRecord<>("quota-requests", VALUE)).get();
+            }
+            double busyMax = metric(busy.metrics(), "producer-metrics", "produce-throttle-time-max");
+            assertTrue(busyMax > 0 && busyMax <= 1000, "throttled, at most one window: " + busyMax);
+            assertEquals(0, metric(other.metrics(), "producer-metrics", "produce-throttle-time-max"));
+        }
+        setQuota("busy-client", "request_percentage", null);
     }
 }
