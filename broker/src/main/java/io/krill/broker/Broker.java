@@ -4,6 +4,7 @@ import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.ApiHandlerRegistry;
 import io.krill.broker.api.handlers.AddOffsetsToTxnHandler;
 import io.krill.broker.api.handlers.AddPartitionsToTxnHandler;
+import io.krill.broker.api.handlers.AlterClientQuotasHandler;
 import io.krill.broker.api.handlers.AlterConfigsHandler;
 import io.krill.broker.api.handlers.ApiVersionsHandler;
 import io.krill.broker.api.handlers.SaslAuthenticateHandler;
@@ -13,6 +14,7 @@ import io.krill.broker.api.handlers.CreateTopicsHandler;
 import io.krill.broker.api.handlers.DeleteGroupsHandler;
 import io.krill.broker.api.handlers.DeleteRecordsHandler;
 import io.krill.broker.api.handlers.DeleteTopicsHandler;
+import io.krill.broker.api.handlers.DescribeClientQuotasHandler;
 import io.krill.broker.api.handlers.DescribeClusterHandler;
 import io.krill.broker.api.handlers.DescribeConfigsHandler;
 import io.krill.broker.api.handlers.DescribeGroupsHandler;
@@ -66,6 +68,7 @@ import io.krill.broker.partition.LogConfigs;
 import io.krill.broker.partition.Partition;
 import io.krill.broker.partition.PartitionManager;
 import io.krill.broker.purgatory.DelayedOperationPurgatory;
+import io.krill.broker.quota.ClientQuotas;
 import io.krill.broker.replication.IsrChanger;
 import io.krill.broker.replication.ReplicaFetcherManager;
 import io.krill.broker.txn.ProducerIdManager;
@@ -182,6 +185,9 @@ public final class Broker implements AutoCloseable {
         metadata.addListener(groupCoordinator);
         groupCoordinator.startup(metadata.image());
         metrics.bindGroups(groupCoordinator, partitions, metadata);
+        ClientQuotas quotas = ClientQuotas.forBroker(config, metrics.registry());
+        quotas.startup(metadata.image());
+        metadata.addListener(quotas);
         ProducerIdManager producerIds = new ProducerIdManager(metadata);
         transactionCoordinator = TransactionCoordinator.forBroker(context, producerIds, interBroker);
         metadata.addListener(transactionCoordinator);
@@ -191,8 +197,8 @@ public final class Broker implements AutoCloseable {
         List<ApiHandler> handlers = List.of(
                 new ApiVersionsHandler(registry::get, config.nodeId(), () -> metadata.image().clusterId()),
                 new MetadataHandler(context),
-                new ProduceHandler(context, new TransactionalProduceCheck(transactionCoordinator)),
-                new FetchHandler(context),
+                new ProduceHandler(context, new TransactionalProduceCheck(transactionCoordinator), quotas),
+                new FetchHandler(context, quotas),
                 new ListOffsetsHandler(context),
                 new InitProducerIdHandler(producerIds, transactionCoordinator),
                 new CreateTopicsHandler(context),
@@ -233,11 +239,13 @@ public final class Broker implements AutoCloseable {
                 new DescribeTransactionsHandler(transactionCoordinator),
                 new ListTransactionsHandler(transactionCoordinator),
                 new SaslHandshakeHandler(),
-                new SaslAuthenticateHandler());
+                new SaslAuthenticateHandler(),
+                new DescribeClientQuotasHandler(context),
+                new AlterClientQuotasHandler(context));
         registry.set(new ApiHandlerRegistry(handlers));
 
         server = new NettyServer(listenerSecurity, config.socket(), registry.get(),
-                new RequestMetrics(metrics.registry()));
+                new RequestMetrics(metrics.registry()), quotas);
         server.start();
         metadata.registerBroker(brokerInfo(server.boundAddresses()));
         awaitOwnLeaderships(config.zookeeperSessionTimeoutMs());

@@ -26,6 +26,7 @@ public final class Request {
     private final long sequence;
     private final long receivedNanos;
     private final AtomicBoolean answered = new AtomicBoolean();
+    private volatile int throttleTimeMs;
 
     /**
      * Who sent a request: the peer's address, the listener it connected to, and the connection's
@@ -99,6 +100,22 @@ public final class Request {
 
     public long receivedNanos() {
         return receivedNanos;
+    }
+
+    /**
+     * Throttles the client for {@code ms} after this request is answered (a quota was exceeded): the
+     * response carries the time in {@code throttle_time_ms} and the connection is not read meanwhile.
+     * The longest of several throttles wins. Call before answering.
+     */
+    public synchronized void throttle(int ms) {
+        if (ms > throttleTimeMs) {
+            throttleTimeMs = ms;
+        }
+    }
+
+    /** The throttle time set by {@link #throttle}, 0 if none. */
+    public int throttleTimeMs() {
+        return throttleTimeMs;
     }
 
     /** Answers the request. Any thread; exactly once. */

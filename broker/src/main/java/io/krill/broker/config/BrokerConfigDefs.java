@@ -12,7 +12,8 @@ public final class BrokerConfigDefs {
             .defineAll(GroupConfigDefs.define())
             .defineAll(TransactionConfigDefs.define())
             .defineAll(SecurityConfigDefs.define())
-            .defineAll(TransportSecurityConfigDefs.define());
+            .defineAll(TransportSecurityConfigDefs.define())
+            .defineAll(QuotaConfigDefs.define());
 
     private BrokerConfigDefs() {
     }

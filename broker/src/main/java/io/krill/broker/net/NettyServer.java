@@ -3,6 +3,7 @@ package io.krill.broker.net;
 import io.krill.broker.api.ApiHandlerRegistry;
 import io.krill.broker.config.Listener;
 import io.krill.broker.config.SocketSettings;
+import io.krill.broker.quota.ClientQuotas;
 import io.krill.broker.security.ListenerSecurity;
 import io.krill.broker.security.Session;
 import io.krill.broker.security.authentication.SaslServerAuthenticator;
@@ -58,6 +59,7 @@ public final class NettyServer implements AutoCloseable {
     private final SocketSettings socket;
     private final ApiHandlerRegistry registry;
     private final RequestMetrics metrics;
+    private final ClientQuotas clientQuotas;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup ioGroup;
     private final EventExecutorGroup requestGroup;
@@ -67,12 +69,13 @@ public final class NettyServer implements AutoCloseable {
     private final ChannelGroup connections = new DefaultChannelGroup("krill-connections", GlobalEventExecutor.INSTANCE);
 
     public NettyServer(List<ListenerSecurity> listeners, SocketSettings socket, ApiHandlerRegistry registry,
-                       RequestMetrics metrics) {
+                       RequestMetrics metrics, ClientQuotas clientQuotas) {
         this.listeners = List.copyOf(listeners);
         this.quotas = new ConnectionQuotas(socket);
         this.socket = socket;
         this.registry = registry;
         this.metrics = metrics;
+        this.clientQuotas = clientQuotas;
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         this.channelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
@@ -147,7 +150,8 @@ public final class NettyServer implements AutoCloseable {
                         socket.connectionFailedAuthenticationDelayMs())
                 : null;
         pipeline.addLast(requestGroup, "requests",
-                new RequestChannelHandler(registry, session, sasl, tls, MAX_IN_FLIGHT_PER_CONNECTION, metrics));
+                new RequestChannelHandler(registry, session, sasl, tls, MAX_IN_FLIGHT_PER_CONNECTION, metrics,
+                        clientQuotas));
     }
 
     /** Connections currently open (all listeners). */

@@ -5,6 +5,8 @@ import io.krill.broker.api.ApiHandlerRegistry;
 import io.krill.broker.api.Request;
 import io.krill.broker.api.ResponseChannel;
 import io.krill.broker.api.handlers.ApiVersionsHandler;
+import io.krill.broker.quota.ClientQuotas;
+import io.krill.broker.quota.RequestQuotaTimer;
 import io.krill.broker.security.Session;
 import io.krill.broker.security.authentication.SaslServerAuthenticator;
 import io.krill.broker.security.sasl.SaslAuthenticationException;
@@ -14,6 +16,7 @@ import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.RequestHeader;
 import io.krill.wire.protocol.ApiMessage;
 import io.krill.wire.protocol.MalformedMessageException;
+import io.krill.wire.protocol.ThrottledResponse;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -59,8 +62,11 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
     private final boolean tls;
     private final int maxInFlight;
     private final RequestMetrics metrics;
+    private final ClientQuotas quotas;
     private ChannelHandlerContext ctx;
     private ResponseSequencer sequencer;
+    private ChannelThrottle throttle;
+    private RequestQuotaTimer requestTime;
     private Request.Connection connection;
 
     /**
@@ -68,19 +74,23 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
      * @param tls  true when the connection runs over TLS (no sendfile)
      */
     public RequestChannelHandler(ApiHandlerRegistry registry, Session session, SaslServerAuthenticator sasl,
-                                 boolean tls, int maxInFlight, RequestMetrics metrics) {
+                                 boolean tls, int maxInFlight, RequestMetrics metrics, ClientQuotas quotas) {
         this.registry = registry;
         this.session = session;
         this.sasl = sasl;
         this.tls = tls;
         this.maxInFlight = maxInFlight;
         this.metrics = metrics;
+        this.quotas = quotas;
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.sequencer = new ResponseSequencer(ctx.channel(), maxInFlight);
+        ReadGate gate = new ReadGate(ctx.channel());
+        this.sequencer = new ResponseSequencer(ctx.channel(), gate, maxInFlight);
+        this.throttle = new ChannelThrottle(gate, ctx.executor());
+        this.requestTime = new RequestQuotaTimer(quotas);
         this.connection = new Request.Connection(ctx.channel().remoteAddress(), session.listenerName(),
                 session.listenerName() + "-" + CONNECTION_IDS.incrementAndGet(), session, sasl);
     }
@@ -154,6 +164,7 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
             return;
         }
         Request request = new Request(header, api, body, connection, this, sequencer.register(), received);
+        requestTime.started(request);
         try {
             handler.handle(request);
             if (sasl != null && sasl.mustClose()) {
@@ -168,6 +179,8 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
             LOG.error("Closing connection {}: unexpected error handling {}", connection.connectionId(), request, e);
             metrics.recordUnexpected(api);
             ctx.close();
+        } finally {
+            requestTime.handled(request);
         }
     }
 
@@ -234,6 +247,10 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
     }
 
     private void write(Request request, ApiMessage response) {
+        int throttleMs = requestTime.throttleTimeMs(request);
+        if (throttleMs > 0 && response instanceof ThrottledResponse throttled) {
+            throttled.setThrottleTimeMs(throttleMs);
+        }
         Object encoded = null;
         if (response != null) {
             try {
@@ -252,6 +269,9 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
         }
         metrics.record(request.api(), Errors.NONE, request.receivedNanos());
         sequencer.complete(request.sequence(), encoded);
+        if (throttleMs > 0) {
+            throttle.mute(throttleMs);
+        }
     }
 
     /**

@@ -25,6 +25,7 @@ final class ResponseSequencer {
     }
 
     private final Channel channel;
+    private final ReadGate gate;
     private final int maxInFlight;
     private final ArrayDeque<Slot> slots = new ArrayDeque<>();
     private long headSeq;
@@ -32,7 +33,13 @@ final class ResponseSequencer {
     private boolean closed;
 
     ResponseSequencer(Channel channel, int maxInFlight) {
+        this(channel, new ReadGate(channel), maxInFlight);
+    }
+
+    /** @param gate shared with the connection's other reasons to stop reading (quota throttles) */
+    ResponseSequencer(Channel channel, ReadGate gate, int maxInFlight) {
         this.channel = channel;
+        this.gate = gate;
         this.maxInFlight = maxInFlight;
     }
 
@@ -41,7 +48,7 @@ final class ResponseSequencer {
         slots.addLast(new Slot());
         if (!paused && slots.size() >= maxInFlight) {
             paused = true;
-            channel.config().setAutoRead(false);
+            gate.close();
         }
         return headSeq + slots.size() - 1;
     }
@@ -84,7 +91,7 @@ final class ResponseSequencer {
         }
         if (paused && slots.size() <= maxInFlight / 2) {
             paused = false;
-            channel.config().setAutoRead(true);
+            gate.open();
         }
     }
 

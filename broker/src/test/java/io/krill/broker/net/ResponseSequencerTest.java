@@ -88,4 +88,38 @@ class ResponseSequencerTest {
         assertNull(channel.readOutbound());
         channel.finishAndReleaseAll();
     }
+
+    @Test
+    void throttlesAndBackPressureComposeOnOneGate() {
+        EmbeddedChannel channel = new EmbeddedChannel();
+        ReadGate gate = new ReadGate(channel);
+        ResponseSequencer sequencer = new ResponseSequencer(channel, gate, 2);
+        gate.close(); // a quota throttle
+        long a = sequencer.register();
+        long b = sequencer.register();
+        assertFalse(channel.config().isAutoRead());
+        sequencer.complete(a, null);
+        sequencer.complete(b, null);
+        assertFalse(channel.config().isAutoRead(), "the in-flight limit lifted, the throttle still holds");
+        gate.open();
+        assertTrue(channel.config().isAutoRead());
+        channel.finishAndReleaseAll();
+    }
+
+    @Test
+    void channelThrottleReopensAfterItsTime() throws Exception {
+        EmbeddedChannel channel = new EmbeddedChannel();
+        ReadGate gate = new ReadGate(channel);
+        ChannelThrottle throttle = new ChannelThrottle(gate, channel.eventLoop());
+        throttle.mute(1);
+        throttle.mute(50);
+        assertFalse(channel.config().isAutoRead());
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() -> {
+            channel.runPendingTasks();
+            channel.runScheduledPendingTasks();
+            return channel.config().isAutoRead();
+        });
+        assertTrue(gate.isOpen());
+        channel.finishAndReleaseAll();
+    }
 }

@@ -6,6 +6,7 @@ import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.net.LogSliceRecords;
 import io.krill.broker.partition.Partition;
+import io.krill.broker.quota.ClientQuotas;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.log.AbortedTxn;
@@ -39,9 +40,16 @@ public final class FetchHandler implements ApiHandler {
     private static final byte READ_COMMITTED = 1;
 
     private final BrokerContext context;
+    private final ClientQuotas quotas;
 
     public FetchHandler(BrokerContext context) {
+        this(context, ClientQuotas.DISABLED);
+    }
+
+    /** @param quotas the consumer_byte_rate quotas, which throttle consumers that go over them */
+    public FetchHandler(BrokerContext context, ClientQuotas quotas) {
         this.context = context;
+        this.quotas = quotas;
     }
 
     @Override
@@ -102,6 +110,10 @@ public final class FetchHandler implements ApiHandler {
         MetadataImage image = context.metadata().image();
         Read read = new Read();
         int remaining = body.maxBytes();
+        if (!follower) {
+            // As Kafka: never more than the quota allows in a window, or the fetch is sure to be throttled.
+            remaining = (int) Math.min(remaining, quotas.maxFetchBytes(request, now));
+        }
         for (FetchRequest.FetchTopic fetchTopic : body.topics()) {
             TopicImage topic = version >= 13 ? image.topic(fetchTopic.topicId()) : image.topic(fetchTopic.topic());
             FetchResponse.FetchableTopicResponse topicResponse = new FetchResponse.FetchableTopicResponse()
@@ -180,8 +192,24 @@ public final class FetchHandler implements ApiHandler {
         }
     }
 
-    /** Sends what {@code read} found and counts the bytes going out. */
+    /**
+     * Sends what {@code read} found and counts the bytes going out. A consumer that this response would
+     * take over its consumer_byte_rate gets, as from Kafka, an empty response with the throttle time
+     * instead (its client accepts an empty full response when it carries a throttle time), and the bytes
+     * are not counted.
+     */
     void respond(Request request, Read read) {
+        if (read.bytes > 0 && replicaId(request) < 0) {
+            long now = System.currentTimeMillis();
+            int throttleMs = quotas.recordFetch(request, read.bytes, now);
+            if (throttleMs > 0) {
+                quotas.unrecordFetch(request, read.bytes, now);
+                read.discard();
+                request.throttle(throttleMs);
+                request.respond(new FetchResponse());
+                return;
+            }
+        }
         read.bytesByTopic.forEach(context.metrics()::fetched);
         request.respond(read.response);
     }

@@ -7,6 +7,7 @@ import io.krill.broker.api.Request;
 import io.krill.broker.partition.Partition;
 import io.krill.broker.partition.ProduceValidator;
 import io.krill.broker.partition.Recompressor;
+import io.krill.broker.quota.ClientQuotas;
 import io.krill.broker.txn.TransactionalProduceCheck;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.TopicImage;
@@ -38,6 +39,7 @@ import java.util.List;
 public final class ProduceHandler implements ApiHandler {
     private final BrokerContext context;
     private final TransactionalProduceCheck transactionCheck;
+    private final ClientQuotas quotas;
 
     /** A handler that appends transactional batches unverified (no transaction coordinator). */
     public ProduceHandler(BrokerContext context) {
@@ -46,8 +48,14 @@ public final class ProduceHandler implements ApiHandler {
 
     /** @param transactionCheck verifies transactional batches before they are appended (KIP-890 part 1) */
     public ProduceHandler(BrokerContext context, TransactionalProduceCheck transactionCheck) {
+        this(context, transactionCheck, ClientQuotas.DISABLED);
+    }
+
+    /** @param quotas the producer_byte_rate quotas, which throttle clients that go over them */
+    public ProduceHandler(BrokerContext context, TransactionalProduceCheck transactionCheck, ClientQuotas quotas) {
         this.context = context;
         this.transactionCheck = transactionCheck;
+        this.quotas = quotas;
     }
 
     @Override
@@ -73,6 +81,7 @@ public final class ProduceHandler implements ApiHandler {
         long now = System.currentTimeMillis();
         List<DelayedProduce.PartitionStatus> statuses = new ArrayList<>();
         ProduceResponse response = new ProduceResponse();
+        long requestBytes = 0;
         for (ProduceRequest.TopicProduceData topicData : body.topicData()) {
             TopicImage topic = request.version() >= 13 ? image.topic(topicData.topicId()) : image.topic(topicData.name());
             ProduceResponse.TopicProduceResponse topicResponse = new ProduceResponse.TopicProduceResponse()
@@ -83,6 +92,9 @@ public final class ProduceHandler implements ApiHandler {
                 ProduceResponse.PartitionProduceResponse partitionResponse = new ProduceResponse.PartitionProduceResponse()
                         .setIndex(data.index());
                 topicResponse.partitionResponses().add(partitionResponse);
+                if (data.records() != null) {
+                    requestBytes += data.records().buffer().readableBytes();
+                }
                 if (topic == null) {
                     fail(partitionResponse, request.version() >= 13 ? Errors.UNKNOWN_TOPIC_ID
                             : Errors.UNKNOWN_TOPIC_OR_PARTITION, null);
@@ -131,6 +143,11 @@ public final class ProduceHandler implements ApiHandler {
                 }
             }
         }
+        // Kafka counts every produce request against the quota, whatever became of its batches.
+        int throttleMs = quotas.recordProduce(request, requestBytes, now);
+        if (throttleMs > 0) {
+            request.throttle(throttleMs);
+        }
         if (acks == 0) {
             String failure = firstError(response);
             if (failure != null) {
@@ -175,6 +192,7 @@ public final class ProduceHandler implements ApiHandler {
     public ApiMessage errorResponse(Request request, Errors error) {
         ProduceRequest body = request.body();
         ProduceResponse response = new ProduceResponse();
+        long requestBytes = 0;
         for (ProduceRequest.TopicProduceData topicData : body.topicData()) {
             ProduceResponse.TopicProduceResponse topic = new ProduceResponse.TopicProduceResponse()
                     .setName(topicData.name()).setTopicId(topicData.topicId());

@@ -104,6 +104,7 @@ final class MessageClassEmitter {
             {"io.krill.wire.protocol.RawTaggedField", "RawTaggedField"},
             {"io.krill.wire.protocol.Records", "Records"},
             {"io.krill.wire.protocol.TaggedFields", "TaggedFields"},
+            {"io.krill.wire.protocol.ThrottledResponse", "ThrottledResponse"},
             {"io.krill.wire.protocol.UnwritableMessageException", "UnwritableMessageException"},
             {"io.netty.buffer.ByteBuf", "ByteBuf"},
             {"io.netty.buffer.Unpooled", "Unpooled"},
@@ -134,7 +135,8 @@ final class MessageClassEmitter {
             w.line(" *");
             w.line(" * <p>Not thread-safe; one owner at a time.");
             w.line(" */");
-            w.line("public final class %s implements %s {", cls, msg.isApi() ? "ApiMessage" : "Message");
+            w.line("public final class %s implements %s {", cls, !msg.isApi() ? "Message"
+                : hasThrottleTime() ? "ApiMessage, ThrottledResponse" : "ApiMessage");
             if (msg.isApi()) {
                 w.line("public static final short API_KEY = %d;", msg.apiKey());
             }
@@ -207,6 +209,19 @@ final class MessageClassEmitter {
             }
         }
         w.line("}");
+    }
+
+    /** A response with a top-level int32 ThrottleTimeMs: the network layer sets it for quota throttling. */
+    private boolean hasThrottleTime() {
+        if (!msg.isResponse()) {
+            return false;
+        }
+        for (FieldSpec f : msg.fields()) {
+            if (f.name().equals("ThrottleTimeMs") && JavaNames.type(f).equals("int")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void emitAccessors(CodeWriter w, String cls, FieldSpec f) {
