@@ -398,27 +398,47 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
 
     @Override
     public void alterEntityConfigs(String entity, Map<String, String> configs) {
+        updateEntityConfigs(entity, current -> configs);
+    }
+
+    /**
+     * Compare-and-set on the entity's znode version, retried on a lost race, so that two brokers
+     * changing different keys of one entity (a user's SCRAM credential and its quota) both win.
+     */
+    @Override
+    public Map<String, String> updateEntityConfigs(String entity,
+                                                   UnaryOperator<Map<String, String>> change) {
         ensureOpen();
         String path = paths.entityConfig(entity);
-        byte[] encoded = MetadataRecords.encodeEntityConfigs(entity, configs);
-        guarded(() -> {
-            try {
+        Map<String, String> written = guarded(() -> {
+            for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
                 try {
-                    session.call(zk -> zk.setData(path, encoded, -1));
-                } catch (KeeperException.NoNodeException e) {
-                    createIfAbsent(paths.entityConfigs(), new byte[0]);
-                    if (!createIfAbsent(path, encoded)) {
-                        session.call(zk -> zk.setData(path, encoded, -1));
+                    Stat stat = new Stat();
+                    byte[] data = session.readOrNull(path, stat);
+                    Map<String, String> current = data == null ? Map.of() : MetadataRecords.decodeEntityConfigs(data);
+                    Map<String, String> next = Map.copyOf(change.apply(current));
+                    byte[] encoded = MetadataRecords.encodeEntityConfigs(entity, next);
+                    if (data == null) {
+                        createIfAbsent(paths.entityConfigs(), new byte[0]);
+                        if (!createIfAbsent(path, encoded)) {
+                            continue;
+                        }
+                    } else {
+                        int version = stat.getVersion();
+                        session.call(zk -> zk.setData(path, encoded, version));
                     }
+                    return next;
+                } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
+                    // Another writer got in between: read again.
+                } catch (KeeperException e) {
+                    throw ZkSession.unexpected(e);
                 }
-            } catch (KeeperException e) {
-                throw ZkSession.unexpected(e);
             }
-            return null;
+            throw new ApiException(Errors.REQUEST_TIMED_OUT, "configs of " + entity + " kept changing while being altered");
         });
-        LOG.info("dynamic broker configs of {} set to {}", entity.isEmpty() ? "the cluster" : "broker " + entity,
-                configs.keySet());
+        LOG.info("configs of {} set (keys {})", entity.isEmpty() ? "the cluster" : entity, written.keySet());
         await(watcher.refreshEntityConfig(entity));
+        return written;
     }
 
     /** Creates a persistent node; false if it already exists. */

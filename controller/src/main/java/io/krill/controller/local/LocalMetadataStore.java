@@ -20,6 +20,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -222,6 +223,14 @@ public final class LocalMetadataStore implements MetadataStore {
     @Override
     public synchronized void alterEntityConfigs(String entity, Map<String, String> configs) {
         publish(image.withEntityConfigs(entity, configs));
+    }
+
+    @Override
+    public synchronized Map<String, String> updateEntityConfigs(String entity,
+                                                                UnaryOperator<Map<String, String>> change) {
+        Map<String, String> next = Map.copyOf(change.apply(image.entityConfigs(entity)));
+        publish(image.withEntityConfigs(entity, next));
+        return next;
     }
 
     @Override

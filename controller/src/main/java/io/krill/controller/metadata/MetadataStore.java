@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.Optional;
 import java.util.Set;
 
@@ -82,6 +83,14 @@ public interface MetadataStore extends AutoCloseable {
      * Names may hold any characters; stores encode them.
      */
     void alterEntityConfigs(String entity, Map<String, String> configs);
+
+    /**
+     * Atomically replaces the configs of one entity with {@code change} applied to its current configs
+     * (an empty result removes the entity), retrying {@code change} if another writer, on any broker,
+     * got in between. How owners of different keys of one entity (SCRAM credentials, quotas) keep each
+     * other's keys. Returns what was written; visible in this broker's image when it returns.
+     */
+    Map<String, String> updateEntityConfigs(String entity, UnaryOperator<Map<String, String>> change);
 
     /**
      * Changes a partition's state if it still is {@code expected} (same partition epoch): how a leader

@@ -94,27 +94,38 @@ public final class AlterClientQuotasHandler implements ApiHandler {
             throw invalid("Ignoring duplicate entity " + entity);
         }
         String name = QuotaEntities.entityName(entity);
-        Map<String, String> configs = new HashMap<>(context.metadata().image().entityConfigs(name));
+        Map<String, String> values = new HashMap<>();
         for (Map.Entry<String, Double> change : changes.entrySet()) {
             String key = change.getKey();
             QuotaConfigKeys.ValueType type = keys.get(key);
             if (type == null) {
                 throw invalid("Invalid configuration key " + key);
             }
-            if (change.getValue() == null) {
-                configs.remove(key);
-                continue;
+            if (change.getValue() != null) {
+                double value = change.getValue();
+                String problem = QuotaConfigKeys.invalidValue(key, type, value);
+                if (problem != null) {
+                    throw invalid(problem);
+                }
+                values.put(key, format(value));
             }
-            double value = change.getValue();
-            String problem = QuotaConfigKeys.invalidValue(key, type, value);
-            if (problem != null) {
-                throw invalid(problem);
+        }
+        if (validateOnly) {
+            return;
+        }
+        // Atomic against other writers of the entity: a user's SCRAM credentials live there too.
+        context.metadata().updateEntityConfigs(name, current -> {
+            Map<String, String> next = new HashMap<>(current);
+            for (String key : changes.keySet()) {
+                String value = values.get(key);
+                if (value == null) {
+                    next.remove(key);
+                } else {
+                    next.put(key, value);
+                }
             }
-            configs.put(key, format(value));
-        }
-        if (!validateOnly && !configs.equals(context.metadata().image().entityConfigs(name))) {
-            context.metadata().alterEntityConfigs(name, configs);
-        }
+            return next;
+        });
     }
 
     /** The request's entity as type to name (null: default), checked as Kafka's controller checks it. */

@@ -31,7 +31,7 @@ import java.util.Set;
  * DUPLICATE_RESOURCE, deleting a credential that does not exist RESOURCE_NOT_FOUND. A user's changes are applied
  * together, to the {@code users/<name>} entity whose other keys (quotas) are kept.
  *
- * <p>Thread-safe: stateless; entity read-modify-writes hold {@link ScramCredentials#USER_ENTITY_LOCK}.
+ * <p>Thread-safe: stateless; entity changes go through the store's atomic {@code updateEntityConfigs}.
  */
 public final class AlterUserScramCredentialsHandler implements ApiHandler {
     private final BrokerContext context;
@@ -123,34 +123,45 @@ public final class AlterUserScramCredentialsHandler implements ApiHandler {
         }
     }
 
-    /** Applies one valid user's deletions then upsertions to its entity; a failure if a deletion finds nothing. */
+    /**
+     * Applies one valid user's deletions then upsertions to its entity, atomically with respect to other
+     * writers of the entity (its quotas, other brokers); a failure if a deletion finds nothing.
+     */
     private Optional<Failure> alter(String user, AlterUserScramCredentialsRequest body) {
         String entity = ScramCredentials.entity(user);
-        synchronized (ScramCredentials.USER_ENTITY_LOCK) {
-            Map<String, String> current = context.metadata().image().entityConfigs(entity);
-            Map<String, String> next = new LinkedHashMap<>(current);
-            for (ScramCredentialDeletion deletion : body.deletions()) {
-                if (deletion.name().equals(user)) {
-                    String key = ScramMechanism.forType(deletion.mechanism()).orElseThrow().mechanismName();
-                    if (next.remove(key) == null) {
-                        return Optional.of(new Failure(Errors.RESOURCE_NOT_FOUND,
-                                "Attempt to delete a user credential that does not exist"));
+        try {
+            context.metadata().updateEntityConfigs(entity, current -> {
+                Map<String, String> next = new LinkedHashMap<>(current);
+                for (ScramCredentialDeletion deletion : body.deletions()) {
+                    if (deletion.name().equals(user)) {
+                        String key = ScramMechanism.forType(deletion.mechanism()).orElseThrow().mechanismName();
+                        if (next.remove(key) == null) {
+                            throw new MissingCredential();
+                        }
                     }
                 }
-            }
-            for (ScramCredentialUpsertion upsertion : body.upsertions()) {
-                if (upsertion.name().equals(user)) {
-                    ScramMechanism mechanism = ScramMechanism.forType(upsertion.mechanism()).orElseThrow();
-                    next.put(mechanism.mechanismName(), new ScramFormatter(mechanism)
-                            .credential(upsertion.salt(), upsertion.saltedPassword(), upsertion.iterations())
-                            .toConfigValue());
+                for (ScramCredentialUpsertion upsertion : body.upsertions()) {
+                    if (upsertion.name().equals(user)) {
+                        ScramMechanism mechanism = ScramMechanism.forType(upsertion.mechanism()).orElseThrow();
+                        next.put(mechanism.mechanismName(), new ScramFormatter(mechanism)
+                                .credential(upsertion.salt(), upsertion.saltedPassword(), upsertion.iterations())
+                                .toConfigValue());
+                    }
                 }
-            }
-            if (!next.equals(current)) {
-                context.metadata().alterEntityConfigs(entity, next);
-            }
+                return next;
+            });
+        } catch (MissingCredential e) {
+            return Optional.of(new Failure(Errors.RESOURCE_NOT_FOUND,
+                    "Attempt to delete a user credential that does not exist"));
         }
         return Optional.empty();
+    }
+
+    /** Aborts an entity update: a deletion named a credential the user does not have. */
+    private static final class MissingCredential extends RuntimeException {
+        MissingCredential() {
+            super(null, null, false, false);
+        }
     }
 
     @Override

@@ -136,7 +136,10 @@ public final class ScramServerMechanism implements SaslServerMechanism {
                 clientFirst.gs2Header().getBytes(StandardCharsets.UTF_8))) {
             throw fail("the channel binding (c=) does not match the GS2 header");
         }
-        if (!clientFinal.nonce().equals(serverFirst.nonce())) {
+        // RFC 5802 wants the combined nonce echoed; librdkafka sends its own nonce in front of it, and
+        // Kafka accepts any client-final nonce that ends with the combined one. So do we: the server
+        // part still has to be echoed, which is what defeats replay.
+        if (!clientFinal.nonce().endsWith(serverFirst.nonce())) {
             throw fail("invalid nonce in the client-final-message");
         }
         byte[] authMessage = ScramFormatter.authMessage(clientFirst.bare(), serverFirst.message(),

@@ -21,12 +21,6 @@ public final class ScramCredentials {
     private static final Logger LOG = LoggerFactory.getLogger(ScramCredentials.class);
     /** The entity type holding users' credentials and quotas. */
     public static final String USERS = "users";
-    /**
-     * Held on this broker while read-modify-writing a {@code users/<name>} entity, so two local changes (SCRAM
-     * credentials, or quotas if their handler takes it too) do not lose each other's keys. Changes made at the
-     * same moment through two different brokers can still race, as in Kafka's ZooKeeper mode.
-     */
-    public static final Object USER_ENTITY_LOCK = new Object();
 
     private final Supplier<MetadataImage> image;
 
