@@ -3,6 +3,9 @@ package io.krill.broker;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.ApiHandlerRegistry;
 import io.krill.broker.api.handlers.AddOffsetsToTxnHandler;
+import io.krill.broker.api.handlers.CreateAclsHandler;
+import io.krill.broker.api.handlers.DeleteAclsHandler;
+import io.krill.broker.api.handlers.DescribeAclsHandler;
 import io.krill.broker.api.handlers.AddPartitionsToTxnHandler;
 import io.krill.broker.api.handlers.AlterConfigsHandler;
 import io.krill.broker.api.handlers.ApiVersionsHandler;
@@ -46,6 +49,7 @@ import io.krill.broker.api.handlers.WriteTxnMarkersHandler;
 import io.krill.broker.config.BrokerConfig;
 import io.krill.broker.config.DynamicBrokerConfig;
 import io.krill.broker.config.Listener;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.broker.config.LogSettings;
 import io.krill.broker.config.TopicConfig;
 import io.krill.broker.group.GroupCoordinator;
@@ -163,8 +167,9 @@ public final class Broker implements AutoCloseable {
         metrics = new BrokerMetrics();
         metrics.bindPartitions(partitions, metadata, config.nodeId());
         metrics.bindReplication(isrChanger, fetchers, partitions);
+        Authorization authorization = Authorization.fromConfig(config, metadata);
         BrokerContext context = new BrokerContext(dynamicConfig, metadata, partitions, producePurgatory, fetchPurgatory,
-                metrics, isrChanger);
+                metrics, isrChanger, authorization);
         groupCoordinator = GroupCoordinator.forBroker(context);
         metadata.addListener(groupCoordinator);
         groupCoordinator.startup(metadata.image());
@@ -216,7 +221,10 @@ public final class Broker implements AutoCloseable {
                 new TxnOffsetCommitHandler(groupCoordinator),
                 new DescribeProducersHandler(context),
                 new DescribeTransactionsHandler(transactionCoordinator),
-                new ListTransactionsHandler(transactionCoordinator));
+                new ListTransactionsHandler(transactionCoordinator),
+                new CreateAclsHandler(context),
+                new DescribeAclsHandler(context),
+                new DeleteAclsHandler(context));
         registry.set(new ApiHandlerRegistry(handlers));
 
         server = new NettyServer(clientListeners(), config.socket(), registry.get(),

@@ -280,6 +280,20 @@ public final class BrokerConfig {
         return values.getInt("zookeeper.max.in.flight.requests");
     }
 
+    /** authorizer.class.name; empty means no authorization. */
+    public String authorizerClassName() {
+        return values.getString("authorizer.class.name");
+    }
+
+    /** super.users as written: principals separated by ';'. */
+    public String superUsers() {
+        return values.getString("super.users");
+    }
+
+    public boolean allowEveryoneIfNoAclFound() {
+        return values.getBoolean("allow.everyone.if.no.acl.found");
+    }
+
     /** The Prometheus /metrics HTTP port; 0 means disabled. */
     public int httpPort() {
         return values.getInt("krill.http.port");

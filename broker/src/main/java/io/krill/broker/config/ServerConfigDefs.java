@@ -59,8 +59,14 @@ final class ServerConfigDefs {
                 .doc("The maximum number of incremental fetch sessions kept by the broker."))
             .define(builder("max.request.partition.size.limit", INT).defaultValue(2000).validator(atLeast(1))
                 .doc("The maximum number of partitions served in one request."))
-            .define(builder("authorizer.class.name", STRING).defaultValue("").importance(LOW).notSupported()
-                .doc("Kafka's authorizer plug-in class. Accepted for compatibility; Krill does not load plug-ins."))
+            .define(builder("authorizer.class.name", STRING).defaultValue("").importance(LOW)
+                .doc("Empty: no authorization. org.apache.kafka.metadata.authorizer.StandardAuthorizer, "
+                    + "kafka.security.authorizer.AclAuthorizer or io.krill.broker.security.authorizer.AclAuthorizer "
+                    + "select Krill's built-in ACL authorizer; other plug-ins cannot be loaded."))
+            .define(builder("super.users", STRING).defaultValue("").importance(LOW)
+                .doc("Principals (type:name, separated by ';') that every ACL check allows, e.g. the brokers' own."))
+            .define(builder("allow.everyone.if.no.acl.found", BOOLEAN).defaultValue(false).importance(LOW)
+                .doc("Whether a resource no ACL applies to is open to everyone (true) or to super users only."))
             .define(builder("zookeeper.connect", STRING).defaultValue("").importance(HIGH)
                 .doc("Krill: the ZooKeeper connection string (host:port,.../chroot) used for cluster coordination. "
                     + "Empty starts an embedded single-node ZooKeeper."))
