@@ -2,6 +2,8 @@ package io.krill.broker.api.handlers;
 
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.txn.TransactionCoordinator;
 import io.krill.log.TopicPartition;
@@ -20,10 +22,13 @@ import java.util.Set;
  * <p>Thread-safe: stateless.
  */
 public final class AddOffsetsToTxnHandler implements ApiHandler {
+    private final Authorization authorization;
     private final TransactionCoordinator coordinator;
     private final GroupCoordinator groups;
 
-    public AddOffsetsToTxnHandler(TransactionCoordinator coordinator, GroupCoordinator groups) {
+    public AddOffsetsToTxnHandler(TransactionCoordinator coordinator, GroupCoordinator groups,
+                                  Authorization authorization) {
+        this.authorization = authorization;
         this.coordinator = coordinator;
         this.groups = groups;
     }

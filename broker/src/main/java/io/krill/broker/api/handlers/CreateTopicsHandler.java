@@ -3,6 +3,7 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.config.ConfigException;
 import io.krill.broker.config.ConfigDescriber;
 import io.krill.broker.config.DescribedConfig;
@@ -75,9 +76,14 @@ public final class CreateTopicsHandler implements ApiHandler {
         Map<String, NewTopic> planned = new LinkedHashMap<>();
         Set<String> duplicates = new LinkedHashSet<>();
         long partitions = 0;
+        boolean clusterCreate = context.authorization().cluster(request, AclOperation.CREATE);
         for (CreateTopicsRequest.CreatableTopic topic : body.topics()) {
             if (occurrences.get(topic.name()) > 1) {
                 duplicates.add(topic.name());
+                continue;
+            }
+            if (!clusterCreate && !context.authorization().topic(request, AclOperation.CREATE, topic.name())) {
+                results.put(topic.name(), error(topic.name(), Errors.TOPIC_AUTHORIZATION_FAILED, "Authorization failed."));
                 continue;
             }
             try {

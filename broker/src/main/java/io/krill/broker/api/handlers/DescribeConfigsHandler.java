@@ -3,6 +3,7 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.config.ConfigDescriber;
 import io.krill.broker.config.ConfigSynonym;
 import io.krill.broker.config.DescribedConfig;
@@ -57,6 +58,8 @@ public final class DescribeConfigsHandler implements ApiHandler {
         for (DescribeConfigsRequest.DescribeConfigsResource resource : body.resources()) {
             DescribeConfigsResponse.DescribeConfigsResult result;
             try {
+                ConfigAlteration.authorize(request, context.authorization(), AclOperation.DESCRIBE_CONFIGS,
+                        resource.resourceType(), resource.resourceName());
                 result = new DescribeConfigsResponse.DescribeConfigsResult();
                 for (DescribedConfig config : describe(resource)) {
                     if (wanted(resource, config.name())) {

@@ -2,6 +2,8 @@ package io.krill.broker.api.handlers;
 
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.broker.txn.ProducerIdManager;
 import io.krill.broker.txn.TransactionCoordinator;
 import io.krill.wire.error.Errors;
@@ -20,10 +22,13 @@ import io.krill.wire.protocol.ApiMessage;
  * <p>Thread-safe.
  */
 public final class InitProducerIdHandler implements ApiHandler {
+    private final Authorization authorization;
     private final ProducerIdManager producerIds;
     private final TransactionCoordinator coordinator;
 
-    public InitProducerIdHandler(ProducerIdManager producerIds, TransactionCoordinator coordinator) {
+    public InitProducerIdHandler(ProducerIdManager producerIds, TransactionCoordinator coordinator,
+                                 Authorization authorization) {
+        this.authorization = authorization;
         this.producerIds = producerIds;
         this.coordinator = coordinator;
     }

@@ -4,10 +4,14 @@ import io.krill.broker.api.Request;
 import io.krill.broker.config.BrokerConfig;
 import io.krill.broker.config.ConfigException;
 import io.krill.controller.metadata.MetadataStore;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
 import java.net.InetAddress;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * What handlers call to authorize a request: one line per check, the request's principal and client
@@ -88,6 +92,28 @@ public final class Authorization {
         return authorize(request, operation, ResourceType.TRANSACTIONAL_ID, transactionalId);
     }
 
+    /** Throws CLUSTER_AUTHORIZATION_FAILED unless the operation is allowed on the cluster. */
+    public void requireCluster(Request request, AclOperation operation) {
+        if (!cluster(request, operation)) {
+            throw new ApiException(Errors.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.");
+        }
+    }
+
+    /** Throws GROUP_AUTHORIZATION_FAILED unless the operation is allowed on the group. */
+    public void requireGroup(Request request, AclOperation operation, String groupId) {
+        if (!group(request, operation, groupId)) {
+            throw new ApiException(Errors.GROUP_AUTHORIZATION_FAILED, "Not authorized to access group: " + groupId);
+        }
+    }
+
+    /** Throws TRANSACTIONAL_ID_AUTHORIZATION_FAILED unless the operation is allowed on the transactional id. */
+    public void requireTransactionalId(Request request, AclOperation operation, String transactionalId) {
+        if (!transactionalId(request, operation, transactionalId)) {
+            throw new ApiException(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+                    "Transactional Id authorization failed.");
+        }
+    }
+
     /** Whether the operation is allowed on at least one resource of the type (KIP-679). */
     public boolean anyOfType(Request request, AclOperation operation, ResourceType type) {
         return authorizer == null || authorizer.authorizeAny(request.principal(), address(request), operation, type);
@@ -121,6 +147,26 @@ public final class Authorization {
 
     public Set<String> deniedTopics(Request request, AclOperation operation, Iterable<String> topics) {
         return denied(request, operation, ResourceType.TOPIC, topics);
+    }
+
+    /** The topics of {@code items} (named by {@code name}) the operation is not allowed on; see {@link #denied}. */
+    public <T> Set<String> deniedTopics(Request request, AclOperation operation, Collection<T> items,
+                                        Function<T, String> name) {
+        if (authorizer == null) {
+            return Set.of();
+        }
+        Set<String> denied = null;
+        InetAddress address = address(request);
+        for (T item : items) {
+            String topic = name.apply(item);
+            if (!authorizer.authorize(request.principal(), address, operation, ResourceType.TOPIC, topic)) {
+                if (denied == null) {
+                    denied = new HashSet<>();
+                }
+                denied.add(topic);
+            }
+        }
+        return denied == null ? Set.of() : denied;
     }
 
     /**
