@@ -51,6 +51,8 @@ public final class AddOffsetsToTxnHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         AddOffsetsToTxnRequest body = request.body();
+        authorization.requireTransactionalId(request, AclOperation.WRITE, body.transactionalId());
+        authorization.requireGroup(request, AclOperation.READ, body.groupId());
         if (body.groupId() == null || body.groupId().isEmpty()) {
             request.respond(errorResponse(request, Errors.INVALID_GROUP_ID));
             return;

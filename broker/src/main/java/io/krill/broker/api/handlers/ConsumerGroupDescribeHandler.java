@@ -16,7 +16,8 @@ import io.krill.wire.protocol.ApiMessage;
  * ConsumerGroupDescribe v0-1 (KIP-848): per group its state (lower case, as Kafka: empty, assigning,
  * reconciling, stable), group and assignment epochs, assignor, and members with their current and
  * target assignments (topic ids and names). An unknown group, or a classic one, is GROUP_ID_NOT_FOUND.
- * Authorized operations, when asked for, are every group operation (no authorizer), else
+ * Authorization: DESCRIBE on each group (GROUP_AUTHORIZATION_FAILED for that group otherwise);
+ * authorized operations, when asked for, are the group operations the principal may perform, else
  * {@link Integer#MIN_VALUE}.
  *
  * <p>Thread-safe: stateless.

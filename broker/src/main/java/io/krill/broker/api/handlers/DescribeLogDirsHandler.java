@@ -58,6 +58,7 @@ public final class DescribeLogDirsHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         DescribeLogDirsRequest body = request.body();
+        authorization.requireCluster(request, AclOperation.DESCRIBE);
         Set<TopicPartition> wanted = null;
         if (body.topics() != null) {
             wanted = new HashSet<>();

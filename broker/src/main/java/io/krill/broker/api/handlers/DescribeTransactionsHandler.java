@@ -10,6 +10,7 @@ import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.DescribeTransactionsRequest;
 import io.krill.wire.message.DescribeTransactionsResponse;
 import io.krill.wire.protocol.ApiMessage;
+import java.util.Set;
 
 /**
  * DescribeTransactions v0: state, producer id and epoch, timeout, start time and partitions of each
@@ -47,7 +48,18 @@ public final class DescribeTransactionsHandler implements ApiHandler {
         DescribeTransactionsRequest body = request.body();
         DescribeTransactionsResponse response = new DescribeTransactionsResponse();
         for (String transactionalId : body.transactionalIds()) {
-            response.transactionStates().add(coordinator.describe(transactionalId));
+            if (!authorization.transactionalId(request, AclOperation.DESCRIBE, transactionalId)) {
+                response.transactionStates().add(new DescribeTransactionsResponse.TransactionState()
+                        .setTransactionalId(transactionalId)
+                        .setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code()));
+                continue;
+            }
+            DescribeTransactionsResponse.TransactionState state = coordinator.describe(transactionalId);
+            // Kafka leaves out the partitions of topics the principal may not DESCRIBE.
+            Set<String> hidden = authorization.deniedTopics(request, AclOperation.DESCRIBE, state.topics(),
+                    DescribeTransactionsResponse.TopicData::topic);
+            state.topics().removeIf(topic -> hidden.contains(topic.topic()));
+            response.transactionStates().add(state);
         }
         request.respond(response);
     }

@@ -45,6 +45,7 @@ public final class EndTxnHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         EndTxnRequest body = request.body();
+        authorization.requireTransactionalId(request, AclOperation.WRITE, body.transactionalId());
         coordinator.endTransaction(body.transactionalId(), body.producerId(), body.producerEpoch(), body.committed(),
                 error -> request.respond(errorResponse(request, error)));
     }

@@ -6,6 +6,7 @@ import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.authorizer.Authorization;
 import io.krill.broker.txn.ProducerIdManager;
 import io.krill.broker.txn.TransactionCoordinator;
+import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.InitProducerIdRequest;
@@ -51,6 +52,11 @@ public final class InitProducerIdHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         InitProducerIdRequest body = request.body();
+        if (body.transactionalId() != null) {
+            authorization.requireTransactionalId(request, AclOperation.WRITE, body.transactionalId());
+        } else if (!authorization.idempotentWrite(request)) {
+            throw new ApiException(Errors.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.");
+        }
         if (body.transactionalId() == null) {
             request.respond(new InitProducerIdResponse().setProducerId(producerIds.nextProducerId())
                     .setProducerEpoch((short) 0));

@@ -60,8 +60,13 @@ public final class ListTransactionsHandler implements ApiHandler {
                 return;
             }
         }
-        request.respond(coordinator.list(new HashSet<>(body.stateFilters()), new HashSet<>(body.producerIdFilters()),
-                duration, pattern));
+        ListTransactionsResponse response = coordinator.list(new HashSet<>(body.stateFilters()),
+                new HashSet<>(body.producerIdFilters()), duration, pattern);
+        if (authorization.enabled()) {
+            response.transactionStates().removeIf(state ->
+                    !authorization.transactionalId(request, AclOperation.DESCRIBE, state.transactionalId()));
+        }
+        request.respond(response);
     }
 
     @Override

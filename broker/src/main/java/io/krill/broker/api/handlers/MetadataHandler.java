@@ -94,7 +94,7 @@ public final class MetadataHandler implements ApiHandler {
                 .setControllerId(image.controllerId())
                 .setTopics(topics)
                 .setClusterAuthorizedOperations(body.includeClusterAuthorizedOperations()
-                        ? authorization.authorizedOperations(request, ResourceType.CLUSTER, ResourceType.CLUSTER_NAME)
+                        ? authorization.clusterAuthorizedOperations(request)
                         : AUTHORIZED_OPERATIONS_OMITTED));
     }
 

@@ -185,6 +185,15 @@ public final class Authorization {
         return field;
     }
 
+    /**
+     * The cluster's authorized-operations field as Kafka reports it in DescribeCluster and Metadata: the
+     * allowed cluster operations if DESCRIBE on the cluster is allowed, else none (0).
+     */
+    public int clusterAuthorizedOperations(Request request) {
+        return cluster(request, AclOperation.DESCRIBE)
+                ? authorizedOperations(request, ResourceType.CLUSTER, ResourceType.CLUSTER_NAME) : 0;
+    }
+
     /** The operations Kafka lists as supported by a resource type (for authorized-operations fields). */
     public static List<AclOperation> supportedOperations(ResourceType type) {
         return switch (type) {

@@ -3,6 +3,7 @@ package io.krill.broker.api.handlers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.controller.metadata.NewTopic;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.CreatePartitionsRequest;
@@ -129,7 +130,7 @@ class PartitionAdminHandlersTest {
 
     @Test
     void describeLogDirsListsTheRequestedPartitionsAtEveryVersion() {
-        DescribeLogDirsHandler handler = new DescribeLogDirsHandler(broker.logManager);
+        DescribeLogDirsHandler handler = new DescribeLogDirsHandler(broker.logManager, Authorization.ALLOW_ALL);
         for (int version = handler.minVersion(); version <= handler.maxVersion(); version++) {
             DescribeLogDirsResponse all = broker.call(handler, version, new DescribeLogDirsRequest().setTopics(null));
             DescribeLogDirsResponse.DescribeLogDirsResult result = all.results().get(0);
