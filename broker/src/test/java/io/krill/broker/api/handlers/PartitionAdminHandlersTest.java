@@ -159,7 +159,10 @@ class PartitionAdminHandlersTest {
         }
         DescribeClusterResponse withOperations = broker.call(handler, 2, new DescribeClusterRequest()
                 .setIncludeClusterAuthorizedOperations(true));
-        assertEquals(AuthorizedOperations.CLUSTER, withOperations.clusterAuthorizedOperations());
+        // Without an authorizer every cluster operation: CREATE, ALTER, DESCRIBE, CLUSTER_ACTION,
+        // DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE.
+        assertEquals((1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12),
+                withOperations.clusterAuthorizedOperations());
         assertEquals(Errors.MISMATCHED_ENDPOINT_TYPE.code(), ((DescribeClusterResponse) broker.call(handler, 1,
                 new DescribeClusterRequest().setEndpointType((byte) 2))).errorCode());
         assertEquals(Errors.UNSUPPORTED_ENDPOINT_TYPE.code(), ((DescribeClusterResponse) broker.call(handler, 1,
