@@ -9,6 +9,8 @@ import io.krill.broker.api.handlers.DescribeAclsHandler;
 import io.krill.broker.api.handlers.AddPartitionsToTxnHandler;
 import io.krill.broker.api.handlers.AlterConfigsHandler;
 import io.krill.broker.api.handlers.ApiVersionsHandler;
+import io.krill.broker.api.handlers.SaslAuthenticateHandler;
+import io.krill.broker.api.handlers.SaslHandshakeHandler;
 import io.krill.broker.api.handlers.CreatePartitionsHandler;
 import io.krill.broker.api.handlers.CreateTopicsHandler;
 import io.krill.broker.api.handlers.DeleteGroupsHandler;
@@ -20,10 +22,12 @@ import io.krill.broker.api.handlers.DescribeGroupsHandler;
 import io.krill.broker.api.handlers.DescribeLogDirsHandler;
 import io.krill.broker.api.handlers.DescribeProducersHandler;
 import io.krill.broker.api.handlers.DescribeTransactionsHandler;
+import io.krill.broker.api.handlers.DescribeUserScramCredentialsHandler;
 import io.krill.broker.api.handlers.DescribeTopicPartitionsHandler;
 import io.krill.broker.api.handlers.ElectLeadersHandler;
 import io.krill.broker.api.handlers.EndTxnHandler;
 import io.krill.broker.api.handlers.AlterPartitionReassignmentsHandler;
+import io.krill.broker.api.handlers.AlterUserScramCredentialsHandler;
 import io.krill.broker.api.handlers.ListPartitionReassignmentsHandler;
 import io.krill.broker.api.handlers.ListTransactionsHandler;
 import io.krill.broker.api.handlers.FetchHandler;
@@ -56,6 +60,11 @@ import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.metrics.BrokerMetrics;
 import io.krill.broker.metrics.MetricsHttpServer;
 import io.krill.broker.net.NettyServer;
+import io.krill.broker.security.InterBrokerConnector;
+import io.krill.broker.security.ListenerSecurity;
+import io.krill.broker.security.authentication.ServerMechanismFactory;
+import io.krill.broker.security.sasl.SaslMechanisms;
+import io.krill.broker.security.sasl.SaslServerMechanism;
 import io.krill.broker.net.RequestMetrics;
 import io.krill.broker.partition.LogConfigs;
 import io.krill.broker.partition.Partition;
@@ -117,6 +126,7 @@ public final class Broker implements AutoCloseable {
     private GroupCoordinator groupCoordinator;
     private TransactionCoordinator transactionCoordinator;
     private NettyServer server;
+    private SaslMechanisms saslMechanisms;
     private volatile boolean closed;
     private volatile boolean ready;
     private BrokerMetrics metrics;
@@ -153,7 +163,10 @@ public final class Broker implements AutoCloseable {
         logManager.startup();
         producePurgatory = new DelayedOperationPurgatory<>("produce");
         fetchPurgatory = new DelayedOperationPurgatory<>("fetch");
-        fetchers = new ReplicaFetcherManager(config, metadata);
+        saslMechanisms = new SaslMechanisms(this::config, () -> metadata.image());
+        List<ListenerSecurity> listenerSecurity = listenerSecurity();
+        InterBrokerConnector interBroker = InterBrokerConnector.of(config, saslMechanisms);
+        fetchers = new ReplicaFetcherManager(config, metadata, interBroker);
         partitions = new PartitionManager(config.nodeId(), logManager, dynamicConfig::current, metadata::isFenced, fetchers,
                 this::partitionChanged);
         partitions.startup(metadata.image());
@@ -175,7 +188,7 @@ public final class Broker implements AutoCloseable {
         groupCoordinator.startup(metadata.image());
         metrics.bindGroups(groupCoordinator, partitions, metadata);
         ProducerIdManager producerIds = new ProducerIdManager(metadata);
-        transactionCoordinator = TransactionCoordinator.forBroker(context, producerIds);
+        transactionCoordinator = TransactionCoordinator.forBroker(context, producerIds, interBroker);
         metadata.addListener(transactionCoordinator);
         transactionCoordinator.startup(metadata.image());
 
@@ -196,6 +209,8 @@ public final class Broker implements AutoCloseable {
                 new DescribeLogDirsHandler(logManager, context.authorization()),
                 new CreatePartitionsHandler(context),
                 new IncrementalAlterConfigsHandler(context),
+                new DescribeUserScramCredentialsHandler(context),
+                new AlterUserScramCredentialsHandler(context),
                 new DescribeClusterHandler(context),
                 new DescribeTopicPartitionsHandler(context),
                 new ElectLeadersHandler(context),
@@ -224,10 +239,12 @@ public final class Broker implements AutoCloseable {
                 new ListTransactionsHandler(transactionCoordinator, context.authorization()),
                 new CreateAclsHandler(context),
                 new DescribeAclsHandler(context),
-                new DeleteAclsHandler(context));
+                new DeleteAclsHandler(context),
+                new SaslHandshakeHandler(),
+                new SaslAuthenticateHandler());
         registry.set(new ApiHandlerRegistry(handlers));
 
-        server = new NettyServer(clientListeners(), config.socket(), registry.get(),
+        server = new NettyServer(listenerSecurity, config.socket(), registry.get(),
                 new RequestMetrics(metrics.registry()));
         server.start();
         metadata.registerBroker(brokerInfo(server.boundAddresses()));
@@ -343,6 +360,33 @@ public final class Broker implements AutoCloseable {
             }
         }
         return bound;
+    }
+
+    /**
+     * The security of every listener to bind (TLS stores loaded, SASL mechanisms checked), so that a
+     * misconfigured listener fails the start before anything is served.
+     */
+    private List<ListenerSecurity> listenerSecurity() {
+        ServerMechanismFactory factory = new ServerMechanismFactory() {
+            @Override
+            public List<String> enabledMechanisms(String listenerName) {
+                return saslMechanisms.enabled(listenerName);
+            }
+
+            @Override
+            public SaslServerMechanism create(String listenerName, String mechanism) {
+                return saslMechanisms.create(listenerName, mechanism);
+            }
+        };
+        List<ListenerSecurity> result = new ArrayList<>();
+        for (Listener listener : clientListeners()) {
+            ListenerSecurity security = ListenerSecurity.of(config, listener, factory);
+            if (security.sasl()) {
+                saslMechanisms.checkListener(listener.name());
+            }
+            result.add(security);
+        }
+        return result;
     }
 
     /** This broker as clients reach it; a configured port 0 is replaced by the port actually bound. */

@@ -3,6 +3,7 @@ package io.krill.broker.api;
 import io.krill.broker.config.SecurityProtocol;
 import io.krill.broker.security.KafkaPrincipal;
 import io.krill.broker.security.Session;
+import io.krill.broker.security.authentication.SaslServerAuthenticator;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.RequestHeader;
 import io.krill.wire.protocol.ApiMessage;
@@ -28,10 +29,17 @@ public final class Request {
 
     /**
      * Who sent a request: the peer's address, the listener it connected to, and the connection's
-     * security {@link Session} (principal). The record is immutable; the session's principal may change
+     * security {@link Session} (principal), and on SASL listeners the connection's SASL state (null
+     * elsewhere). The record is immutable; the session's principal may change
      * on re-authentication.
      */
-    public record Connection(SocketAddress remoteAddress, String listenerName, String connectionId, Session session) {
+    public record Connection(SocketAddress remoteAddress, String listenerName, String connectionId, Session session,
+                             SaslServerAuthenticator sasl) {
+        /** A connection without SASL (its session's principal is set by the transport, or ANONYMOUS). */
+        public Connection(SocketAddress remoteAddress, String listenerName, String connectionId, Session session) {
+            this(remoteAddress, listenerName, connectionId, session, null);
+        }
+
         /** A PLAINTEXT connection (ANONYMOUS principal). */
         public Connection(SocketAddress remoteAddress, String listenerName, String connectionId) {
             this(remoteAddress, listenerName, connectionId,

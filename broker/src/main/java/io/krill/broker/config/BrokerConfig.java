@@ -152,7 +152,13 @@ public final class BrokerConfig {
             return false;
         }
         int dot = key.indexOf('.', LISTENER_PREFIX.length());
-        return dot > 0 && BrokerConfigDefs.DEF.contains(key.substring(dot + 1));
+        if (dot < 0) {
+            return false;
+        }
+        String rest = key.substring(dot + 1);
+        // listener.name.<l>.<mechanism>.sasl.jaas.config: the per-mechanism JAAS config of a SASL listener
+        return BrokerConfigDefs.DEF.contains(rest) || rest.indexOf('.') > 0
+                && rest.substring(rest.indexOf('.') + 1).equals("sasl.jaas.config");
     }
 
     private void logIgnoredKeys() {

@@ -11,7 +11,8 @@ public final class BrokerConfigDefs {
             .defineAll(ReplicationConfigDefs.define())
             .defineAll(GroupConfigDefs.define())
             .defineAll(TransactionConfigDefs.define())
-            .defineAll(SecurityConfigDefs.define());
+            .defineAll(SecurityConfigDefs.define())
+            .defineAll(TransportSecurityConfigDefs.define());
 
     private BrokerConfigDefs() {
     }

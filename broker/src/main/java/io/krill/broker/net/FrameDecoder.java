@@ -1,5 +1,6 @@
 package io.krill.broker.net;
 
+import io.krill.broker.security.Session;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
@@ -15,6 +16,10 @@ import org.slf4j.LoggerFactory;
  * before anything is allocated for it, as Kafka does: there is no way to resynchronise a stream whose
  * framing is broken. A zero-length frame is passed on; the request decoder rejects it.
  *
+ * <p>On SASL listeners a connection that has not authenticated yet gets a much smaller bound
+ * ({@code sasl.server.max.receive.size}), so junk from unauthenticated peers cannot make the broker
+ * buffer large frames.
+ *
  * <p>Not thread-safe, not sharable: one instance per channel, used by its event loop.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
@@ -22,21 +27,37 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     static final int SIZE_PREFIX = 4;
 
     private final int maxFrameBytes;
+    private final Session session;
+    private final int maxUnauthenticatedFrameBytes;
 
     public FrameDecoder(int maxFrameBytes) {
-        if (maxFrameBytes <= 0) {
-            throw new IllegalArgumentException("maxFrameBytes must be positive: " + maxFrameBytes);
+        this(maxFrameBytes, null, maxFrameBytes);
+    }
+
+    /**
+     * @param session                      the connection's session; while it is not authenticated frames are
+     *                                     bounded by {@code maxUnauthenticatedFrameBytes} (null: no such bound)
+     */
+    public FrameDecoder(int maxFrameBytes, Session session, int maxUnauthenticatedFrameBytes) {
+        if (maxFrameBytes <= 0 || maxUnauthenticatedFrameBytes <= 0) {
+            throw new IllegalArgumentException("frame bounds must be positive: " + maxFrameBytes + ", "
+                    + maxUnauthenticatedFrameBytes);
         }
         this.maxFrameBytes = maxFrameBytes;
+        this.session = session;
+        this.maxUnauthenticatedFrameBytes = maxUnauthenticatedFrameBytes;
     }
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         while (in.readableBytes() >= SIZE_PREFIX) {
             int size = in.getInt(in.readerIndex());
-            if (size < 0 || size > maxFrameBytes) {
-                LOG.warn("Closing connection from {}: request size {} is outside [0, {}] (socket.request.max.bytes)",
-                        ctx.channel().remoteAddress(), size, maxFrameBytes);
+            boolean unauthenticated = session != null && !session.isAuthenticated();
+            int max = unauthenticated ? Math.min(maxFrameBytes, maxUnauthenticatedFrameBytes) : maxFrameBytes;
+            if (size < 0 || size > max) {
+                LOG.warn("Closing connection from {}: request size {} is outside [0, {}] ({})",
+                        ctx.channel().remoteAddress(), size, max,
+                        unauthenticated ? "sasl.server.max.receive.size before authentication" : "socket.request.max.bytes");
                 in.skipBytes(in.readableBytes());
                 ctx.close();
                 return;

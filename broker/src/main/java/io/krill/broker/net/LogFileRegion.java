@@ -1,7 +1,10 @@
 package io.krill.broker.net;
 
 import io.krill.log.FileSlice;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.DefaultFileRegion;
+import java.io.IOException;
 
 /**
  * Log bytes sent with sendfile: a {@link DefaultFileRegion} (so the epoll transport takes its native
@@ -16,6 +19,28 @@ final class LogFileRegion extends DefaultFileRegion {
     LogFileRegion(FileSlice slice) {
         super(slice.channel(), slice.position(), slice.sizeInBytes());
         this.slice = slice;
+    }
+
+    /**
+     * The region's bytes in a buffer, for TLS connections (an SslHandler can only encrypt buffers). Reads
+     * the file on the calling thread; does not release the region.
+     */
+    ByteBuf read(ByteBufAllocator allocator) throws IOException {
+        int size = (int) slice.sizeInBytes();
+        ByteBuf buf = allocator.ioBuffer(size);
+        try {
+            long position = slice.position();
+            while (buf.writerIndex() < size) {
+                int n = buf.writeBytes(slice.channel(), position + buf.writerIndex(), size - buf.writerIndex());
+                if (n < 0) {
+                    throw new IOException("log segment ended " + (size - buf.writerIndex()) + " bytes early");
+                }
+            }
+            return buf;
+        } catch (IOException | RuntimeException e) {
+            buf.release();
+            throw e;
+        }
     }
 
     @Override

@@ -3,6 +3,12 @@ package io.krill.broker.net;
 import io.krill.broker.api.ApiHandlerRegistry;
 import io.krill.broker.config.Listener;
 import io.krill.broker.config.SocketSettings;
+import io.krill.broker.security.ListenerSecurity;
+import io.krill.broker.security.Session;
+import io.krill.broker.security.authentication.SaslServerAuthenticator;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.net.InetAddress;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -35,6 +41,11 @@ import org.slf4j.LoggerFactory;
  * I/O (native epoll when available, else NIO), and {@code num.io.threads} request threads on which the
  * {@link RequestChannelHandler}s run (each connection pinned to one).
  *
+ * <p>Per connection the pipeline is: TLS ({@code SslHandler} and the certificate principal) on SSL and
+ * SASL_SSL listeners, the idle timeout ({@code connections.max.idle.ms}), frames, requests. The
+ * connection limits ({@code max.connections}, {@code max.connections.per.ip} and its overrides) are
+ * applied as a connection is accepted: one over a limit is closed at once.
+ *
  * <p>Thread-safe for start/stop from one controlling thread.
  */
 public final class NettyServer implements AutoCloseable {
@@ -42,7 +53,8 @@ public final class NettyServer implements AutoCloseable {
     /** Per connection: requests read and not yet answered before the socket stops being read. */
     static final int MAX_IN_FLIGHT_PER_CONNECTION = 64;
 
-    private final List<Listener> listeners;
+    private final List<ListenerSecurity> listeners;
+    private final ConnectionQuotas quotas;
     private final SocketSettings socket;
     private final ApiHandlerRegistry registry;
     private final RequestMetrics metrics;
@@ -54,9 +66,10 @@ public final class NettyServer implements AutoCloseable {
     private final List<InetSocketAddress> boundAddresses = new ArrayList<>();
     private final ChannelGroup connections = new DefaultChannelGroup("krill-connections", GlobalEventExecutor.INSTANCE);
 
-    public NettyServer(List<Listener> listeners, SocketSettings socket, ApiHandlerRegistry registry,
+    public NettyServer(List<ListenerSecurity> listeners, SocketSettings socket, ApiHandlerRegistry registry,
                        RequestMetrics metrics) {
         this.listeners = List.copyOf(listeners);
+        this.quotas = new ConnectionQuotas(socket);
         this.socket = socket;
         this.registry = registry;
         this.metrics = metrics;
@@ -73,7 +86,8 @@ public final class NettyServer implements AutoCloseable {
 
     /** Binds every listener; throws if one cannot be bound. */
     public void start() throws InterruptedException {
-        for (Listener listener : listeners) {
+        for (ListenerSecurity security : listeners) {
+            Listener listener = security.listener();
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(bossGroup, ioGroup)
                     .channel(channelClass)
@@ -84,17 +98,7 @@ public final class NettyServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
-                            connections.add(ch);
-                            if (socket.socketSendBufferBytes() > 0) {
-                                ch.config().setSendBufferSize(socket.socketSendBufferBytes());
-                            }
-                            if (socket.socketReceiveBufferBytes() > 0) {
-                                ch.config().setReceiveBufferSize(socket.socketReceiveBufferBytes());
-                            }
-                            ch.pipeline().addLast("frames", new FrameDecoder(socket.socketRequestMaxBytes()));
-                            ch.pipeline().addLast(requestGroup, "requests",
-                                    new RequestChannelHandler(registry, listener.name(), listener.securityProtocol(), MAX_IN_FLIGHT_PER_CONNECTION,
-                                            metrics));
+                            initConnection(ch, security);
                         }
                     });
             InetSocketAddress address = listener.host() == null
@@ -106,6 +110,47 @@ public final class NettyServer implements AutoCloseable {
             boundAddresses.add(bound);
             LOG.info("Listening for {} on {} ({})", listener.name(), bound, listener.securityProtocol());
         }
+    }
+
+    private void initConnection(SocketChannel ch, ListenerSecurity security) {
+        InetAddress ip = ch.remoteAddress().getAddress();
+        String refusal = quotas.acquire(ip);
+        if (refusal != null) {
+            LOG.info("Refusing connection from {} on {}: {}", ch.remoteAddress(), security.listener().name(), refusal);
+            ch.close();
+            return;
+        }
+        ch.closeFuture().addListener(f -> quotas.release(ip));
+        connections.add(ch);
+        if (socket.socketSendBufferBytes() > 0) {
+            ch.config().setSendBufferSize(socket.socketSendBufferBytes());
+        }
+        if (socket.socketReceiveBufferBytes() > 0) {
+            ch.config().setReceiveBufferSize(socket.socketReceiveBufferBytes());
+        }
+        Listener listener = security.listener();
+        Session session = new Session(ch.remoteAddress(), listener.name(), listener.securityProtocol());
+        ChannelPipeline pipeline = ch.pipeline();
+        boolean tls = security.ssl() != null;
+        if (tls) {
+            pipeline.addLast("ssl", security.ssl().serverContext().newHandler(ch.alloc()));
+            pipeline.addLast("ssl-principal", new SslPrincipalHandler(session, security.ssl().principalMapper()));
+        }
+        if (socket.connectionsMaxIdleMs() > 0) {
+            pipeline.addLast("idle", new IdleStateHandler(0, 0, socket.connectionsMaxIdleMs(), TimeUnit.MILLISECONDS));
+            pipeline.addLast("idle-close", IdleConnectionCloser.INSTANCE);
+        }
+        pipeline.addLast("frames", new FrameDecoder(socket.socketRequestMaxBytes(), security.sasl() ? session : null,
+                security.maxUnauthenticatedFrameBytes()));
+        SaslServerAuthenticator sasl = security.sasl()
+                ? new SaslServerAuthenticator(session, security.mechanisms(), security.reauthMs()) : null;
+        pipeline.addLast(requestGroup, "requests",
+                new RequestChannelHandler(registry, session, sasl, tls, MAX_IN_FLIGHT_PER_CONNECTION, metrics));
+    }
+
+    /** Connections currently open (all listeners). */
+    public int connectionCount() {
+        return quotas.total();
     }
 
     /** The addresses bound, in listener order (the real port when a listener asked for port 0). */

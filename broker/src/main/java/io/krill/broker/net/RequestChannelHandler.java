@@ -5,8 +5,9 @@ import io.krill.broker.api.ApiHandlerRegistry;
 import io.krill.broker.api.Request;
 import io.krill.broker.api.ResponseChannel;
 import io.krill.broker.api.handlers.ApiVersionsHandler;
-import io.krill.broker.config.SecurityProtocol;
 import io.krill.broker.security.Session;
+import io.krill.broker.security.authentication.SaslServerAuthenticator;
+import io.krill.broker.security.sasl.SaslAuthenticationException;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
@@ -14,6 +15,12 @@ import io.krill.wire.message.RequestHeader;
 import io.krill.wire.protocol.ApiMessage;
 import io.krill.wire.protocol.MalformedMessageException;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.EventExecutor;
@@ -33,6 +40,13 @@ import org.slf4j.LoggerFactory;
  * (except ApiVersions, answered with UNSUPPORTED_VERSION and the supported ranges) and a body that does
  * not parse each close the connection with a log line.
  *
+ * <p>On SASL listeners it is also the gate of authentication (see {@link SaslServerAuthenticator}):
+ * before the session is authenticated, or after it expired, any request other than ApiVersions,
+ * SaslHandshake and SaslAuthenticate closes the connection, as Kafka does; a failed SASL step closes it
+ * once its answer is written; after SaslHandshake v0 frames are raw SASL tokens answered with raw
+ * size-prefixed tokens. On TLS connections log data that would go out with sendfile is read into
+ * buffers first (an SslHandler can only encrypt buffers).
+ *
  * <p>Not sharable: one instance per connection. State is confined to the request executor.
  */
 public final class RequestChannelHandler extends ChannelInboundHandlerAdapter implements ResponseChannel {
@@ -40,19 +54,25 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
     private static final AtomicLong CONNECTION_IDS = new AtomicLong();
 
     private final ApiHandlerRegistry registry;
-    private final String listenerName;
-    private final SecurityProtocol securityProtocol;
+    private final Session session;
+    private final SaslServerAuthenticator sasl;
+    private final boolean tls;
     private final int maxInFlight;
     private final RequestMetrics metrics;
     private ChannelHandlerContext ctx;
     private ResponseSequencer sequencer;
     private Request.Connection connection;
 
-    public RequestChannelHandler(ApiHandlerRegistry registry, String listenerName, SecurityProtocol securityProtocol,
-                                 int maxInFlight, RequestMetrics metrics) {
+    /**
+     * @param sasl the connection's SASL state on a SASL listener, else null
+     * @param tls  true when the connection runs over TLS (no sendfile)
+     */
+    public RequestChannelHandler(ApiHandlerRegistry registry, Session session, SaslServerAuthenticator sasl,
+                                 boolean tls, int maxInFlight, RequestMetrics metrics) {
         this.registry = registry;
-        this.listenerName = listenerName;
-        this.securityProtocol = securityProtocol;
+        this.session = session;
+        this.sasl = sasl;
+        this.tls = tls;
         this.maxInFlight = maxInFlight;
         this.metrics = metrics;
     }
@@ -61,9 +81,8 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.sequencer = new ResponseSequencer(ctx.channel(), maxInFlight);
-        this.connection = new Request.Connection(ctx.channel().remoteAddress(), listenerName,
-                listenerName + "-" + CONNECTION_IDS.incrementAndGet(),
-                new Session(ctx.channel().remoteAddress(), listenerName, securityProtocol));
+        this.connection = new Request.Connection(ctx.channel().remoteAddress(), session.listenerName(),
+                session.listenerName() + "-" + CONNECTION_IDS.incrementAndGet(), session, sasl);
     }
 
     @Override
@@ -84,6 +103,10 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
 
     private void handleFrame(ByteBuf frame) {
         long received = System.nanoTime();
+        if (sasl != null && sasl.expectsRawToken()) {
+            handleRawSaslToken(frame);
+            return;
+        }
         if (frame.readableBytes() < 8) {
             close("a request header of " + frame.readableBytes() + " bytes is truncated");
             return;
@@ -94,6 +117,11 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
         ApiHandler handler = registry.handler(api);
         if (handler == null) {
             close("unknown or unsupported API key " + key);
+            return;
+        }
+        String refusal = sasl == null ? null : sasl.refusal(api);
+        if (refusal != null) {
+            close(refusal);
             return;
         }
         boolean served = version >= handler.minVersion() && version <= handler.maxVersion() && api.hasVersion(version);
@@ -128,6 +156,9 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
         Request request = new Request(header, api, body, connection, this, sequencer.register(), received);
         try {
             handler.handle(request);
+            if (sasl != null && sasl.mustClose()) {
+                closeAfterWrites("SASL " + api.apiName() + " failed: " + sasl.failure());
+            }
         } catch (ApiException e) {
             if (!request.isAnswered()) {
                 LOG.debug("{} failed: {}", request, e.getMessage());
@@ -138,6 +169,33 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
             metrics.recordUnexpected(api);
             ctx.close();
         }
+    }
+
+    /** A token of the legacy SASL flow (after SaslHandshake v0): no Kafka header either way. */
+    private void handleRawSaslToken(ByteBuf frame) {
+        byte[] token = new byte[frame.readableBytes()];
+        frame.readBytes(token);
+        long seq = sequencer.register();
+        byte[] answer;
+        try {
+            answer = sasl.legacyToken(token);
+        } catch (SaslAuthenticationException e) {
+            sequencer.complete(seq, null);
+            close("SASL authentication (legacy flow) failed: " + e.getMessage());
+            return;
+        }
+        ByteBuf out = null;
+        if (answer != null) {
+            out = ctx.alloc().buffer(4 + answer.length);
+            out.writeInt(answer.length).writeBytes(answer);
+        }
+        sequencer.complete(seq, out);
+    }
+
+    /** Closes the connection once what was written before is flushed. */
+    private void closeAfterWrites(String reason) {
+        LOG.info("Closing connection {} from {}: {}", connection.connectionId(), connection.remoteAddress(), reason);
+        ctx.channel().writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
     }
 
     @Override
@@ -171,7 +229,10 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
             try {
                 encoded = ResponseEncoder.encode(ctx.alloc(), request.api(), request.version(),
                         request.header().correlationId(), response);
-            } catch (RuntimeException e) {
+                if (tls && encoded instanceof List<?> parts) {
+                    encoded = withoutFileRegions(parts);
+                }
+            } catch (IOException | RuntimeException e) {
                 LOG.error("Closing connection {}: cannot encode the response to {}", connection.connectionId(), request, e);
                 metrics.recordUnexpected(request.api());
                 ctx.close();
@@ -181,6 +242,33 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
         }
         metrics.record(request.api(), Errors.NONE, request.receivedNanos());
         sequencer.complete(request.sequence(), encoded);
+    }
+
+    /**
+     * The parts of a response with every log file region read into a buffer (TLS cannot encrypt a
+     * FileRegion). Consumes {@code parts}: on failure everything is released.
+     */
+    private List<Object> withoutFileRegions(List<?> parts) throws IOException {
+        List<Object> out = new ArrayList<>(parts.size());
+        int i = 0;
+        try {
+            for (; i < parts.size(); i++) {
+                Object part = parts.get(i);
+                if (part instanceof LogFileRegion region) {
+                    out.add(region.read(ctx.alloc()));
+                    region.release();
+                } else {
+                    out.add(part);
+                }
+            }
+            return out;
+        } catch (IOException | RuntimeException e) {
+            out.forEach(ReferenceCountUtil::release);
+            for (; i < parts.size(); i++) {
+                ReferenceCountUtil.release(parts.get(i));
+            }
+            throw e;
+        }
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.krill.broker.replication;
 
+import io.krill.broker.security.InterBrokerConnector;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.RequestHeader;
 import io.krill.wire.message.ResponseHeader;
@@ -41,19 +42,14 @@ final class BrokerChannel implements AutoCloseable {
     }
 
     /**
+     * @param connector        opens the socket with the inter-broker listener's security (TLS, SASL)
      * @param timeoutMs        connect timeout and the longest wait for any response
      * @param maxResponseBytes a larger response is a protocol error (the connection is dropped)
      */
-    static BrokerChannel connect(InetSocketAddress address, int timeoutMs, int receiveBufferBytes, String clientId,
-                                 int maxResponseBytes) throws IOException {
-        Socket socket = new Socket();
+    static BrokerChannel connect(InterBrokerConnector connector, InetSocketAddress address, int timeoutMs,
+                                 int receiveBufferBytes, String clientId, int maxResponseBytes) throws IOException {
+        Socket socket = connector.connect(address, timeoutMs, receiveBufferBytes, clientId);
         try {
-            if (receiveBufferBytes > 0) {
-                socket.setReceiveBufferSize(receiveBufferBytes);
-            }
-            socket.setTcpNoDelay(true);
-            socket.connect(address, timeoutMs);
-            socket.setSoTimeout(timeoutMs);
             return new BrokerChannel(socket, clientId, maxResponseBytes);
         } catch (IOException | RuntimeException e) {
             socket.close();

@@ -222,7 +222,7 @@ final class ReplicaFetcher implements Runnable {
             }
             endpoint = leader.endpoints().values().iterator().next();
         }
-        BrokerChannel opened = BrokerChannel.connect(new InetSocketAddress(endpoint.host(), endpoint.port()),
+        BrokerChannel opened = BrokerChannel.connect(context.connector(), new InetSocketAddress(endpoint.host(), endpoint.port()),
                 context.socketTimeoutMs(), context.receiveBufferBytes(), name, context.maxResponseBytes());
         channel = opened;
         if (!running) {

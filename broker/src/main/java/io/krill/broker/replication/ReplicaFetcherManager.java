@@ -1,6 +1,7 @@
 package io.krill.broker.replication;
 
 import io.krill.broker.config.BrokerConfig;
+import io.krill.broker.security.InterBrokerConnector;
 import io.krill.broker.partition.Partition;
 import io.krill.broker.partition.ReplicaFollowing;
 import io.krill.controller.metadata.MetadataStore;
@@ -35,7 +36,12 @@ public final class ReplicaFetcherManager implements ReplicaFollowing, AutoClosea
     private boolean closed;
 
     public ReplicaFetcherManager(BrokerConfig config, MetadataStore metadata) {
-        this.context = ReplicationContext.of(config, metadata);
+        this(config, metadata, InterBrokerConnector.plaintext());
+    }
+
+    /** @param connector opens the fetchers' connections on the inter-broker listener */
+    public ReplicaFetcherManager(BrokerConfig config, MetadataStore metadata, InterBrokerConnector connector) {
+        this.context = ReplicationContext.of(config, metadata, connector);
         this.fetchersPerBroker = Math.max(1, config.replication().numReplicaFetchers());
     }
 

@@ -1,5 +1,6 @@
 package io.krill.broker.txn;
 
+import io.krill.broker.security.InterBrokerConnector;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.RequestHeader;
 import io.krill.wire.message.ResponseHeader;
@@ -41,12 +42,10 @@ final class MarkerChannel implements AutoCloseable {
     }
 
     /** @param timeoutMs connect timeout and the longest wait for a response */
-    static MarkerChannel connect(InetSocketAddress address, int timeoutMs, String clientId) throws IOException {
-        Socket socket = new Socket();
+    static MarkerChannel connect(InterBrokerConnector connector, InetSocketAddress address, int timeoutMs,
+                                 String clientId) throws IOException {
+        Socket socket = connector.connect(address, timeoutMs, 0, clientId);
         try {
-            socket.setTcpNoDelay(true);
-            socket.connect(address, timeoutMs);
-            socket.setSoTimeout(timeoutMs);
             return new MarkerChannel(socket, clientId);
         } catch (IOException | RuntimeException e) {
             socket.close();

@@ -1,5 +1,6 @@
 package io.krill.broker.txn;
 
+import io.krill.broker.security.InterBrokerConnector;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.group.CoordinatorLog;
 import io.krill.broker.group.CoordinatorTimer;
@@ -106,13 +107,20 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
      * {@link #close()} stops both. Call {@link #startup} after registering it as a metadata listener.
      */
     public static TransactionCoordinator forBroker(BrokerContext context, ProducerIdManager producerIds) {
+        return forBroker(context, producerIds, InterBrokerConnector.plaintext());
+    }
+
+    /** @param connector opens the marker senders' connections on the inter-broker listener */
+    public static TransactionCoordinator forBroker(BrokerContext context, ProducerIdManager producerIds,
+                                                   InterBrokerConnector connector) {
         TransactionConfig config = TransactionConfig.from(context.config());
         ExecutorCoordinatorTimer timer = new ExecutorCoordinatorTimer("txn-coordinator");
         PartitionCoordinatorLog log = new PartitionCoordinatorLog(TransactionStateTopic.NAME, context.metadata(),
                 context.partitions(), context.producePurgatory(), timer, config.requestTimeoutMs(), 0,
                 config.stateLogLoadBufferSize());
         TransactionMarkerSender sender = new TransactionMarkerSender(context.nodeId(), context.metadata()::image,
-                context.config().listeners().interBrokerListenerName(), config.requestTimeoutMs() + 10_000, timer);
+                context.config().listeners().interBrokerListenerName(), connector, config.requestTimeoutMs() + 10_000,
+                timer);
         TransactionCoordinator coordinator = new TransactionCoordinator(context.nodeId(), config, log, timer,
                 producerIds::nextProducerId, sender);
         coordinator.owned.add(sender);

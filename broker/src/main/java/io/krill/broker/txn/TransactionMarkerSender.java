@@ -1,5 +1,6 @@
 package io.krill.broker.txn;
 
+import io.krill.broker.security.InterBrokerConnector;
 import io.krill.broker.group.CoordinatorTimer;
 import io.krill.controller.metadata.BrokerInfo;
 import io.krill.controller.metadata.MetadataImage;
@@ -49,6 +50,7 @@ public final class TransactionMarkerSender implements MarkerWriter, AutoCloseabl
     private final int nodeId;
     private final Supplier<MetadataImage> image;
     private final String listenerName;
+    private final InterBrokerConnector connector;
     private final int timeoutMs;
     private final CoordinatorTimer timer;
     private final Map<Integer, Destination> destinations = new ConcurrentHashMap<>();
@@ -95,6 +97,13 @@ public final class TransactionMarkerSender implements MarkerWriter, AutoCloseabl
      */
     public TransactionMarkerSender(int nodeId, Supplier<MetadataImage> image, String listenerName, int timeoutMs,
                                    CoordinatorTimer timer) {
+        this(nodeId, image, listenerName, InterBrokerConnector.plaintext(), timeoutMs, timer);
+    }
+
+    /** @param connector opens connections with the inter-broker listener's security (TLS, SASL) */
+    public TransactionMarkerSender(int nodeId, Supplier<MetadataImage> image, String listenerName,
+                                   InterBrokerConnector connector, int timeoutMs, CoordinatorTimer timer) {
+        this.connector = connector;
         this.nodeId = nodeId;
         this.image = image;
         this.listenerName = listenerName;
@@ -287,7 +296,7 @@ public final class TransactionMarkerSender implements MarkerWriter, AutoCloseabl
         private MarkerChannel connect() throws IOException {
             MarkerChannel current = channel;
             if (current == null) {
-                current = MarkerChannel.connect(address, timeoutMs, "txn-marker-sender-" + nodeId);
+                current = MarkerChannel.connect(connector, address, timeoutMs, "txn-marker-sender-" + nodeId);
                 channel = current;
                 if (!running || closed) {
                     current.close();

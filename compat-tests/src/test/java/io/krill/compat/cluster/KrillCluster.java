@@ -92,6 +92,16 @@ public final class KrillCluster implements AutoCloseable {
      * {@code target/cluster-logs} where the brokers' logs are kept after {@link #close}.
      */
     public static KrillCluster start(String name, int size, Map<String, String> overrides) {
+        return start(name, size, overrides, (id, port) -> Map.of());
+    }
+
+    /**
+     * As {@link #start(String, int, Map)}, with settings of each broker on top: {@code perBroker} gets the
+     * broker id and the port of its PLAINTEXT listener (which the harness uses) and may, e.g., add listeners
+     * ({@code listeners=PLAINTEXT://127.0.0.1:<port>,SECURE://...}).
+     */
+    public static KrillCluster start(String name, int size, Map<String, String> overrides,
+                                     java.util.function.BiFunction<Integer, Integer, Map<String, String>> perBroker) {
         Path dir;
         try {
             dir = Files.createTempDirectory("krill-cluster");
@@ -114,6 +124,7 @@ public final class KrillCluster implements AutoCloseable {
                 brokerConfig.put("listeners", "PLAINTEXT://127.0.0.1:" + port);
                 brokerConfig.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
                 brokerConfig.put("log.dirs", dir.resolve("data-" + id).toString());
+                brokerConfig.putAll(perBroker.apply(id, port));
                 cluster.brokers.put(id, new BrokerProcess(id, port, script, dir, brokerConfig));
             }
             cluster.startAll(cluster.brokers.keySet());

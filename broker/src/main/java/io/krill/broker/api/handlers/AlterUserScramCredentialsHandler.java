@@ -1,0 +1,169 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.BrokerContext;
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.Request;
+import io.krill.broker.security.scram.ScramCredentials;
+import io.krill.broker.security.scram.ScramFormatter;
+import io.krill.broker.security.scram.ScramMechanism;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.AlterUserScramCredentialsRequest;
+import io.krill.wire.message.AlterUserScramCredentialsRequest.ScramCredentialDeletion;
+import io.krill.wire.message.AlterUserScramCredentialsRequest.ScramCredentialUpsertion;
+import io.krill.wire.message.AlterUserScramCredentialsResponse;
+import io.krill.wire.message.AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.protocol.ApiMessage;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * AlterUserScramCredentials: upserts (the client sends salt, salted password and iterations; the broker derives
+ * StoredKey and ServerKey and keeps only those) and deletes SCRAM credentials, with the validations of Kafka's
+ * ZooKeeper-mode broker, one result per user: an empty name or iterations outside [4096, 16384] is
+ * UNACCEPTABLE_CREDENTIAL, an unknown mechanism UNSUPPORTED_SASL_MECHANISM, the same user and mechanism twice
+ * DUPLICATE_RESOURCE, deleting a credential that does not exist RESOURCE_NOT_FOUND. A user's changes are applied
+ * together, to the {@code users/<name>} entity whose other keys (quotas) are kept.
+ *
+ * <p>Thread-safe: stateless; entity read-modify-writes hold {@link ScramCredentials#USER_ENTITY_LOCK}.
+ */
+public final class AlterUserScramCredentialsHandler implements ApiHandler {
+    private final BrokerContext context;
+
+    public AlterUserScramCredentialsHandler(BrokerContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.ALTER_USER_SCRAM_CREDENTIALS;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 0;
+    }
+
+    private record Failure(Errors error, String message) {
+    }
+
+    @Override
+    public void handle(Request request) {
+        AlterUserScramCredentialsRequest body = request.body();
+        Set<String> users = new LinkedHashSet<>();
+        Map<String, Failure> failures = new HashMap<>();
+        for (ScramCredentialDeletion deletion : body.deletions()) {
+            users.add(deletion.name());
+            invalid(deletion.name(), deletion.mechanism(), null).ifPresent(f -> failures.put(deletion.name(), f));
+        }
+        for (ScramCredentialUpsertion upsertion : body.upsertions()) {
+            users.add(upsertion.name());
+            invalid(upsertion.name(), upsertion.mechanism(), upsertion).ifPresent(f -> failures.put(upsertion.name(), f));
+        }
+        Set<List<Object>> pairs = new HashSet<>();
+        for (ScramCredentialDeletion d : body.deletions()) {
+            duplicate(d.name(), d.mechanism(), pairs, failures);
+        }
+        for (ScramCredentialUpsertion u : body.upsertions()) {
+            duplicate(u.name(), u.mechanism(), pairs, failures);
+        }
+        AlterUserScramCredentialsResponse response = new AlterUserScramCredentialsResponse();
+        for (String user : users) {
+            Failure failure = failures.get(user);
+            if (failure == null) {
+                failure = alter(user, body).orElse(null);
+            }
+            response.results().add(new AlterUserScramCredentialsResult().setUser(user)
+                    .setErrorCode(failure == null ? Errors.NONE.code() : failure.error().code())
+                    .setErrorMessage(failure == null ? null : failure.message()));
+        }
+        request.respond(response);
+    }
+
+    /** Kafka's per-item checks: an empty name, an unknown mechanism, iterations out of range, empty secrets. */
+    private static Optional<Failure> invalid(String user, byte mechanismType, ScramCredentialUpsertion upsertion) {
+        if (user.isEmpty()) {
+            return Optional.of(new Failure(Errors.UNACCEPTABLE_CREDENTIAL, "Username must not be empty"));
+        }
+        Optional<ScramMechanism> mechanism = ScramMechanism.forType(mechanismType);
+        if (mechanism.isEmpty()) {
+            return Optional.of(new Failure(Errors.UNSUPPORTED_SASL_MECHANISM, "Unknown SCRAM mechanism"));
+        }
+        if (upsertion != null) {
+            if (upsertion.iterations() < mechanism.get().minIterations()) {
+                return Optional.of(new Failure(Errors.UNACCEPTABLE_CREDENTIAL, "Too few iterations"));
+            }
+            if (upsertion.iterations() > ScramMechanism.MAX_ITERATIONS) {
+                return Optional.of(new Failure(Errors.UNACCEPTABLE_CREDENTIAL, "Too many iterations"));
+            }
+            if (upsertion.salt() == null || upsertion.salt().length == 0 || upsertion.saltedPassword() == null
+                    || upsertion.saltedPassword().length == 0) {
+                return Optional.of(new Failure(Errors.UNACCEPTABLE_CREDENTIAL,
+                        "Salt and salted password must not be empty"));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static void duplicate(String user, byte mechanism, Set<List<Object>> seen, Map<String, Failure> failures) {
+        if (!failures.containsKey(user) && !seen.add(List.of(user, mechanism))) {
+            failures.put(user, new Failure(Errors.DUPLICATE_RESOURCE,
+                    "A user credential cannot be altered twice in the same request"));
+        }
+    }
+
+    /** Applies one valid user's deletions then upsertions to its entity; a failure if a deletion finds nothing. */
+    private Optional<Failure> alter(String user, AlterUserScramCredentialsRequest body) {
+        String entity = ScramCredentials.entity(user);
+        synchronized (ScramCredentials.USER_ENTITY_LOCK) {
+            Map<String, String> current = context.metadata().image().entityConfigs(entity);
+            Map<String, String> next = new LinkedHashMap<>(current);
+            for (ScramCredentialDeletion deletion : body.deletions()) {
+                if (deletion.name().equals(user)) {
+                    String key = ScramMechanism.forType(deletion.mechanism()).orElseThrow().mechanismName();
+                    if (next.remove(key) == null) {
+                        return Optional.of(new Failure(Errors.RESOURCE_NOT_FOUND,
+                                "Attempt to delete a user credential that does not exist"));
+                    }
+                }
+            }
+            for (ScramCredentialUpsertion upsertion : body.upsertions()) {
+                if (upsertion.name().equals(user)) {
+                    ScramMechanism mechanism = ScramMechanism.forType(upsertion.mechanism()).orElseThrow();
+                    next.put(mechanism.mechanismName(), new ScramFormatter(mechanism)
+                            .credential(upsertion.salt(), upsertion.saltedPassword(), upsertion.iterations())
+                            .toConfigValue());
+                }
+            }
+            if (!next.equals(current)) {
+                context.metadata().alterEntityConfigs(entity, next);
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        AlterUserScramCredentialsRequest body = request.body();
+        Set<String> users = new LinkedHashSet<>();
+        body.deletions().forEach(d -> users.add(d.name()));
+        body.upsertions().forEach(u -> users.add(u.name()));
+        AlterUserScramCredentialsResponse response = new AlterUserScramCredentialsResponse();
+        for (String user : users) {
+            response.results().add(new AlterUserScramCredentialsResult().setUser(user).setErrorCode(error.code())
+                    .setErrorMessage(error.message()));
+        }
+        return response;
+    }
+}
