@@ -100,10 +100,12 @@ class ScramCredentialsTest {
     }
 
     @Test
-    void kafkaConfigsDescribesUsers() throws Exception {
+    void kafkaConfigsDescribesUsersAndKeepsTheirQuotas() throws Exception {
         // kafka-configs --describe --entity-type users asks for quotas first (DescribeClientQuotas)
-        Assumptions.assumeTrue(KRILL.apis().serves(ApiKeys.DESCRIBE_CLIENT_QUOTAS),
-                "DescribeClientQuotas is not served by this build");
+        Assumptions.assumeTrue(KRILL.apis().serves(ApiKeys.DESCRIBE_CLIENT_QUOTAS, ApiKeys.ALTER_CLIENT_QUOTAS),
+                "client quotas are not served by this build");
+        configs("--alter", "--add-config", "producer_byte_rate=1048576", "--entity-type", "users",
+                "--entity-name", "bob").assertSuccess();
         configs("--alter", "--add-config", "SCRAM-SHA-512=[iterations=4096,password=bob-secret]",
                 "--entity-type", "users", "--entity-name", "bob").assertSuccess();
         Result described = configs("--describe", "--entity-type", "users").assertSuccess();
@@ -111,6 +113,11 @@ class ScramCredentialsTest {
                 described.describe());
         Result one = configs("--describe", "--entity-type", "users", "--entity-name", "bob").assertSuccess();
         assertTrue(one.out().contains("SCRAM-SHA-512=iterations=4096"), one.describe());
+        assertTrue(one.out().contains("producer_byte_rate=1048576"), "the quota is kept:\n" + one.describe());
+        // and removing the quota keeps the credential
+        configs("--alter", "--delete-config", "producer_byte_rate", "--entity-type", "users", "--entity-name", "bob")
+                .assertSuccess();
+        assertAuthenticates("bob", "bob-secret", io.krill.broker.security.scram.ScramMechanism.SCRAM_SHA_512);
     }
 
     @Test

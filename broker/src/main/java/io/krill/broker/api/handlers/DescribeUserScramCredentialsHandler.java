@@ -62,8 +62,9 @@ public final class DescribeUserScramCredentialsHandler implements ApiHandler {
         DescribeUserScramCredentialsResponse response = new DescribeUserScramCredentialsResponse();
         if (body.users() == null || body.users().isEmpty()) {
             Map<String, DescribeUserScramCredentialsResult> sorted = new TreeMap<>();
-            image.entitiesOfType(ScramCredentials.USERS).forEach((user, configs) -> {
-                if (hasCredential(configs)) {
+            image.entitiesOfType(ScramCredentials.USERS).forEach((part, configs) -> {
+                String user = ScramCredentials.userOf(part);
+                if (user != null && hasCredential(configs)) {
                     sorted.put(user, describe(user, configs));
                 }
             });

@@ -14,7 +14,8 @@ import java.util.Optional;
  *   org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="x" user_alice="y";
  * </pre>
  * One or more login modules, each {@code <class> <flag> [name=value]... ;}, where a value is a bare token or a
- * double-quoted string with backslash escapes. Krill never loads the class: the name only says which mechanism
+ * double- or single-quoted string with backslash escapes; {@code //} and {@code /* *}{@code /} comments; an option
+ * given twice keeps its last value (all as Kafka's parser). Krill never loads the class: the name only says which mechanism
  * the options belong to. Parsing never echoes values in error messages (they hold passwords).
  *
  * <p>Immutable and thread-safe.
@@ -125,9 +126,7 @@ public final class JaasConfig {
                 pos++;
                 skipSpace();
                 String value = value(name);
-                if (options.put(name, value) != null) {
-                    throw error("option " + name + " of login module " + className + " is given twice");
-                }
+                options.put(name, value);
             }
         }
 
@@ -143,12 +142,12 @@ public final class JaasConfig {
         }
 
         private String value(String option) {
-            if (pos < text.length() && text.charAt(pos) == '"') {
-                pos++;
+            if (pos < text.length() && (text.charAt(pos) == '"' || text.charAt(pos) == '\'')) {
+                char quote = text.charAt(pos++);
                 StringBuilder value = new StringBuilder();
                 while (pos < text.length()) {
                     char c = text.charAt(pos++);
-                    if (c == '"') {
+                    if (c == quote) {
                         return value.toString();
                     }
                     if (c == '\\') {
@@ -160,6 +159,8 @@ public final class JaasConfig {
                             case 'n' -> c = '\n';
                             case 't' -> c = '\t';
                             case 'r' -> c = '\r';
+                            case 'b' -> c = '\b';
+                            case 'f' -> c = '\f';
                             default -> { } // \" \\ and any other escaped character stand for themselves
                         }
                     }
@@ -178,7 +179,7 @@ public final class JaasConfig {
         }
 
         private static boolean isWordChar(char c) {
-            return !Character.isWhitespace(c) && c != '=' && c != ';' && c != '"';
+            return !Character.isWhitespace(c) && c != '=' && c != ';' && c != '"' && c != '\'';
         }
 
         private void skipSpace() {

@@ -171,6 +171,9 @@ public final class SaslMechanisms {
             return Optional.empty();
         }
         String key = text;
+        if (parsed.size() > 32) {
+            parsed.clear(); // dynamic sasl.jaas.config changes: keep only what is in use
+        }
         try {
             return Optional.of(parsed.computeIfAbsent(key, JaasConfig::parse));
         } catch (IllegalArgumentException e) {

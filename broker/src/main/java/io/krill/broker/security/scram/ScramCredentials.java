@@ -1,6 +1,8 @@
 package io.krill.broker.security.scram;
 
 import io.krill.controller.metadata.MetadataImage;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -32,9 +34,50 @@ public final class ScramCredentials {
         this.image = image;
     }
 
-    /** The entity name of a user: {@code users/<name>}. */
+    /** The entity of the default user, which holds quotas only. */
+    private static final String DEFAULT = "<default>";
+
+    /**
+     * The entity name of a user: {@code users/<name>}, the name raw except for what would make the entity
+     * ambiguous, escaped as the quota entities of the same user are: '%' as {@code %25}, '/' as {@code %2F}, and a
+     * name that is literally {@code <default>} as {@code %3Cdefault%3E}.
+     */
     public static String entity(String user) {
-        return USERS + "/" + user;
+        String part;
+        if (user.equals(DEFAULT)) {
+            part = "%3Cdefault%3E";
+        } else if (user.indexOf('%') < 0 && user.indexOf('/') < 0) {
+            part = user;
+        } else {
+            part = user.replace("%", "%25").replace("/", "%2F");
+        }
+        return USERS + "/" + part;
+    }
+
+    /**
+     * The user named by the part after {@code users/} of an entity name, or null if that part is no single user
+     * (the default user, or a user/client-id pair such as {@code alice/clients/app}).
+     */
+    public static String userOf(String part) {
+        if (part.indexOf('/') >= 0 || part.equals(DEFAULT)) {
+            return null;
+        }
+        if (part.indexOf('%') < 0) {
+            return part;
+        }
+        byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(bytes.length);
+        for (int i = 0; i < bytes.length; i++) {
+            int hi = i + 2 < bytes.length && bytes[i] == '%' ? Character.digit(bytes[i + 1], 16) : -1;
+            int lo = hi >= 0 ? Character.digit(bytes[i + 2], 16) : -1;
+            if (lo >= 0) {
+                out.write(hi * 16 + lo);
+                i += 2;
+            } else {
+                out.write(bytes[i]);
+            }
+        }
+        return out.toString(StandardCharsets.UTF_8);
     }
 
     /** The user's credential for {@code mechanism}, empty if none (or if the stored value is corrupt: logged). */

@@ -187,4 +187,22 @@ class ScramCredentialHandlersTest {
         describe(List.of()).results().forEach(r -> all.add(r.user()));
         assertEquals(List.of("aaron", "alice"), all);
     }
+
+    @Test
+    void oddUserNamesGetTheirOwnEntity() {
+        Map<String, AlterUserScramCredentialsResult> results = alter(List.of(upsert("a/clients/b", SHA256, 4096, "pw"),
+                upsert("100%", SHA256, 4096, "pw"), upsert("<default>", SHA256, 4096, "pw")), List.of());
+        results.values().forEach(r -> assertEquals(Errors.NONE.code(), r.errorCode(), r.user()));
+        assertTrue(broker.metadata.image().entityConfigs("users/a%2Fclients%2Fb").containsKey("SCRAM-SHA-256"));
+        assertTrue(broker.metadata.image().entityConfigs("users/a/clients/b").isEmpty(), "not a user/client pair");
+        assertTrue(broker.metadata.image().entityConfigs("users/100%25").containsKey("SCRAM-SHA-256"));
+        assertTrue(broker.metadata.image().entityConfigs("users/<default>").isEmpty(), "not the default user");
+        // quota-only nested and default entities are not users with credentials
+        broker.metadata.alterEntityConfigs("users/a/clients/b", Map.of("producer_byte_rate", "1"));
+        broker.metadata.alterEntityConfigs("users/<default>", Map.of("producer_byte_rate", "1"));
+        List<String> all = new ArrayList<>();
+        describe(null).results().forEach(r -> all.add(r.user()));
+        assertEquals(List.of("100%", "<default>", "a/clients/b"), all);
+        assertEquals(Errors.NONE.code(), describe(List.of("a/clients/b")).results().get(0).errorCode());
+    }
 }

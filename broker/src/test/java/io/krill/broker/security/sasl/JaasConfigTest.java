@@ -52,10 +52,15 @@ class JaasConfigTest {
         assertInvalid("a.B required x=\"secret;", "not terminated");
         assertInvalid("a.B required x;", "has no '=value'");
         assertInvalid("a.B required x=;", "has no value");
-        assertInvalid("a.B required x=1 x=2;", "given twice");
         assertInvalid("a.B;", "control flag");
         assertInvalid("a.B required /* x=\"secret\";", "unterminated comment");
         assertInvalid(null, "missing");
+    }
+
+    @Test
+    void singleQuotesAndRepeatedOptionsAsKafka() {
+        JaasConfig jaas = JaasConfig.parse("a.B required x='it\\'s \"q\"' y=1 y=2;");
+        assertEquals(Map.of("x", "it's \"q\"", "y", "2"), jaas.modules().get(0).options());
     }
 
     @Test
