@@ -16,8 +16,11 @@ import static io.krill.broker.security.authorizer.ResourceType.GROUP;
 import static io.krill.broker.security.authorizer.ResourceType.TOPIC;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.krill.broker.config.BrokerConfig;
+import io.krill.broker.config.ConfigException;
 import io.krill.broker.security.KafkaPrincipal;
 import io.krill.controller.local.LocalMetadataStore;
 import io.krill.controller.metadata.BrokerInfo;
@@ -185,5 +188,24 @@ class AclAuthorizerTest {
 
         // Another authorizer on the same store (another broker) builds the same index from the image.
         assertTrue(authorizer(false).authorize(ALICE, here, READ, TOPIC, "abc"));
+    }
+
+    @Test
+    void authorizerClassNameSelectsKafkasNamesAndRefusesPlugIns() {
+        for (String name : Authorization.AUTHORIZER_NAMES) {
+            assertTrue(Authorization.fromConfig(config(name, "User:admin;User:CN=broker,O=krill"), metadata).enabled(),
+                    name);
+        }
+        assertFalse(Authorization.fromConfig(config("", ""), metadata).enabled());
+        ConfigException refused = assertThrows(ConfigException.class,
+                () -> Authorization.fromConfig(config("com.example.MyAuthorizer", ""), metadata));
+        assertTrue(refused.getMessage().contains("authorizer.class.name"), refused.getMessage());
+        assertThrows(ConfigException.class, () -> Authorization.fromConfig(config(
+                "kafka.security.authorizer.AclAuthorizer", "admin"), metadata), "super.users needs type:name");
+    }
+
+    private BrokerConfig config(String authorizer, String superUsers) {
+        return BrokerConfig.from(Map.of("node.id", "1", "listeners", "PLAINTEXT://127.0.0.1:9092",
+                "log.dirs", dir.toString(), "authorizer.class.name", authorizer, "super.users", superUsers));
     }
 }
