@@ -103,9 +103,11 @@ public final class AddPartitionsToTxnHandler implements ApiHandler {
         CompletableFuture<List<AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult>> future = new CompletableFuture<>();
         MetadataImage image = context.metadata().image();
         Authorization authorization = context.authorization();
-        boolean idAllowed = authorization.transactionalId(request, AclOperation.WRITE, transactionalId);
-        Set<String> deniedTopics = authorization.deniedTopics(request, AclOperation.WRITE, topics,
-                AddPartitionsToTxnRequest.AddPartitionsToTxnTopic::name);
+        // v0-3 come from producers: WRITE on the transactional id and the topics; v4+ from brokers (CLUSTER_ACTION).
+        boolean client = version < 4;
+        boolean idAllowed = !client || authorization.transactionalId(request, AclOperation.WRITE, transactionalId);
+        Set<String> deniedTopics = client ? authorization.deniedTopics(request, AclOperation.WRITE, topics,
+                AddPartitionsToTxnRequest.AddPartitionsToTxnTopic::name) : Set.of();
         Set<TopicPartition> partitions = new LinkedHashSet<>();
         Map<TopicPartition, Errors> unknown = new LinkedHashMap<>();
         for (AddPartitionsToTxnRequest.AddPartitionsToTxnTopic topic : topics) {

@@ -91,16 +91,18 @@ public final class DeleteTopicsHandler implements ApiHandler {
             TopicImage topic = image.topic(id);
             if (topic == null) {
                 results.add(result(null, id, Errors.UNKNOWN_TOPIC_ID, Errors.UNKNOWN_TOPIC_ID.message()));
-            } else if (!context.authorization().topic(request, AclOperation.DELETE, topic.name())) {
+            } else if (!context.authorization().topic(request, AclOperation.DESCRIBE, topic.name())) {
+                // As Kafka: the name is not given away to a principal that may not describe the topic.
                 results.add(result(null, id, Errors.TOPIC_AUTHORIZATION_FAILED, "Authorization failed."));
+            } else if (!context.authorization().topic(request, AclOperation.DELETE, topic.name())) {
+                results.add(result(topic.name(), id, Errors.TOPIC_AUTHORIZATION_FAILED, "Authorization failed."));
             } else {
                 toDelete.put(id, topic.name());
             }
         }
         for (String name : names) {
             TopicImage topic = image.topic(name);
-            if (!context.authorization().topic(request, AclOperation.DESCRIBE, name)
-                    || topic != null && !context.authorization().topic(request, AclOperation.DELETE, name)) {
+            if (!context.authorization().topic(request, AclOperation.DELETE, name)) {
                 results.add(result(name, ByteBufCodec.ZERO_UUID, Errors.TOPIC_AUTHORIZATION_FAILED,
                         "Authorization failed."));
             } else if (topic == null) {
