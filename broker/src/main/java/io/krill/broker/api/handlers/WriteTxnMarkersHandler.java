@@ -64,7 +64,10 @@ public final class WriteTxnMarkersHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         WriteTxnMarkersRequest body = request.body();
-        context.authorization().requireCluster(request, AclOperation.CLUSTER_ACTION);
+        // Kafka: ALTER on the cluster (an operator aborting a hanging transaction) or CLUSTER_ACTION (brokers).
+        if (!context.authorization().cluster(request, AclOperation.ALTER)) {
+            context.authorization().requireCluster(request, AclOperation.CLUSTER_ACTION);
+        }
         MetadataImage image = context.metadata().image();
         WriteTxnMarkersResponse response = new WriteTxnMarkersResponse();
         List<DelayedTxnMarkers.MarkerStatus> statuses = new ArrayList<>();
