@@ -45,7 +45,7 @@ final class AclRequests {
             throw invalid("Invalid permission type " + perm);
         }
         if (resourceName == null || resourceName.isEmpty()) {
-            throw invalid("Invalid empty resource name specified");
+            throw invalid("Invalid empty resource name");
         }
         if (type == ResourceType.CLUSTER && !ResourceType.CLUSTER_NAME.equals(resourceName)) {
             throw invalid("The only valid name for the CLUSTER resource is " + ResourceType.CLUSTER_NAME);
