@@ -1,10 +1,13 @@
 package io.krill.compat.security;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.krill.compat.KrillBrokerExtension;
+import io.krill.compat.support.Processes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -182,5 +185,26 @@ class AclEnforcementTest {
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "20000");
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
         return new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
+    }
+
+    @Test
+    void kcatSeesAndReadsOnlyWhatItsAclsAllow() {
+        assumeTrue(Processes.onPath("kcat"), "kcat is not installed");
+        List<String> bob = List.of("kcat", "-b", bootstrap(), "-X", "security.protocol=sasl_plaintext",
+                "-X", "sasl.mechanisms=PLAIN", "-X", "sasl.username=bob", "-X", "sasl.password=bob-secret");
+        List<String> list = new ArrayList<>(bob);
+        list.addAll(List.of("-L", "-m", "10"));
+        Processes.Result metadata = Processes.run(list, "", Duration.ofSeconds(60)).assertSuccess();
+        assertTrue(metadata.out().contains("topic \"pre-a\""), metadata.describe());
+        assertFalse(metadata.out().contains("other-b") || metadata.out().contains("w-only"), metadata.describe());
+
+        List<String> read = new ArrayList<>(bob);
+        read.addAll(List.of("-C", "-t", "pre-a", "-p", "0", "-o", "beginning", "-e", "-q"));
+        assertEquals(List.of("a1", "a2"), Processes.run(read, "", Duration.ofSeconds(60)).assertSuccess().outLines());
+
+        List<String> refused = new ArrayList<>(bob);
+        refused.addAll(List.of("-C", "-t", "other-b", "-p", "0", "-o", "beginning", "-e", "-q"));
+        Processes.Result denied = Processes.run(refused, "", Duration.ofSeconds(60));
+        assertTrue(denied.exitCode() != 0 && denied.err().contains("authorization failed"), denied.describe());
     }
 }
