@@ -2,9 +2,9 @@ package io.krill.broker.api.handlers;
 
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.authorizer.Authorization;
-import io.krill.broker.group.GroupCoordinator;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.ListGroupsRequest;

@@ -33,6 +33,11 @@ import java.util.Set;
  * <p>Thread-safe.
  */
 public final class AclAuthorizer implements Authorizer {
+    /** Outcomes of scanning the rules of one pattern. */
+    private static final int UNDECIDED = 0;
+    private static final int ALLOWED = 1;
+    private static final int DENIED = 2;
+
     private final MetadataStore metadata;
     private final Set<KafkaPrincipal> superUsers;
     private final boolean allowEveryoneIfNoAcl;
@@ -102,10 +107,6 @@ public final class AclAuthorizer implements Authorizer {
         }
         return found ? decision == ALLOWED : allowEveryoneIfNoAcl;
     }
-
-    private static final int UNDECIDED = 0;
-    private static final int ALLOWED = 1;
-    private static final int DENIED = 2;
 
     private static int decide(AclCache.Rule[] rules, KafkaPrincipal principal, InetAddress host, AclOperation operation,
                               int decision) {
