@@ -1,5 +1,6 @@
 package io.krill.broker.replication;
 
+import io.krill.broker.security.InterBrokerConnection;
 import io.krill.broker.security.InterBrokerConnector;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.RequestHeader;
@@ -24,6 +25,7 @@ import java.net.Socket;
  * <p>Not thread-safe: owned by one fetcher thread ({@link #close} may come from another to unblock it).
  */
 final class BrokerChannel implements AutoCloseable {
+    private final InterBrokerConnection connection;
     private final Socket socket;
     private final DataInputStream in;
     private final OutputStream out;
@@ -33,8 +35,10 @@ final class BrokerChannel implements AutoCloseable {
     private byte[] response = new byte[64 * 1024];
     private int correlationId;
 
-    private BrokerChannel(Socket socket, String clientId, int maxResponseBytes) throws IOException {
-        this.socket = socket;
+    private BrokerChannel(InterBrokerConnection connection, String clientId, int maxResponseBytes)
+            throws IOException {
+        this.connection = connection;
+        this.socket = connection.socket();
         this.in = new DataInputStream(socket.getInputStream());
         this.out = new BufferedOutputStream(socket.getOutputStream(), 8192);
         this.clientId = clientId;
@@ -48,17 +52,18 @@ final class BrokerChannel implements AutoCloseable {
      */
     static BrokerChannel connect(InterBrokerConnector connector, InetSocketAddress address, int timeoutMs,
                                  int receiveBufferBytes, String clientId, int maxResponseBytes) throws IOException {
-        Socket socket = connector.connect(address, timeoutMs, receiveBufferBytes, clientId);
+        InterBrokerConnection connection = connector.connect(address, timeoutMs, receiveBufferBytes, clientId);
         try {
-            return new BrokerChannel(socket, clientId, maxResponseBytes);
+            return new BrokerChannel(connection, clientId, maxResponseBytes);
         } catch (IOException | RuntimeException e) {
-            socket.close();
+            connection.close();
             throw e;
         }
     }
 
     /** Sends {@code body} and waits for its response. */
     <T extends ApiMessage> T call(ApiKeys api, short version, ApiMessage body) throws IOException {
+        connection.maybeReauthenticate();
         int id = ++correlationId;
         request.clear();
         request.writeInt(0);

@@ -1,9 +1,9 @@
 package io.krill.broker.replication;
 
 import io.krill.broker.config.BrokerConfig;
-import io.krill.broker.security.InterBrokerConnector;
 import io.krill.broker.partition.Partition;
 import io.krill.broker.partition.ReplicaFollowing;
+import io.krill.broker.security.InterBrokerConnector;
 import io.krill.controller.metadata.MetadataStore;
 import io.krill.log.TopicPartition;
 import java.util.ArrayList;

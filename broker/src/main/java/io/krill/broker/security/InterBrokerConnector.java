@@ -76,12 +76,15 @@ public final class InterBrokerConnector {
     /**
      * Connects, secures and authenticates.
      *
+     * @return the connection; call {@link InterBrokerConnection#maybeReauthenticate()} before each request
+     *     so that a session with a lifetime ({@code connections.max.reauth.ms} on the peer) is renewed in time
+     *
      * @param timeoutMs          connect timeout and the read timeout of the socket returned
      * @param receiveBufferBytes SO_RCVBUF, or &lt;= 0 for the system default
      * @throws IOException on a network, TLS or authentication failure (the socket is closed)
      */
-    public Socket connect(InetSocketAddress address, int timeoutMs, int receiveBufferBytes, String clientId)
-            throws IOException {
+    public InterBrokerConnection connect(InetSocketAddress address, int timeoutMs, int receiveBufferBytes,
+                                         String clientId) throws IOException {
         Socket socket = new Socket();
         Socket secured = socket;
         try {
@@ -94,10 +97,8 @@ public final class InterBrokerConnector {
             if (ssl != null) {
                 secured = ssl.clientSocket(socket, address.getHostString(), address.getPort());
             }
-            if (sasl != null) {
-                authenticate(secured, sasl.get(), clientId);
-            }
-            return secured;
+            long lifetimeMs = sasl == null ? 0 : authenticate(secured, sasl.get(), clientId);
+            return new InterBrokerConnection(this, secured, clientId, lifetimeMs);
         } catch (IOException | RuntimeException e) {
             secured.close();
             socket.close();
@@ -105,7 +106,13 @@ public final class InterBrokerConnector {
         }
     }
 
-    private static void authenticate(Socket socket, SaslClientMechanism mechanism, String clientId)
+    /** Runs the SASL exchange again on an authenticated connection (KIP-368); returns the new lifetime. */
+    long reauthenticate(Socket socket, String clientId) throws IOException {
+        return authenticate(socket, sasl.get(), clientId);
+    }
+
+    /** @return the session lifetime the server granted in ms, 0 for none */
+    private static long authenticate(Socket socket, SaslClientMechanism mechanism, String clientId)
             throws IOException {
         DataOutputStream out = new DataOutputStream(socket.getOutputStream());
         DataInputStream in = new DataInputStream(socket.getInputStream());
@@ -127,14 +134,14 @@ public final class InterBrokerConnector {
                             + Errors.forCode(response.errorCode()) + ": " + response.errorMessage());
                 }
                 if (mechanism.isComplete()) {
-                    return;
+                    return response.sessionLifetimeMs();
                 }
                 token = mechanism.evaluateChallenge(response.authBytes());
                 if (token == null) {
                     if (!mechanism.isComplete()) {
                         throw new IOException("SASL exchange with " + socket.getRemoteSocketAddress() + " ended early");
                     }
-                    return;
+                    return response.sessionLifetimeMs();
                 }
             }
         } catch (SaslAuthenticationException e) {

@@ -1,6 +1,7 @@
 package io.krill.broker.security;
 
 import io.krill.broker.config.BrokerConfig;
+import io.krill.broker.config.ConfigException;
 import io.krill.broker.config.Listener;
 import io.krill.broker.config.SecurityProtocol;
 import io.krill.broker.security.authentication.ServerMechanismFactory;
@@ -24,7 +25,13 @@ public record ListenerSecurity(Listener listener, SslFactory ssl, ServerMechanis
         SecurityProtocol protocol = listener.securityProtocol();
         boolean tls = protocol == SecurityProtocol.SSL || protocol == SecurityProtocol.SASL_SSL;
         boolean sasl = protocol == SecurityProtocol.SASL_PLAINTEXT || protocol == SecurityProtocol.SASL_SSL;
-        return new ListenerSecurity(listener, tls ? new SslFactory(values) : null, sasl ? mechanisms : null,
+        SslFactory ssl = tls ? new SslFactory(values) : null;
+        if (ssl != null && ssl.serverContext() == null) {
+            throw new ConfigException("Listener " + listener.name() + " (" + protocol + ") needs a key store: set "
+                    + "ssl.keystore.location or listener.name." + listener.name().toLowerCase(java.util.Locale.ROOT)
+                    + ".ssl.keystore.location");
+        }
+        return new ListenerSecurity(listener, ssl, sasl ? mechanisms : null,
                 values.longValue("connections.max.reauth.ms"), values.intValue("sasl.server.max.receive.size"));
     }
 

@@ -1,5 +1,6 @@
 package io.krill.broker.txn;
 
+import io.krill.broker.security.InterBrokerConnection;
 import io.krill.broker.security.InterBrokerConnector;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.RequestHeader;
@@ -28,14 +29,16 @@ final class MarkerChannel implements AutoCloseable {
     static final short VERSION = 1;
     private static final int MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
+    private final InterBrokerConnection connection;
     private final Socket socket;
     private final DataInputStream in;
     private final OutputStream out;
     private final String clientId;
     private int correlationId;
 
-    private MarkerChannel(Socket socket, String clientId) throws IOException {
-        this.socket = socket;
+    private MarkerChannel(InterBrokerConnection connection, String clientId) throws IOException {
+        this.connection = connection;
+        this.socket = connection.socket();
         this.in = new DataInputStream(socket.getInputStream());
         this.out = new BufferedOutputStream(socket.getOutputStream(), 8192);
         this.clientId = clientId;
@@ -44,16 +47,17 @@ final class MarkerChannel implements AutoCloseable {
     /** @param timeoutMs connect timeout and the longest wait for a response */
     static MarkerChannel connect(InterBrokerConnector connector, InetSocketAddress address, int timeoutMs,
                                  String clientId) throws IOException {
-        Socket socket = connector.connect(address, timeoutMs, 0, clientId);
+        InterBrokerConnection connection = connector.connect(address, timeoutMs, 0, clientId);
         try {
-            return new MarkerChannel(socket, clientId);
+            return new MarkerChannel(connection, clientId);
         } catch (IOException | RuntimeException e) {
-            socket.close();
+            connection.close();
             throw e;
         }
     }
 
     WriteTxnMarkersResponse send(WriteTxnMarkersRequest body) throws IOException {
+        connection.maybeReauthenticate();
         ApiKeys api = ApiKeys.WRITE_TXN_MARKERS;
         int id = ++correlationId;
         ByteBuf request = Unpooled.buffer(256);

@@ -1,7 +1,7 @@
 package io.krill.broker.txn;
 
-import io.krill.broker.security.InterBrokerConnector;
 import io.krill.broker.group.CoordinatorTimer;
+import io.krill.broker.security.InterBrokerConnector;
 import io.krill.controller.metadata.BrokerInfo;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.PartitionState;

@@ -1,6 +1,7 @@
 package io.krill.compat.security;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import io.krill.compat.cluster.KrillCluster;
@@ -41,7 +42,8 @@ import org.junit.jupiter.api.Test;
  * broker user is created before any topic exists, so no replication is attempted without it). A
  * PLAINTEXT listener on loopback stays for the test harness and for creating the first users. An RF 3
  * topic with min.insync.replicas=3 takes acks=all writes only if replication over the secure link works;
- * a transaction's markers travel over it too.
+ * a transaction's markers travel over it too. Sessions last 3 s, so clients and brokers re-authenticate
+ * (KIP-368) several times meanwhile without any connection being closed for an expired session.
  */
 class SecureClusterTest {
     private static final String JAAS_SCRAM = "org.apache.kafka.common.security.scram.ScramLoginModule required "
@@ -68,6 +70,8 @@ class SecureClusterTest {
         config.put("ssl.truststore.type", "PKCS12");
         config.put("ssl.truststore.password", TestPki.PASSWORD);
         config.put("super.users", "User:broker;User:admin");
+        // Sessions end every 3 s: clients and the brokers' own fetchers and marker senders re-authenticate.
+        config.put("connections.max.reauth.ms", "3000");
         cluster = KrillCluster.start("secure", 3, config, (id, plaintextPort) -> {
             int client = freePort();
             int internal = freePort();
@@ -134,6 +138,12 @@ class SecureClusterTest {
 
         Throwable wrong = SecureClients.describeFailure(clientBootstrap(), alice("wrong"));
         assertInstanceOf(SaslAuthenticationException.class, wrong, String.valueOf(wrong));
+        for (int id : cluster.brokerIds()) {
+            String log = cluster.logOfCurrentStart(id);
+            assertFalse(log.contains("SASL session expired"),
+                    "broker " + id + " closed a connection whose session expired: a peer did not re-authenticate");
+            assertFalse(log.contains("SASL authentication with"), "broker " + id + " failed to authenticate to a peer");
+        }
     }
 
     @Test

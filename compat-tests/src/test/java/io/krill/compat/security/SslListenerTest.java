@@ -25,8 +25,10 @@ import org.slf4j.LoggerFactory;
 /**
  * TLS listeners with the stock Java client and kcat: produce and consume (a topic larger than one fetch,
  * so log data that PLAINTEXT sends with sendfile goes through the TLS engine), mutual TLS with the
- * principal taken from the client certificate, and the refusals a client sees: no client certificate
- * where one is required, a broker certificate it does not trust, an expired client certificate.
+ * principal taken from the client certificate, the refusals a client sees (no client certificate where
+ * one is required, a broker certificate it does not trust, an expired client certificate), and a key
+ * store replaced on disk serving new connections without a restart. The mTLS listener reads PEM stores
+ * through its {@code listener.name.mtls.} overrides.
  */
 class SslListenerTest {
     static final TestPki PKI = TestPki.create("Krill Test CA");
@@ -45,7 +47,12 @@ class SslListenerTest {
             .with("ssl.truststore.location", PKI.truststore("JKS").toString())
             .with("ssl.truststore.type", "JKS")
             .with("ssl.truststore.password", TestPki.PASSWORD)
-            .with("listener.name.mtls.ssl.client.auth", "required");
+            .with("listener.name.mtls.ssl.client.auth", "required")
+            // the mTLS listener reads PEM files instead of the broker-wide PKCS12/JKS stores
+            .with("listener.name.mtls.ssl.keystore.type", "PEM")
+            .with("listener.name.mtls.ssl.keystore.location", BROKER.pemBundle().toString())
+            .with("listener.name.mtls.ssl.truststore.type", "PEM")
+            .with("listener.name.mtls.ssl.truststore.location", PKI.caPem.toString());
 
     @AfterAll
     static void removePki() {
@@ -131,6 +138,38 @@ class SslListenerTest {
         props.put("ssl.truststore.location", OTHER_CA.truststore("PKCS12").toString());
         Throwable failure = SecureClients.describeFailure(bootstrap(1), props);
         assertInstanceOf(SslAuthenticationException.class, failure, String.valueOf(failure));
+    }
+
+    @Test
+    void aReplacedKeyStoreServesNewConnections() throws Exception {
+        assertTrue(peerSubject().contains("OU=Brokers"), peerSubject());
+        java.nio.file.Path live = BROKER.keystore("PKCS12");
+        java.nio.file.Path rotated = PKI.issue("rotated", "/OU=Rotated/CN=localhost").keystore("PKCS12");
+        java.nio.file.Path staged = live.resolveSibling("staged.p12");
+        java.nio.file.Files.copy(rotated, staged);
+        java.nio.file.Files.move(staged, live, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        assertTrue(peerSubject().contains("OU=Rotated"), "after the swap: " + peerSubject());
+    }
+
+    /** The subject of the certificate the SSL listener presents to a new connection. */
+    private static String peerSubject() throws Exception {
+        java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(PKI.truststore("PKCS12"))) {
+            trust.load(in, TestPki.PASSWORD.toCharArray());
+        }
+        javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance("PKIX");
+        tmf.init(trust);
+        javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+        context.init(null, tmf.getTrustManagers(), null);
+        int port = KRILL.broker().boundAddresses().get(1).getPort();
+        try (javax.net.ssl.SSLSocket socket = (javax.net.ssl.SSLSocket) context.getSocketFactory()
+                .createSocket("127.0.0.1", port)) {
+            socket.setSoTimeout(10_000);
+            socket.startHandshake();
+            return ((java.security.cert.X509Certificate) socket.getSession().getPeerCertificates()[0])
+                    .getSubjectX500Principal().getName();
+        }
     }
 
     @Test

@@ -50,6 +50,17 @@ final class TestPki implements AutoCloseable {
 
     /** Files of one signed identity: key and certificate (PEM), chain with the CA. */
     record Identity(String name, Path key, Path cert, TestPki pki) {
+        /** One PEM file with the private key (PKCS#8), the certificate and the CA: a PEM key store. */
+        Path pemBundle() {
+            Path file = pki.dir.resolve(name + "-bundle.pem");
+            try {
+                Files.writeString(file, Files.readString(key) + Files.readString(cert) + Files.readString(pki.caPem));
+                return file;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
         /** A key store with this identity (key + chain), of {@code type} PKCS12 or JKS. */
         Path keystore(String type) {
             Path file = pki.dir.resolve(name + "." + type.toLowerCase());

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * <p>KIP-368: with {@code connections.max.reauth.ms} &gt; 0 a session lasts that long (the client reads
  * the lifetime from SaslAuthenticate v1+); a request other than the SASL ones after it expired closes
  * the connection. A new SaslHandshake on an authenticated connection starts a re-authentication, which
- * must end with the same principal.
+ * must use the same mechanism and end with the same principal.
  *
  * <p>Any failure (unknown mechanism, a message out of order, bad credentials, a changed principal)
  * answers with the error and then closes the connection: {@link #mustClose()}.
@@ -46,6 +46,8 @@ public final class SaslServerAuthenticator {
     /** System.nanoTime() after which the session has expired; 0 for never. */
     private long expiresAtNanos;
     private boolean everAuthenticated;
+    /** The mechanism of the last successful authentication: a re-authentication must use it again. */
+    private String authenticatedMechanism;
     private String failure;
 
     public SaslServerAuthenticator(Session session, ServerMechanismFactory mechanisms, long reauthMs) {
@@ -101,6 +103,10 @@ public final class SaslServerAuthenticator {
         }
         if (mechanismName == null || !enabled.contains(mechanismName)) {
             fail("SASL mechanism " + mechanismName + " is not enabled (enabled: " + enabled + ")");
+            return new HandshakeOutcome(Errors.UNSUPPORTED_SASL_MECHANISM, enabled);
+        }
+        if (state == State.AUTHENTICATED && !mechanismName.equals(authenticatedMechanism)) {
+            fail("re-authentication with " + mechanismName + " after " + authenticatedMechanism);
             return new HandshakeOutcome(Errors.UNSUPPORTED_SASL_MECHANISM, enabled);
         }
         reauthenticating = state == State.AUTHENTICATED ? session.principal() : null;
@@ -168,6 +174,7 @@ public final class SaslServerAuthenticator {
         }
         session.authenticated(principal);
         everAuthenticated = true;
+        authenticatedMechanism = mechanism.mechanismName();
         expiresAtNanos = reauthMs > 0 ? nonZero(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(reauthMs)) : 0;
         mechanism = null;
         reauthenticating = null;

@@ -26,7 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * TLS for one listener, from its {@code ssl.*} keys (JKS or PKCS12 key and trust stores, JDK provider):
+ * TLS for one listener, from its {@code ssl.*} keys (JKS, PKCS12 or PEM key and trust stores, JDK provider):
  * the server side as a Netty {@link SslContext} for the listener's {@code SslHandler}s, the client side
  * as blocking {@link SSLSocket}s for inter-broker links.
  *
@@ -136,7 +136,8 @@ public final class SslFactory {
                 keyPassword = config.password("ssl.keystore.password");
             }
             kmf = KeyManagerFactory.getInstance(config.string("ssl.keymanager.algorithm"));
-            kmf.init(keyStore, keyPassword == null ? new char[0] : keyPassword.toCharArray());
+            kmf.init(keyStore, isPem("ssl.keystore") ? PemStores.keyPassword()
+                    : keyPassword == null ? new char[0] : keyPassword.toCharArray());
         }
         TrustManagerFactory tmf = TrustManagerFactory.getInstance(config.string("ssl.trustmanager.algorithm"));
         tmf.init(store("ssl.truststore"));
@@ -168,8 +169,10 @@ public final class SslFactory {
             return null;
         }
         String type = config.string(prefix + ".type");
-        if ("PEM".equalsIgnoreCase(type)) {
-            throw new GeneralSecurityException(prefix + ".type PEM is not supported; use JKS or PKCS12");
+        if (isPem(prefix)) {
+            return prefix.equals("ssl.keystore")
+                    ? PemStores.keyStore(Path.of(location), config.password("ssl.key.password"))
+                    : PemStores.trustStore(Path.of(location));
         }
         String password = config.password(prefix + ".password");
         KeyStore store = KeyStore.getInstance(type);
@@ -177,6 +180,10 @@ public final class SslFactory {
             store.load(in, password == null ? null : password.toCharArray());
         }
         return store;
+    }
+
+    private boolean isPem(String prefix) {
+        return "PEM".equalsIgnoreCase(config.string(prefix + ".type"));
     }
 
     private static FileTime modified(String location) {
