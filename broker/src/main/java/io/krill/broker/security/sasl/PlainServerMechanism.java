@@ -4,6 +4,7 @@ import io.krill.broker.security.KafkaPrincipal;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -31,7 +32,7 @@ public final class PlainServerMechanism implements SaslServerMechanism {
 
     /** The {@code user_<name>} options of every PlainLoginModule entry of {@code jaas}. */
     public static Map<String, String> users(JaasConfig jaas) {
-        Map<String, String> users = new java.util.HashMap<>();
+        Map<String, String> users = new HashMap<>();
         for (JaasConfig.LoginModule module : jaas.modules()) {
             if (module.className().equals(JaasConfig.PLAIN_LOGIN_MODULE)) {
                 module.options().forEach((k, v) -> {

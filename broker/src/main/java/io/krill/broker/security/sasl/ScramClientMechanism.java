@@ -5,6 +5,7 @@ import io.krill.broker.security.scram.ScramMechanism;
 import io.krill.broker.security.scram.ScramMessages;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.Base64;
 
 /**
  * The client side of SCRAM-SHA-256/512: sends client-first, answers server-first with the proof, and
@@ -95,7 +96,7 @@ public final class ScramClientMechanism implements SaslClientMechanism {
         byte[] proof = formatter.clientProof(saltedPassword, authMessage);
         expectedServerSignature = formatter.serverSignature(formatter.serverKey(saltedPassword), authMessage);
         state = State.RECEIVE_SERVER_FINAL;
-        return (withoutProof + ",p=" + java.util.Base64.getEncoder().encodeToString(proof))
+        return (withoutProof + ",p=" + Base64.getEncoder().encodeToString(proof))
                 .getBytes(StandardCharsets.UTF_8);
     }
 

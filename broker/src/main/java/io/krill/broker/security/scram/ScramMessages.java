@@ -1,5 +1,6 @@
 package io.krill.broker.security.scram;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -131,7 +132,7 @@ public final class ScramMessages {
 
         /** client-final-message-without-proof for a GS2 header and the combined nonce. */
         public static String withoutProof(String gs2Header, String nonce) {
-            return "c=" + Base64.getEncoder().encodeToString(gs2Header.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+            return "c=" + Base64.getEncoder().encodeToString(gs2Header.getBytes(StandardCharsets.UTF_8))
                     + ",r=" + nonce;
         }
     }
