@@ -30,6 +30,11 @@ public final class BrokerConfig {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerConfig.class);
     /** Prefix of per-listener overrides such as {@code listener.name.internal.ssl.keystore.location}. */
     public static final String LISTENER_PREFIX = "listener.name.";
+    /** The values of {@code authorizer.class.name} that select Krill's ACL authorizer (Kafka's names and Krill's). */
+    public static final List<String> ACL_AUTHORIZER_CLASS_NAMES = List.of(
+            "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+            "kafka.security.authorizer.AclAuthorizer",
+            "io.krill.broker.security.authorizer.AclAuthorizer");
 
     private final Map<String, String> staticConfigs;
     private final Map<String, String> dynamicBrokerConfigs;

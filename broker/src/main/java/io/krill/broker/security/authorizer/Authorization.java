@@ -25,10 +25,7 @@ public final class Authorization {
     public static final Authorization ALLOW_ALL = new Authorization(null);
 
     /** The names of {@code authorizer.class.name} that select Krill's ACL authorizer. */
-    public static final List<String> AUTHORIZER_NAMES = List.of(
-            "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-            "kafka.security.authorizer.AclAuthorizer",
-            "io.krill.broker.security.authorizer.AclAuthorizer");
+    public static final List<String> AUTHORIZER_NAMES = BrokerConfig.ACL_AUTHORIZER_CLASS_NAMES;
 
     private final Authorizer authorizer;
 
