@@ -3,6 +3,7 @@ package io.krill.broker.security.authorizer;
 import io.krill.broker.api.Request;
 import io.krill.broker.config.BrokerConfig;
 import io.krill.broker.config.ConfigException;
+import io.krill.broker.security.KafkaPrincipal;
 import io.krill.controller.metadata.MetadataStore;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
@@ -50,7 +51,7 @@ public final class Authorization {
                     + "has one built-in ACL authorizer, selected by any of " + AUTHORIZER_NAMES
                     + "; leave it empty for no authorization. Other authorizer plug-ins cannot be loaded.");
         }
-        List<io.krill.broker.security.KafkaPrincipal> superUsers;
+        List<KafkaPrincipal> superUsers;
         try {
             superUsers = AclAuthorizer.parseSuperUsers(config.superUsers());
         } catch (IllegalArgumentException e) {
@@ -126,17 +127,28 @@ public final class Authorization {
 
     /** The names among {@code names} the operation is not allowed on; an immutable empty set when all are. */
     public Set<String> denied(Request request, AclOperation operation, ResourceType type, Iterable<String> names) {
+        return denied(request, operation, type, names, Function.identity());
+    }
+
+    /**
+     * The names of {@code items} (each named by {@code name}) the operation is not allowed on; an immutable
+     * empty set when all are, without looking at the items when there is no authorizer.
+     */
+    public <T> Set<String> denied(Request request, AclOperation operation, ResourceType type, Iterable<T> items,
+                                  Function<T, String> name) {
         if (authorizer == null) {
             return Set.of();
         }
         Set<String> denied = null;
+        KafkaPrincipal principal = request.principal();
         InetAddress address = address(request);
-        for (String name : names) {
-            if (!authorizer.authorize(request.principal(), address, operation, type, name)) {
+        for (T item : items) {
+            String resource = name.apply(item);
+            if (!authorizer.authorize(principal, address, operation, type, resource)) {
                 if (denied == null) {
                     denied = new HashSet<>();
                 }
-                denied.add(name);
+                denied.add(resource);
             }
         }
         return denied == null ? Set.of() : denied;
@@ -149,21 +161,7 @@ public final class Authorization {
     /** The topics of {@code items} (named by {@code name}) the operation is not allowed on; see {@link #denied}. */
     public <T> Set<String> deniedTopics(Request request, AclOperation operation, Collection<T> items,
                                         Function<T, String> name) {
-        if (authorizer == null) {
-            return Set.of();
-        }
-        Set<String> denied = null;
-        InetAddress address = address(request);
-        for (T item : items) {
-            String topic = name.apply(item);
-            if (!authorizer.authorize(request.principal(), address, operation, ResourceType.TOPIC, topic)) {
-                if (denied == null) {
-                    denied = new HashSet<>();
-                }
-                denied.add(topic);
-            }
-        }
-        return denied == null ? Set.of() : denied;
+        return denied(request, operation, ResourceType.TOPIC, items, name);
     }
 
     /**
