@@ -3,6 +3,9 @@ package io.krill.broker;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.ApiHandlerRegistry;
 import io.krill.broker.api.handlers.AddOffsetsToTxnHandler;
+import io.krill.broker.api.handlers.CreateAclsHandler;
+import io.krill.broker.api.handlers.DeleteAclsHandler;
+import io.krill.broker.api.handlers.DescribeAclsHandler;
 import io.krill.broker.api.handlers.AddPartitionsToTxnHandler;
 import io.krill.broker.api.handlers.AlterClientQuotasHandler;
 import io.krill.broker.api.handlers.AlterConfigsHandler;
@@ -52,6 +55,7 @@ import io.krill.broker.api.handlers.WriteTxnMarkersHandler;
 import io.krill.broker.config.BrokerConfig;
 import io.krill.broker.config.DynamicBrokerConfig;
 import io.krill.broker.config.Listener;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.broker.config.LogSettings;
 import io.krill.broker.config.TopicConfig;
 import io.krill.broker.group.GroupCoordinator;
@@ -179,8 +183,9 @@ public final class Broker implements AutoCloseable {
         metrics = new BrokerMetrics();
         metrics.bindPartitions(partitions, metadata, config.nodeId());
         metrics.bindReplication(isrChanger, fetchers, partitions);
+        Authorization authorization = Authorization.fromConfig(config, metadata);
         BrokerContext context = new BrokerContext(dynamicConfig, metadata, partitions, producePurgatory, fetchPurgatory,
-                metrics, isrChanger);
+                metrics, isrChanger, authorization);
         groupCoordinator = GroupCoordinator.forBroker(context);
         metadata.addListener(groupCoordinator);
         groupCoordinator.startup(metadata.image());
@@ -200,14 +205,14 @@ public final class Broker implements AutoCloseable {
                 new ProduceHandler(context, new TransactionalProduceCheck(transactionCoordinator), quotas),
                 new FetchHandler(context, quotas),
                 new ListOffsetsHandler(context),
-                new InitProducerIdHandler(producerIds, transactionCoordinator),
+                new InitProducerIdHandler(producerIds, transactionCoordinator, context.authorization()),
                 new CreateTopicsHandler(context),
                 new DeleteTopicsHandler(context),
                 new DeleteRecordsHandler(context),
                 new OffsetForLeaderEpochHandler(context),
                 new DescribeConfigsHandler(context),
                 new AlterConfigsHandler(context),
-                new DescribeLogDirsHandler(logManager),
+                new DescribeLogDirsHandler(logManager, context.authorization()),
                 new CreatePartitionsHandler(context),
                 new IncrementalAlterConfigsHandler(context),
                 new DescribeUserScramCredentialsHandler(context),
@@ -218,26 +223,29 @@ public final class Broker implements AutoCloseable {
                 new AlterPartitionReassignmentsHandler(context),
                 new ListPartitionReassignmentsHandler(context),
                 new FindCoordinatorHandler(context, groupCoordinator, transactionCoordinator),
-                new JoinGroupHandler(groupCoordinator),
-                new SyncGroupHandler(groupCoordinator),
-                new HeartbeatHandler(groupCoordinator),
-                new LeaveGroupHandler(groupCoordinator),
-                new OffsetCommitHandler(groupCoordinator),
-                new OffsetFetchHandler(groupCoordinator),
-                new OffsetDeleteHandler(groupCoordinator),
-                new DescribeGroupsHandler(groupCoordinator),
-                new ListGroupsHandler(groupCoordinator),
-                new DeleteGroupsHandler(groupCoordinator),
-                new ConsumerGroupHeartbeatHandler(groupCoordinator),
-                new ConsumerGroupDescribeHandler(groupCoordinator),
+                new JoinGroupHandler(groupCoordinator, context.authorization()),
+                new SyncGroupHandler(groupCoordinator, context.authorization()),
+                new HeartbeatHandler(groupCoordinator, context.authorization()),
+                new LeaveGroupHandler(groupCoordinator, context.authorization()),
+                new OffsetCommitHandler(groupCoordinator, context.authorization()),
+                new OffsetFetchHandler(groupCoordinator, context.authorization()),
+                new OffsetDeleteHandler(groupCoordinator, context.authorization()),
+                new DescribeGroupsHandler(groupCoordinator, context.authorization()),
+                new ListGroupsHandler(groupCoordinator, context.authorization()),
+                new DeleteGroupsHandler(groupCoordinator, context.authorization()),
+                new ConsumerGroupHeartbeatHandler(groupCoordinator, context.authorization()),
+                new ConsumerGroupDescribeHandler(groupCoordinator, context.authorization()),
                 new AddPartitionsToTxnHandler(context, transactionCoordinator),
-                new AddOffsetsToTxnHandler(transactionCoordinator, groupCoordinator),
-                new EndTxnHandler(transactionCoordinator),
+                new AddOffsetsToTxnHandler(transactionCoordinator, groupCoordinator, context.authorization()),
+                new EndTxnHandler(transactionCoordinator, context.authorization()),
                 new WriteTxnMarkersHandler(context, groupCoordinator),
-                new TxnOffsetCommitHandler(groupCoordinator),
+                new TxnOffsetCommitHandler(groupCoordinator, context.authorization()),
                 new DescribeProducersHandler(context),
-                new DescribeTransactionsHandler(transactionCoordinator),
-                new ListTransactionsHandler(transactionCoordinator),
+                new DescribeTransactionsHandler(transactionCoordinator, context.authorization()),
+                new ListTransactionsHandler(transactionCoordinator, context.authorization()),
+                new CreateAclsHandler(context),
+                new DescribeAclsHandler(context),
+                new DeleteAclsHandler(context),
                 new SaslHandshakeHandler(),
                 new SaslAuthenticateHandler(),
                 new DescribeClientQuotasHandler(context),

@@ -30,6 +30,11 @@ public final class BrokerConfig {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerConfig.class);
     /** Prefix of per-listener overrides such as {@code listener.name.internal.ssl.keystore.location}. */
     public static final String LISTENER_PREFIX = "listener.name.";
+    /** The values of {@code authorizer.class.name} that select Krill's ACL authorizer (Kafka's names and Krill's). */
+    public static final List<String> ACL_AUTHORIZER_CLASS_NAMES = List.of(
+            "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+            "kafka.security.authorizer.AclAuthorizer",
+            "io.krill.broker.security.authorizer.AclAuthorizer");
 
     private final Map<String, String> staticConfigs;
     private final Map<String, String> dynamicBrokerConfigs;
@@ -284,6 +289,20 @@ public final class BrokerConfig {
 
     public int zookeeperMaxInFlightRequests() {
         return values.getInt("zookeeper.max.in.flight.requests");
+    }
+
+    /** authorizer.class.name; empty means no authorization. */
+    public String authorizerClassName() {
+        return values.getString("authorizer.class.name");
+    }
+
+    /** super.users as written: principals separated by ';'. */
+    public String superUsers() {
+        return values.getString("super.users");
+    }
+
+    public boolean allowEveryoneIfNoAclFound() {
+        return values.getBoolean("allow.everyone.if.no.acl.found");
     }
 
     /** The Prometheus /metrics HTTP port; 0 means disabled. */

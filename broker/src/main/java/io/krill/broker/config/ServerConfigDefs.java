@@ -59,8 +59,20 @@ final class ServerConfigDefs {
                 .doc("The maximum number of incremental fetch sessions kept by the broker."))
             .define(builder("max.request.partition.size.limit", INT).defaultValue(2000).validator(atLeast(1))
                 .doc("The maximum number of partitions served in one request."))
-            .define(builder("authorizer.class.name", STRING).defaultValue("").importance(LOW).notSupported()
-                .doc("Kafka's authorizer plug-in class. Accepted for compatibility; Krill does not load plug-ins."))
+            .define(builder("authorizer.class.name", STRING).defaultValue("").importance(LOW)
+                .validator(Validators.custom("empty or one of " + BrokerConfig.ACL_AUTHORIZER_CLASS_NAMES,
+                    v -> v.toString().isBlank() || BrokerConfig.ACL_AUTHORIZER_CLASS_NAMES.contains(v.toString().trim()),
+                    "Krill has one built-in ACL authorizer, selected by any of " + BrokerConfig.ACL_AUTHORIZER_CLASS_NAMES
+                        + "; leave it empty for no authorization. Other authorizer plug-ins cannot be loaded."))
+                .doc("Empty: no authorization. org.apache.kafka.metadata.authorizer.StandardAuthorizer, "
+                    + "kafka.security.authorizer.AclAuthorizer or io.krill.broker.security.authorizer.AclAuthorizer "
+                    + "select Krill's built-in ACL authorizer; other plug-ins cannot be loaded."))
+            .define(builder("super.users", STRING).defaultValue("").importance(LOW)
+                .validator(Validators.custom("principals type:name separated by ';'",
+                    ServerConfigDefs::principalList, "expected principals of the form type:name separated by ';'"))
+                .doc("Principals (type:name, separated by ';') that every ACL check allows, e.g. the brokers' own."))
+            .define(builder("allow.everyone.if.no.acl.found", BOOLEAN).defaultValue(false).importance(LOW)
+                .doc("Whether a resource no ACL applies to is open to everyone (true) or to super users only."))
             .define(builder("zookeeper.connect", STRING).defaultValue("").importance(HIGH)
                 .doc("Krill: the ZooKeeper connection string (host:port,.../chroot) used for cluster coordination. "
                     + "Empty starts an embedded single-node ZooKeeper."))
@@ -80,5 +92,16 @@ final class ServerConfigDefs {
                     + "zookeeper.connect is empty) or local (a file in the first log dir; one broker, no Helix)."))
             .define(builder("krill.http.port", INT).defaultValue(0).validator(between(0, 65535))
                 .doc("Krill: the port of the HTTP server that serves Prometheus metrics on /metrics. 0 disables it."));
+    }
+
+    /** Whether {@code value} is a ';'-separated list of type:name principals (blank entries ignored). */
+    private static boolean principalList(Object value) {
+        for (String part : value.toString().split(";")) {
+            String principal = part.trim();
+            if (!principal.isEmpty() && principal.indexOf(':') <= 0) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -3,6 +3,8 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.broker.txn.TransactionCoordinator;
 import io.krill.log.TopicPartition;
 import io.krill.wire.error.Errors;
@@ -20,10 +22,13 @@ import java.util.Set;
  * <p>Thread-safe: stateless.
  */
 public final class AddOffsetsToTxnHandler implements ApiHandler {
+    private final Authorization authorization;
     private final TransactionCoordinator coordinator;
     private final GroupCoordinator groups;
 
-    public AddOffsetsToTxnHandler(TransactionCoordinator coordinator, GroupCoordinator groups) {
+    public AddOffsetsToTxnHandler(TransactionCoordinator coordinator, GroupCoordinator groups,
+                                  Authorization authorization) {
+        this.authorization = authorization;
         this.coordinator = coordinator;
         this.groups = groups;
     }
@@ -46,6 +51,8 @@ public final class AddOffsetsToTxnHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         AddOffsetsToTxnRequest body = request.body();
+        authorization.requireTransactionalId(request, AclOperation.WRITE, body.transactionalId());
+        authorization.requireGroup(request, AclOperation.READ, body.groupId());
         if (body.groupId() == null || body.groupId().isEmpty()) {
             request.respond(errorResponse(request, Errors.INVALID_GROUP_ID));
             return;

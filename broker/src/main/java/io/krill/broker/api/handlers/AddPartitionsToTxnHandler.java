@@ -3,6 +3,8 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.broker.txn.TransactionCoordinator;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.TopicImage;
@@ -58,17 +60,21 @@ public final class AddPartitionsToTxnHandler implements ApiHandler {
     public void handle(Request request) {
         AddPartitionsToTxnRequest body = request.body();
         short version = request.version();
+        if (version >= 4) {
+            // v4+ is sent by brokers verifying a producer's partitions (KIP-890).
+            context.authorization().requireCluster(request, AclOperation.CLUSTER_ACTION);
+        }
         checkIndexes(version <= 3 ? body.v3AndBelowTopics() : body.transactions().stream()
                 .flatMap(txn -> txn.topics().stream()).toList());
         if (version <= 3) {
-            add(body.v3AndBelowTransactionalId(), body.v3AndBelowProducerId(), body.v3AndBelowProducerEpoch(), false,
+            add(request, body.v3AndBelowTransactionalId(), body.v3AndBelowProducerId(), body.v3AndBelowProducerEpoch(), false,
                     body.v3AndBelowTopics(), version).thenAccept(results ->
                             request.respond(new AddPartitionsToTxnResponse().setResultsByTopicV3AndBelow(results)));
             return;
         }
         List<CompletableFuture<AddPartitionsToTxnResponse.AddPartitionsToTxnResult>> pending = new ArrayList<>();
         for (AddPartitionsToTxnRequest.AddPartitionsToTxnTransaction txn : body.transactions()) {
-            pending.add(add(txn.transactionalId(), txn.producerId(), txn.producerEpoch(), txn.verifyOnly(), txn.topics(),
+            pending.add(add(request, txn.transactionalId(), txn.producerId(), txn.producerEpoch(), txn.verifyOnly(), txn.topics(),
                     version).thenApply(results -> new AddPartitionsToTxnResponse.AddPartitionsToTxnResult()
                             .setTransactionalId(txn.transactionalId()).setTopicResults(results)));
         }
@@ -92,10 +98,16 @@ public final class AddPartitionsToTxnHandler implements ApiHandler {
     }
 
     private CompletableFuture<List<AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult>> add(
-            String transactionalId, long producerId, short producerEpoch, boolean verifyOnly,
+            Request request, String transactionalId, long producerId, short producerEpoch, boolean verifyOnly,
             List<AddPartitionsToTxnRequest.AddPartitionsToTxnTopic> topics, short version) {
         CompletableFuture<List<AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult>> future = new CompletableFuture<>();
         MetadataImage image = context.metadata().image();
+        Authorization authorization = context.authorization();
+        // v0-3 come from producers: WRITE on the transactional id and the topics; v4+ from brokers (CLUSTER_ACTION).
+        boolean client = version < 4;
+        boolean idAllowed = !client || authorization.transactionalId(request, AclOperation.WRITE, transactionalId);
+        Set<String> deniedTopics = client ? authorization.deniedTopics(request, AclOperation.WRITE, topics,
+                AddPartitionsToTxnRequest.AddPartitionsToTxnTopic::name) : Set.of();
         Set<TopicPartition> partitions = new LinkedHashSet<>();
         Map<TopicPartition, Errors> unknown = new LinkedHashMap<>();
         for (AddPartitionsToTxnRequest.AddPartitionsToTxnTopic topic : topics) {
@@ -103,7 +115,11 @@ public final class AddPartitionsToTxnHandler implements ApiHandler {
             for (int index : topic.partitions()) {
                 TopicPartition tp = new TopicPartition(topic.name(), index);
                 partitions.add(tp);
-                if (known == null || index >= known.partitionCount()) {
+                if (!idAllowed) {
+                    unknown.put(tp, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+                } else if (deniedTopics.contains(topic.name())) {
+                    unknown.put(tp, Errors.TOPIC_AUTHORIZATION_FAILED);
+                } else if (known == null || index >= known.partitionCount()) {
                     unknown.put(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION);
                 }
             }

@@ -3,6 +3,7 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.quota.QuotaConfigKeys;
 import io.krill.broker.quota.QuotaEntities;
 import io.krill.wire.error.ApiException;
@@ -59,6 +60,7 @@ public final class AlterClientQuotasHandler implements ApiHandler {
 
     @Override
     public void handle(Request request) {
+        context.authorization().requireCluster(request, AclOperation.ALTER_CONFIGS);
         AlterClientQuotasRequest body = request.body();
         AlterClientQuotasResponse response = new AlterClientQuotasResponse();
         Set<Map<String, String>> seen = new HashSet<>();

@@ -4,6 +4,7 @@ import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.config.TopicConfigValidator;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.AlterConfigsRequest;
@@ -60,6 +61,8 @@ public final class AlterConfigsHandler implements ApiHandler {
                 if (repeated[i]) {
                     throw new ApiException(Errors.INVALID_REQUEST, "Each resource must appear at most once.");
                 }
+                ConfigAlteration.authorize(request, context.authorization(), AclOperation.ALTER_CONFIGS,
+                        resource.resourceType(), resource.resourceName());
                 alter(resource, body.validateOnly());
             } catch (ApiException e) {
                 result.setErrorCode(e.error().code()).setErrorMessage(e.getMessage());

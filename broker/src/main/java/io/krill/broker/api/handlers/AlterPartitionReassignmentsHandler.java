@@ -3,6 +3,7 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.ApiError;
 import io.krill.controller.metadata.TopicPartitionKey;
 import io.krill.wire.error.Errors;
@@ -52,6 +53,7 @@ public final class AlterPartitionReassignmentsHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         AlterPartitionReassignmentsRequest body = request.body();
+        context.authorization().requireCluster(request, AclOperation.ALTER);
         Map<TopicPartitionKey, Optional<List<Integer>>> targets = new LinkedHashMap<>();
         for (AlterPartitionReassignmentsRequest.ReassignableTopic topic : body.topics()) {
             for (AlterPartitionReassignmentsRequest.ReassignablePartition partition : topic.partitions()) {

@@ -3,6 +3,7 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.scram.ScramCredentials;
 import io.krill.broker.security.scram.ScramFormatter;
 import io.krill.broker.security.scram.ScramMechanism;
@@ -61,6 +62,7 @@ public final class AlterUserScramCredentialsHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         AlterUserScramCredentialsRequest body = request.body();
+        context.authorization().requireCluster(request, AclOperation.ALTER);
         Set<String> users = new LinkedHashSet<>();
         Map<String, Failure> failures = new HashMap<>();
         for (ScramCredentialDeletion deletion : body.deletions()) {

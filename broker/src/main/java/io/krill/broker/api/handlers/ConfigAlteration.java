@@ -1,9 +1,12 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
+import io.krill.broker.api.Request;
 import io.krill.broker.config.BrokerConfigDefs;
 import io.krill.broker.config.ConfigException;
 import io.krill.broker.config.DynamicBrokerConfig;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.controller.metadata.TopicNames;
@@ -172,5 +175,33 @@ final class ConfigAlteration {
     /** Resource types neither API handles here. */
     static ApiException unsupported(byte resourceType) {
         return new ApiException(Errors.INVALID_REQUEST, "Unknown resource type " + resourceType);
+    }
+
+    /**
+     * Kafka's check of a config resource: {@code operation} (DESCRIBE_CONFIGS or ALTER_CONFIGS) on the
+     * topic, on the group, or on the cluster for broker, broker-logger and client-metrics resources;
+     * the matching *_AUTHORIZATION_FAILED otherwise.
+     */
+    static void authorize(Request request, Authorization authorization, AclOperation operation, byte resourceType,
+                          String name) {
+        switch (ConfigResourceType.forId(resourceType)) {
+            case TOPIC -> {
+                if (!authorization.topic(request, operation, name)) {
+                    throw new ApiException(Errors.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.");
+                }
+            }
+            case GROUP -> {
+                if (!authorization.group(request, operation, name)) {
+                    throw new ApiException(Errors.GROUP_AUTHORIZATION_FAILED, "Authorization failed.");
+                }
+            }
+            case BROKER, BROKER_LOGGER, CLIENT_METRICS -> {
+                if (!authorization.cluster(request, operation)) {
+                    throw new ApiException(Errors.CLUSTER_AUTHORIZATION_FAILED, "Authorization failed.");
+                }
+            }
+            default -> {
+            }
+        }
     }
 }

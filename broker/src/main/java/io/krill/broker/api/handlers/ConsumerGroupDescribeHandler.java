@@ -3,6 +3,9 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
+import io.krill.broker.security.authorizer.ResourceType;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.ConsumerGroupDescribeRequest;
@@ -13,16 +16,19 @@ import io.krill.wire.protocol.ApiMessage;
  * ConsumerGroupDescribe v0-1 (KIP-848): per group its state (lower case, as Kafka: empty, assigning,
  * reconciling, stable), group and assignment epochs, assignor, and members with their current and
  * target assignments (topic ids and names). An unknown group, or a classic one, is GROUP_ID_NOT_FOUND.
- * Authorized operations, when asked for, are every group operation (no authorizer), else
+ * Authorization: DESCRIBE on each group (GROUP_AUTHORIZATION_FAILED for that group otherwise);
+ * authorized operations, when asked for, are the group operations the principal may perform, else
  * {@link Integer#MIN_VALUE}.
  *
  * <p>Thread-safe: stateless.
  */
 public final class ConsumerGroupDescribeHandler implements ApiHandler {
     private final GroupCoordinator coordinator;
+    private final Authorization authorization;
 
-    public ConsumerGroupDescribeHandler(GroupCoordinator coordinator) {
+    public ConsumerGroupDescribeHandler(GroupCoordinator coordinator, Authorization authorization) {
         this.coordinator = coordinator;
+        this.authorization = authorization;
     }
 
     @Override
@@ -45,9 +51,16 @@ public final class ConsumerGroupDescribeHandler implements ApiHandler {
         ConsumerGroupDescribeRequest body = request.body();
         ConsumerGroupDescribeResponse response = new ConsumerGroupDescribeResponse();
         for (String groupId : body.groupIds()) {
+            if (!authorization.group(request, AclOperation.DESCRIBE, groupId)) {
+                response.groups().add(new ConsumerGroupDescribeResponse.DescribedGroup().setGroupId(groupId)
+                        .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()).setGroupState("").setAssignorName("")
+                        .setAuthorizedOperations(AuthorizedOperations.OMITTED));
+                continue;
+            }
             ConsumerGroupDescribeResponse.DescribedGroup group = coordinator.consumerGroupDescribe(groupId);
             group.setAuthorizedOperations(body.includeAuthorizedOperations() && group.errorCode() == 0
-                    ? AuthorizedOperations.GROUP : AuthorizedOperations.OMITTED);
+                    ? authorization.authorizedOperations(request, ResourceType.GROUP, groupId)
+                    : AuthorizedOperations.OMITTED);
             response.groups().add(group);
         }
         request.respond(response);

@@ -3,11 +3,15 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.ConsumerGroupHeartbeatRequest;
 import io.krill.wire.message.ConsumerGroupHeartbeatResponse;
 import io.krill.wire.protocol.ApiMessage;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * ConsumerGroupHeartbeat (KIP-848 consumer protocol): join, leave, session and incremental assignment
@@ -17,9 +21,11 @@ import io.krill.wire.protocol.ApiMessage;
  */
 public final class ConsumerGroupHeartbeatHandler implements ApiHandler {
     private final GroupCoordinator coordinator;
+    private final Authorization authorization;
 
-    public ConsumerGroupHeartbeatHandler(GroupCoordinator coordinator) {
+    public ConsumerGroupHeartbeatHandler(GroupCoordinator coordinator, Authorization authorization) {
         this.coordinator = coordinator;
+        this.authorization = authorization;
     }
 
     @Override
@@ -40,6 +46,15 @@ public final class ConsumerGroupHeartbeatHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         ConsumerGroupHeartbeatRequest body = request.body();
+        authorization.requireGroup(request, AclOperation.READ, body.groupId());
+        if (body.subscribedTopicNames() != null) {
+            Set<String> denied = authorization.deniedTopics(request, AclOperation.DESCRIBE, body.subscribedTopicNames());
+            if (!denied.isEmpty()) {
+                request.respond(new ConsumerGroupHeartbeatResponse().setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                        .setErrorMessage("The following topics are unauthorized: " + new TreeSet<>(denied)));
+                return;
+            }
+        }
         request.respond(coordinator.consumerGroupHeartbeat(GroupRequests.context(request), body));
     }
 

@@ -3,6 +3,7 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.wire.error.ApiException;
@@ -70,6 +71,8 @@ public final class CreatePartitionsHandler implements ApiHandler {
         for (CreatePartitionsRequest.CreatePartitionsTopic topic : body.topics()) {
             if (occurrences.get(topic.name()) > 1) {
                 duplicates.add(topic.name());
+            } else if (!context.authorization().topic(request, AclOperation.ALTER, topic.name())) {
+                response.results().add(result(topic.name(), Errors.TOPIC_AUTHORIZATION_FAILED, "Authorization failed."));
             } else if (added > CreateTopicsHandler.MAX_PARTITIONS_PER_REQUEST) {
                 response.results().add(result(topic.name(), Errors.POLICY_VIOLATION,
                         "Unable to perform excessively large batch operation."));

@@ -3,11 +3,12 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
-import io.krill.broker.config.ConfigException;
 import io.krill.broker.config.ConfigDescriber;
+import io.krill.broker.config.ConfigException;
 import io.krill.broker.config.DescribedConfig;
 import io.krill.broker.config.TopicConfig;
 import io.krill.broker.config.TopicConfigValidator;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.NewTopic;
 import io.krill.controller.metadata.TopicImage;
@@ -31,7 +32,9 @@ import java.util.Set;
  * then creates it in the metadata store, or only checks it under validateOnly. A name given twice is
  * INVALID_REQUEST for that name. From v5 a created topic is answered with its partition count,
  * replication factor and effective configs as DescribeConfigs reports them; v7 adds its id. The store
- * is synchronous, so timeoutMs never expires.
+ * is synchronous, so timeoutMs never expires. Authorization as Kafka's: CREATE on the cluster or the
+ * topic (TOPIC_AUTHORIZATION_FAILED otherwise); the v5+ configs need DESCRIBE_CONFIGS on the topic
+ * (else topicConfigErrorCode TOPIC_AUTHORIZATION_FAILED and no configs).
  *
  * <p>Thread-safe: stateless; the store serialises concurrent creations.
  */
@@ -75,9 +78,14 @@ public final class CreateTopicsHandler implements ApiHandler {
         Map<String, NewTopic> planned = new LinkedHashMap<>();
         Set<String> duplicates = new LinkedHashSet<>();
         long partitions = 0;
+        boolean clusterCreate = context.authorization().cluster(request, AclOperation.CREATE);
         for (CreateTopicsRequest.CreatableTopic topic : body.topics()) {
             if (occurrences.get(topic.name()) > 1) {
                 duplicates.add(topic.name());
+                continue;
+            }
+            if (!clusterCreate && !context.authorization().topic(request, AclOperation.CREATE, topic.name())) {
+                results.put(topic.name(), error(topic.name(), Errors.TOPIC_AUTHORIZATION_FAILED, "Authorization failed."));
                 continue;
             }
             try {
@@ -93,7 +101,8 @@ public final class CreateTopicsHandler implements ApiHandler {
         for (Map.Entry<String, NewTopic> entry : planned.entrySet()) {
             results.put(entry.getKey(), tooLarge
                     ? error(entry.getKey(), Errors.POLICY_VIOLATION, "Unable to perform excessively large batch operation.")
-                    : create(entry.getValue(), body.validateOnly(), request.version()));
+                    : create(entry.getValue(), body.validateOnly(), request.version(),
+                            context.authorization().topic(request, AclOperation.DESCRIBE_CONFIGS, entry.getKey())));
         }
         CreateTopicsResponse response = new CreateTopicsResponse();
         response.topics().addAll(results.values());
@@ -165,7 +174,9 @@ public final class CreateTopicsHandler implements ApiHandler {
         return assignments;
     }
 
-    private CreateTopicsResponse.CreatableTopicResult create(NewTopic spec, boolean validateOnly, short version) {
+    /** @param configsVisible whether the principal may DESCRIBE_CONFIGS the topic (else the v5+ configs are refused) */
+    private CreateTopicsResponse.CreatableTopicResult create(NewTopic spec, boolean validateOnly, short version,
+                                                             boolean configsVisible) {
         TopicImage created;
         try {
             if (validateOnly) {
@@ -184,6 +195,9 @@ public final class CreateTopicsHandler implements ApiHandler {
         if (version >= 5) {
             int replicas = spec.assignments().isEmpty() ? spec.replicationFactor() : spec.assignments().get(0).size();
             result.setNumPartitions(partitionCount(spec)).setReplicationFactor((short) replicas);
+            if (!configsVisible) {
+                return result.setTopicConfigErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+            }
             TopicConfig config = TopicConfig.resolve(spec.configs(), context.config());
             for (DescribedConfig entry : ConfigDescriber.describeTopic(config, context.config())) {
                 result.configs().add(new CreateTopicsResponse.CreatableTopicConfigs()

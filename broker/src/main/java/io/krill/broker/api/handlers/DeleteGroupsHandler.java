@@ -3,12 +3,17 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
+import io.krill.broker.security.authorizer.ResourceType;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.DeleteGroupsRequest;
 import io.krill.wire.message.DeleteGroupsResponse;
 import io.krill.wire.protocol.ApiMessage;
 import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * DeleteGroups v0-2: empty groups are deleted with their offsets (tombstones in
@@ -18,9 +23,11 @@ import java.util.LinkedHashSet;
  */
 public final class DeleteGroupsHandler implements ApiHandler {
     private final GroupCoordinator coordinator;
+    private final Authorization authorization;
 
-    public DeleteGroupsHandler(GroupCoordinator coordinator) {
+    public DeleteGroupsHandler(GroupCoordinator coordinator, Authorization authorization) {
         this.coordinator = coordinator;
+        this.authorization = authorization;
     }
 
     @Override
@@ -42,10 +49,14 @@ public final class DeleteGroupsHandler implements ApiHandler {
     public void handle(Request request) {
         DeleteGroupsRequest body = request.body();
         var groupIds = new LinkedHashSet<>(body.groupsNames());
-        coordinator.deleteGroups(body.groupsNames()).whenComplete((results, failure) -> {
+        Set<String> denied = authorization.denied(request, AclOperation.DELETE, ResourceType.GROUP, groupIds);
+        List<String> allowed = denied.isEmpty() ? body.groupsNames()
+                : body.groupsNames().stream().filter(id -> !denied.contains(id)).toList();
+        coordinator.deleteGroups(allowed).whenComplete((results, failure) -> {
             DeleteGroupsResponse response = new DeleteGroupsResponse();
             for (String groupId : groupIds) {
-                Errors error = failure != null ? Errors.UNKNOWN_SERVER_ERROR : results.getOrDefault(groupId, Errors.NONE);
+                Errors error = denied.contains(groupId) ? Errors.GROUP_AUTHORIZATION_FAILED
+                        : failure != null ? Errors.UNKNOWN_SERVER_ERROR : results.getOrDefault(groupId, Errors.NONE);
                 response.results().add(new DeleteGroupsResponse.DeletableGroupResult()
                         .setGroupId(groupId).setErrorCode(error.code()));
             }

@@ -5,6 +5,7 @@ import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.partition.Partition;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.controller.metadata.TopicNames;
@@ -61,10 +62,14 @@ public final class DeleteRecordsHandler implements ApiHandler {
         // One result per topic and partition (the response is keyed so): a repeated one is answered once.
         Map<String, Map<Integer, DeleteRecordsResponse.DeleteRecordsPartitionResult>> results = new LinkedHashMap<>();
         for (DeleteRecordsRequest.DeleteRecordsTopic topic : body.topics()) {
+            boolean deletable = context.authorization().topic(request, AclOperation.DELETE, topic.name());
             for (DeleteRecordsRequest.DeleteRecordsPartition partition : topic.partitions()) {
                 DeleteRecordsResponse.DeleteRecordsPartitionResult result =
                         new DeleteRecordsResponse.DeleteRecordsPartitionResult().setPartitionIndex(partition.partitionIndex());
                 try {
+                    if (!deletable) {
+                        throw new ApiException(Errors.TOPIC_AUTHORIZATION_FAILED, null);
+                    }
                     result.setLowWatermark(delete(image, topic.name(), partition.partitionIndex(), partition.offset()));
                 } catch (RuntimeException e) {
                     result.setErrorCode(ErrorMapping.toError(e, request).code()).setLowWatermark(INVALID_LOW_WATERMARK);

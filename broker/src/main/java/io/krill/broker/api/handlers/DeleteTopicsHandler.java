@@ -3,6 +3,7 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.controller.metadata.TopicNames;
@@ -90,13 +91,21 @@ public final class DeleteTopicsHandler implements ApiHandler {
             TopicImage topic = image.topic(id);
             if (topic == null) {
                 results.add(result(null, id, Errors.UNKNOWN_TOPIC_ID, Errors.UNKNOWN_TOPIC_ID.message()));
+            } else if (!context.authorization().topic(request, AclOperation.DESCRIBE, topic.name())) {
+                // As Kafka: the name is not given away to a principal that may not describe the topic.
+                results.add(result(null, id, Errors.TOPIC_AUTHORIZATION_FAILED, "Authorization failed."));
+            } else if (!context.authorization().topic(request, AclOperation.DELETE, topic.name())) {
+                results.add(result(topic.name(), id, Errors.TOPIC_AUTHORIZATION_FAILED, "Authorization failed."));
             } else {
                 toDelete.put(id, topic.name());
             }
         }
         for (String name : names) {
             TopicImage topic = image.topic(name);
-            if (topic == null) {
+            if (!context.authorization().topic(request, AclOperation.DELETE, name)) {
+                results.add(result(name, ByteBufCodec.ZERO_UUID, Errors.TOPIC_AUTHORIZATION_FAILED,
+                        "Authorization failed."));
+            } else if (topic == null) {
                 results.add(result(name, ByteBufCodec.ZERO_UUID, Errors.UNKNOWN_TOPIC_OR_PARTITION,
                         Errors.UNKNOWN_TOPIC_OR_PARTITION.message()));
             } else if (toDelete.containsKey(topic.id())) {

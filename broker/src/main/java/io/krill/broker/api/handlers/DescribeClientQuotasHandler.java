@@ -3,6 +3,7 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.quota.QuotaConfigKeys;
 import io.krill.broker.quota.QuotaEntities;
 import io.krill.wire.error.ApiException;
@@ -56,6 +57,7 @@ public final class DescribeClientQuotasHandler implements ApiHandler {
 
     @Override
     public void handle(Request request) {
+        context.authorization().requireCluster(request, AclOperation.DESCRIBE_CONFIGS);
         DescribeClientQuotasResponse response;
         try {
             response = describe(request.body());

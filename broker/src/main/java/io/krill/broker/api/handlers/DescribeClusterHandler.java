@@ -65,7 +65,7 @@ public final class DescribeClusterHandler implements ApiHandler {
                 .setClusterId(image.clusterId())
                 .setControllerId(image.controllerId())
                 .setClusterAuthorizedOperations(body.includeClusterAuthorizedOperations()
-                        ? AuthorizedOperations.CLUSTER : AuthorizedOperations.OMITTED);
+                        ? context.authorization().clusterAuthorizedOperations(request) : AuthorizedOperations.OMITTED);
         for (BrokerInfo broker : image.brokers()) {
             BrokerInfo.Endpoint endpoint = broker.endpoint(request.connection().listenerName());
             if (endpoint != null) {

@@ -7,6 +7,7 @@ import io.krill.broker.config.ConfigDescriber;
 import io.krill.broker.config.ConfigSynonym;
 import io.krill.broker.config.DescribedConfig;
 import io.krill.broker.config.TopicConfig;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.controller.metadata.TopicNames;
 import io.krill.wire.error.ApiException;
@@ -57,6 +58,8 @@ public final class DescribeConfigsHandler implements ApiHandler {
         for (DescribeConfigsRequest.DescribeConfigsResource resource : body.resources()) {
             DescribeConfigsResponse.DescribeConfigsResult result;
             try {
+                ConfigAlteration.authorize(request, context.authorization(), AclOperation.DESCRIBE_CONFIGS,
+                        resource.resourceType(), resource.resourceName());
                 result = new DescribeConfigsResponse.DescribeConfigsResult();
                 for (DescribedConfig config : describe(resource)) {
                     if (wanted(resource, config.name())) {

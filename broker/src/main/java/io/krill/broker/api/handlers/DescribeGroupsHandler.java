@@ -3,6 +3,9 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
+import io.krill.broker.security.authorizer.ResourceType;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.DescribeGroupsRequest;
@@ -18,9 +21,11 @@ import io.krill.wire.protocol.ApiMessage;
  */
 public final class DescribeGroupsHandler implements ApiHandler {
     private final GroupCoordinator coordinator;
+    private final Authorization authorization;
 
-    public DescribeGroupsHandler(GroupCoordinator coordinator) {
+    public DescribeGroupsHandler(GroupCoordinator coordinator, Authorization authorization) {
         this.coordinator = coordinator;
+        this.authorization = authorization;
     }
 
     @Override
@@ -43,7 +48,17 @@ public final class DescribeGroupsHandler implements ApiHandler {
         DescribeGroupsRequest body = request.body();
         DescribeGroupsResponse response = new DescribeGroupsResponse();
         for (String groupId : body.groups()) {
-            response.groups().add(coordinator.describeGroup(groupId));
+            if (!authorization.group(request, AclOperation.DESCRIBE, groupId)) {
+                response.groups().add(new DescribeGroupsResponse.DescribedGroup().setGroupId(groupId)
+                        .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()).setGroupState("").setProtocolType("")
+                        .setProtocolData(""));
+                continue;
+            }
+            DescribeGroupsResponse.DescribedGroup group = coordinator.describeGroup(groupId);
+            if (body.includeAuthorizedOperations()) {
+                group.setAuthorizedOperations(authorization.authorizedOperations(request, ResourceType.GROUP, groupId));
+            }
+            response.groups().add(group);
         }
         request.respond(response);
     }

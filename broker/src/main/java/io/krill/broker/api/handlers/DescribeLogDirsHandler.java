@@ -2,6 +2,8 @@ package io.krill.broker.api.handlers;
 
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.log.LogManager;
 import io.krill.log.PartitionLog;
 import io.krill.log.TopicPartition;
@@ -30,9 +32,11 @@ import java.util.Set;
  * <p>Thread-safe: stateless; reads the log manager's snapshot of its logs.
  */
 public final class DescribeLogDirsHandler implements ApiHandler {
+    private final Authorization authorization;
     private final LogManager logManager;
 
-    public DescribeLogDirsHandler(LogManager logManager) {
+    public DescribeLogDirsHandler(LogManager logManager, Authorization authorization) {
+        this.authorization = authorization;
         this.logManager = logManager;
     }
 
@@ -54,6 +58,7 @@ public final class DescribeLogDirsHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         DescribeLogDirsRequest body = request.body();
+        authorization.requireCluster(request, AclOperation.DESCRIBE);
         Set<TopicPartition> wanted = null;
         if (body.topics() != null) {
             wanted = new HashSet<>();

@@ -5,8 +5,10 @@ import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.partition.Partition;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.log.producer.ProducerStateEntry;
+import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.DescribeProducersRequest;
@@ -52,11 +54,15 @@ public final class DescribeProducersHandler implements ApiHandler {
             DescribeProducersResponse.TopicResponse topicResponse = new DescribeProducersResponse.TopicResponse()
                     .setName(topic.name());
             response.topics().add(topicResponse);
+            boolean readable = context.authorization().topic(request, AclOperation.READ, topic.name());
             for (int index : topic.partitionIndexes()) {
                 DescribeProducersResponse.PartitionResponse partitionResponse =
                         new DescribeProducersResponse.PartitionResponse().setPartitionIndex(index);
                 topicResponse.partitions().add(partitionResponse);
                 try {
+                    if (!readable) {
+                        throw new ApiException(Errors.TOPIC_AUTHORIZATION_FAILED, null);
+                    }
                     Partition partition = context.partitions().leaderPartition(image, topic.name(), index);
                     for (ProducerStateEntry entry : partition.log().activeProducers().values()) {
                         partitionResponse.activeProducers().add(new DescribeProducersResponse.ProducerState()

@@ -3,6 +3,9 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
+import io.krill.broker.security.authorizer.ResourceType;
 import io.krill.controller.metadata.BrokerInfo;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.PartitionState;
@@ -17,7 +20,9 @@ import io.krill.wire.protocol.ApiMessage;
 import io.krill.wire.protocol.ByteBufCodec;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.ToIntFunction;
 
 /**
  * DescribeTopicPartitions (KIP-966), what kafka-topics --describe and Admin.describeTopics use: the
@@ -75,19 +80,34 @@ public final class DescribeTopicPartitionsHandler implements ApiHandler {
         }
         int limit = Math.max(Math.min(context.config().socket().maxRequestPartitionSizeLimit(),
                 body.responsePartitionLimit()), 1);
-        request.respond(describe(image, names, cursor, limit, all, request.connection().listenerName()));
+        // Kafka: topics one may not DESCRIBE are left out of "all topics" and refused when named.
+        Set<String> denied = context.authorization().deniedTopics(request, AclOperation.DESCRIBE, names);
+        if (all) {
+            names.removeAll(denied);
+        }
+        Authorization authorization = context.authorization();
+        request.respond(describe(image, names, cursor, limit, all, request.connection().listenerName(), denied,
+                name -> authorization.authorizedOperations(request, ResourceType.TOPIC, name)));
     }
 
     /** Kafka's paging: whole topics while the budget lasts, the cursor where it runs out. */
     static DescribeTopicPartitionsResponse describe(MetadataImage image, Iterable<String> sortedNames,
                                                     DescribeTopicPartitionsRequest.Cursor cursor, int limit,
-                                                    boolean skipUnknown, String listenerName) {
+                                                    boolean skipUnknown, String listenerName, Set<String> denied,
+                                                    ToIntFunction<String> authorizedOperations) {
         DescribeTopicPartitionsResponse response = new DescribeTopicPartitionsResponse();
         int remaining = limit;
         for (String name : sortedNames) {
             if (remaining == 0) {
                 response.setNextCursor(new DescribeTopicPartitionsResponse.Cursor().setTopicName(name).setPartitionIndex(0));
                 break;
+            }
+            if (denied.contains(name)) {
+                response.topics().add(new DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponseTopic()
+                        .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()).setName(name)
+                        .setTopicId(ByteBufCodec.ZERO_UUID).setIsInternal(TopicNames.isInternal(name))
+                        .setTopicAuthorizedOperations(AuthorizedOperations.OMITTED));
+                continue;
             }
             TopicImage topic = image.topic(name);
             if (topic == null) {
@@ -103,7 +123,7 @@ public final class DescribeTopicPartitionsHandler implements ApiHandler {
                             .setName(name)
                             .setTopicId(topic.id())
                             .setIsInternal(topic.internal() || TopicNames.isInternal(name))
-                            .setTopicAuthorizedOperations(AuthorizedOperations.TOPIC);
+                            .setTopicAuthorizedOperations(authorizedOperations.applyAsInt(name));
             for (int p = start; p < end; p++) {
                 described.partitions().add(partition(image, topic.partition(p), listenerName));
             }

@@ -2,12 +2,15 @@ package io.krill.broker.api.handlers;
 
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.broker.txn.TransactionCoordinator;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.DescribeTransactionsRequest;
 import io.krill.wire.message.DescribeTransactionsResponse;
 import io.krill.wire.protocol.ApiMessage;
+import java.util.Set;
 
 /**
  * DescribeTransactions v0: state, producer id and epoch, timeout, start time and partitions of each
@@ -17,9 +20,11 @@ import io.krill.wire.protocol.ApiMessage;
  * <p>Thread-safe: stateless.
  */
 public final class DescribeTransactionsHandler implements ApiHandler {
+    private final Authorization authorization;
     private final TransactionCoordinator coordinator;
 
-    public DescribeTransactionsHandler(TransactionCoordinator coordinator) {
+    public DescribeTransactionsHandler(TransactionCoordinator coordinator, Authorization authorization) {
+        this.authorization = authorization;
         this.coordinator = coordinator;
     }
 
@@ -43,7 +48,18 @@ public final class DescribeTransactionsHandler implements ApiHandler {
         DescribeTransactionsRequest body = request.body();
         DescribeTransactionsResponse response = new DescribeTransactionsResponse();
         for (String transactionalId : body.transactionalIds()) {
-            response.transactionStates().add(coordinator.describe(transactionalId));
+            if (!authorization.transactionalId(request, AclOperation.DESCRIBE, transactionalId)) {
+                response.transactionStates().add(new DescribeTransactionsResponse.TransactionState()
+                        .setTransactionalId(transactionalId)
+                        .setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code()));
+                continue;
+            }
+            DescribeTransactionsResponse.TransactionState state = coordinator.describe(transactionalId);
+            // Kafka leaves out the partitions of topics the principal may not DESCRIBE.
+            Set<String> hidden = authorization.deniedTopics(request, AclOperation.DESCRIBE, state.topics(),
+                    DescribeTransactionsResponse.TopicData::topic);
+            state.topics().removeIf(topic -> hidden.contains(topic.topic()));
+            response.transactionStates().add(state);
         }
         request.respond(response);
     }

@@ -3,6 +3,7 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.scram.ScramCredential;
 import io.krill.broker.security.scram.ScramCredentials;
 import io.krill.broker.security.scram.ScramMechanism;
@@ -58,6 +59,7 @@ public final class DescribeUserScramCredentialsHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         DescribeUserScramCredentialsRequest body = request.body();
+        context.authorization().requireCluster(request, AclOperation.DESCRIBE);
         MetadataImage image = context.metadata().image();
         DescribeUserScramCredentialsResponse response = new DescribeUserScramCredentialsResponse();
         if (body.users() == null || body.users().isEmpty()) {

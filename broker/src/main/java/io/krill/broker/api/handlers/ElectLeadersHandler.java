@@ -3,6 +3,7 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.ApiError;
 import io.krill.controller.metadata.ElectionType;
 import io.krill.controller.metadata.MetadataImage;
@@ -27,8 +28,8 @@ import java.util.Set;
  * (electionType 1, KIP-460) elections through the metadata store, one result per partition grouped by
  * topic in request order (a partition named twice is answered once). A null partition list means every
  * partition of the cluster, and then, as Kafka's controller does, partitions whose election was not
- * needed are left out. An unknown election type is INVALID_REQUEST for the whole request. v1+ carries a
- * top-level error code, which stays NONE: Krill has no authorizer.
+ * needed are left out. An unknown election type is INVALID_REQUEST for the whole request. Needs ALTER on
+ * the cluster: otherwise CLUSTER_AUTHORIZATION_FAILED, top-level (v1+) and for every partition.
  *
  * <p>Thread-safe: stateless; the store serialises the elections. Blocks on the store's writes (a
  * request thread).
@@ -58,6 +59,7 @@ public final class ElectLeadersHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         ElectLeadersRequest body = request.body();
+        context.authorization().requireCluster(request, AclOperation.ALTER);
         ElectionType type = ElectionType.forValue(body.electionType()); // v0 has none: 0, preferred
         boolean all = body.topicPartitions() == null;
         List<TopicPartitionKey> partitions = all ? everyPartition(context.metadata().image()) : requested(body);

@@ -2,6 +2,8 @@ package io.krill.broker.api.handlers;
 
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.broker.txn.TransactionCoordinator;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
@@ -17,9 +19,11 @@ import io.krill.wire.protocol.ApiMessage;
  * <p>Thread-safe: stateless.
  */
 public final class EndTxnHandler implements ApiHandler {
+    private final Authorization authorization;
     private final TransactionCoordinator coordinator;
 
-    public EndTxnHandler(TransactionCoordinator coordinator) {
+    public EndTxnHandler(TransactionCoordinator coordinator, Authorization authorization) {
+        this.authorization = authorization;
         this.coordinator = coordinator;
     }
 
@@ -41,6 +45,7 @@ public final class EndTxnHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         EndTxnRequest body = request.body();
+        authorization.requireTransactionalId(request, AclOperation.WRITE, body.transactionalId());
         coordinator.endTransaction(body.transactionalId(), body.producerId(), body.producerEpoch(), body.committed(),
                 error -> request.respond(errorResponse(request, error)));
     }

@@ -7,6 +7,8 @@ import io.krill.broker.api.Request;
 import io.krill.broker.net.LogSliceRecords;
 import io.krill.broker.partition.Partition;
 import io.krill.broker.quota.ClientQuotas;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.log.AbortedTxn;
@@ -33,6 +35,9 @@ import java.util.List;
  *
  * <p>Fetch sessions (KIP-227) are answered sessionless: session id 0 and every requested partition,
  * which clients accept and keep sending full requests.
+ *
+ * <p>Authorization as Kafka's: a consumer needs READ on each topic, a follower CLUSTER_ACTION on the
+ * cluster; otherwise TOPIC_AUTHORIZATION_FAILED per partition.
  *
  * <p>Thread-safe: stateless.
  */
@@ -108,6 +113,8 @@ public final class FetchHandler implements ApiHandler {
         boolean readCommitted = !follower && body.isolationLevel() == READ_COMMITTED;
         long now = System.currentTimeMillis();
         MetadataImage image = context.metadata().image();
+        Authorization authorization = context.authorization();
+        boolean clusterAction = !follower || authorization.cluster(request, AclOperation.CLUSTER_ACTION);
         Read read = new Read();
         int remaining = body.maxBytes();
         if (!follower) {
@@ -120,10 +127,18 @@ public final class FetchHandler implements ApiHandler {
                     .setTopic(fetchTopic.topic())
                     .setTopicId(fetchTopic.topicId());
             read.response.responses().add(topicResponse);
+            String name = topic != null ? topic.name() : version >= 13 ? null : fetchTopic.topic();
+            boolean readable = follower ? clusterAction
+                    : name == null || authorization.topic(request, AclOperation.READ, name);
             for (FetchRequest.FetchPartition wanted : fetchTopic.partitions()) {
                 FetchResponse.PartitionData data = new FetchResponse.PartitionData()
                         .setPartitionIndex(wanted.partition());
                 topicResponse.partitions().add(data);
+                if (!readable) {
+                    fail(data, Errors.TOPIC_AUTHORIZATION_FAILED);
+                    read.errors = true;
+                    continue;
+                }
                 if (topic == null) {
                     fail(data, version >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION);
                     read.errors = true;

@@ -5,6 +5,8 @@ import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.group.OffsetsTopic;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.broker.txn.TransactionCoordinator;
 import io.krill.broker.txn.TransactionStateTopic;
 import io.krill.controller.metadata.BrokerInfo;
@@ -65,7 +67,7 @@ public final class FindCoordinatorHandler implements ApiHandler {
         FindCoordinatorRequest body = request.body();
         String listener = request.connection().listenerName();
         if (request.version() < 4) {
-            FindCoordinatorResponse.Coordinator found = lookUp(body.key(), body.keyType(), listener);
+            FindCoordinatorResponse.Coordinator found = lookUp(request, body.key(), body.keyType(), listener);
             request.respond(new FindCoordinatorResponse()
                     .setErrorCode(found.errorCode())
                     .setErrorMessage(found.errorMessage())
@@ -76,13 +78,20 @@ public final class FindCoordinatorHandler implements ApiHandler {
         }
         List<FindCoordinatorResponse.Coordinator> coordinators = new ArrayList<>();
         for (String key : body.coordinatorKeys()) {
-            coordinators.add(lookUp(key, body.keyType(), listener));
+            coordinators.add(lookUp(request, key, body.keyType(), listener));
         }
         request.respond(new FindCoordinatorResponse().setCoordinators(coordinators));
     }
 
-    private FindCoordinatorResponse.Coordinator lookUp(String key, byte keyType, String listener) {
+    private FindCoordinatorResponse.Coordinator lookUp(Request request, String key, byte keyType, String listener) {
         String id = key == null ? "" : key;
+        Authorization authorization = context.authorization();
+        if (keyType == GROUP && !authorization.group(request, AclOperation.DESCRIBE, id)) {
+            return error(key, Errors.GROUP_AUTHORIZATION_FAILED, null);
+        }
+        if (keyType == TRANSACTION && !authorization.transactionalId(request, AclOperation.DESCRIBE, id)) {
+            return error(key, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, null);
+        }
         if (keyType == GROUP) {
             return leaderOf(key, GroupCoordinator.TOPIC, () -> OffsetsTopic.create(context.metadata(), coordinator.config()),
                     () -> coordinator.partitionFor(id), listener);

@@ -3,6 +3,8 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.HeartbeatRequest;
@@ -16,9 +18,11 @@ import io.krill.wire.protocol.ApiMessage;
  */
 public final class HeartbeatHandler implements ApiHandler {
     private final GroupCoordinator coordinator;
+    private final Authorization authorization;
 
-    public HeartbeatHandler(GroupCoordinator coordinator) {
+    public HeartbeatHandler(GroupCoordinator coordinator, Authorization authorization) {
         this.coordinator = coordinator;
+        this.authorization = authorization;
     }
 
     @Override
@@ -39,6 +43,7 @@ public final class HeartbeatHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         HeartbeatRequest body = request.body();
+        authorization.requireGroup(request, AclOperation.READ, body.groupId());
         request.respond(new HeartbeatResponse().setErrorCode(coordinator.heartbeat(body).code()));
     }
 

@@ -6,6 +6,7 @@ import io.krill.broker.api.Request;
 import io.krill.broker.config.AlterConfigOp;
 import io.krill.broker.config.DynamicBrokerConfig;
 import io.krill.broker.config.TopicConfigValidator;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
@@ -63,6 +64,8 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler {
                 if (repeated[i]) {
                     throw new ApiException(Errors.INVALID_REQUEST, "Each resource must appear at most once.");
                 }
+                ConfigAlteration.authorize(request, context.authorization(), AclOperation.ALTER_CONFIGS,
+                        resource.resourceType(), resource.resourceName());
                 alter(resource, body.validateOnly());
             } catch (ApiException e) {
                 result.setErrorCode(e.error().code()).setErrorMessage(e.getMessage());

@@ -2,8 +2,11 @@ package io.krill.broker.api.handlers;
 
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.broker.txn.ProducerIdManager;
 import io.krill.broker.txn.TransactionCoordinator;
+import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.InitProducerIdRequest;
@@ -20,10 +23,13 @@ import io.krill.wire.protocol.ApiMessage;
  * <p>Thread-safe.
  */
 public final class InitProducerIdHandler implements ApiHandler {
+    private final Authorization authorization;
     private final ProducerIdManager producerIds;
     private final TransactionCoordinator coordinator;
 
-    public InitProducerIdHandler(ProducerIdManager producerIds, TransactionCoordinator coordinator) {
+    public InitProducerIdHandler(ProducerIdManager producerIds, TransactionCoordinator coordinator,
+                                 Authorization authorization) {
+        this.authorization = authorization;
         this.producerIds = producerIds;
         this.coordinator = coordinator;
     }
@@ -46,6 +52,11 @@ public final class InitProducerIdHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         InitProducerIdRequest body = request.body();
+        if (body.transactionalId() != null) {
+            authorization.requireTransactionalId(request, AclOperation.WRITE, body.transactionalId());
+        } else if (!authorization.idempotentWrite(request)) {
+            throw new ApiException(Errors.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.");
+        }
         if (body.transactionalId() == null) {
             request.respond(new InitProducerIdResponse().setProducerId(producerIds.nextProducerId())
                     .setProducerEpoch((short) 0));

@@ -3,6 +3,8 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.JoinGroupRequest;
@@ -18,9 +20,11 @@ import io.krill.wire.protocol.ApiMessage;
  */
 public final class JoinGroupHandler implements ApiHandler {
     private final GroupCoordinator coordinator;
+    private final Authorization authorization;
 
-    public JoinGroupHandler(GroupCoordinator coordinator) {
+    public JoinGroupHandler(GroupCoordinator coordinator, Authorization authorization) {
         this.coordinator = coordinator;
+        this.authorization = authorization;
     }
 
     @Override
@@ -41,6 +45,7 @@ public final class JoinGroupHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         JoinGroupRequest body = request.body();
+        authorization.requireGroup(request, AclOperation.READ, body.groupId());
         short version = request.version();
         if (version == 0) {
             body.setRebalanceTimeoutMs(body.sessionTimeoutMs());

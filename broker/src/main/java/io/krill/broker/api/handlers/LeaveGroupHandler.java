@@ -3,6 +3,8 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.LeaveGroupRequest;
@@ -19,9 +21,11 @@ import java.util.List;
  */
 public final class LeaveGroupHandler implements ApiHandler {
     private final GroupCoordinator coordinator;
+    private final Authorization authorization;
 
-    public LeaveGroupHandler(GroupCoordinator coordinator) {
+    public LeaveGroupHandler(GroupCoordinator coordinator, Authorization authorization) {
         this.coordinator = coordinator;
+        this.authorization = authorization;
     }
 
     @Override
@@ -42,6 +46,7 @@ public final class LeaveGroupHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         LeaveGroupRequest body = request.body();
+        authorization.requireGroup(request, AclOperation.READ, body.groupId());
         short version = request.version();
         List<LeaveGroupRequest.MemberIdentity> members = version >= 3 ? body.members()
                 : List.of(new LeaveGroupRequest.MemberIdentity().setMemberId(body.memberId()));

@@ -3,12 +3,16 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.ListGroupsRequest;
 import io.krill.wire.message.ListGroupsResponse;
 import io.krill.wire.protocol.ApiMessage;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 
 /**
  * ListGroups v0-5: the groups this broker coordinates, filtered by state (v4+) and type (v5+; all are
@@ -18,9 +22,11 @@ import java.util.HashSet;
  */
 public final class ListGroupsHandler implements ApiHandler {
     private final GroupCoordinator coordinator;
+    private final Authorization authorization;
 
-    public ListGroupsHandler(GroupCoordinator coordinator) {
+    public ListGroupsHandler(GroupCoordinator coordinator, Authorization authorization) {
         this.coordinator = coordinator;
+        this.authorization = authorization;
     }
 
     @Override
@@ -43,7 +49,13 @@ public final class ListGroupsHandler implements ApiHandler {
         ListGroupsRequest body = request.body();
         GroupCoordinator.ListedGroups listed = coordinator.listGroups(new HashSet<>(body.statesFilter()),
                 new HashSet<>(body.typesFilter()));
-        request.respond(new ListGroupsResponse().setErrorCode(listed.error().code()).setGroups(listed.groups()));
+        List<ListGroupsResponse.ListedGroup> groups = listed.groups();
+        // Kafka: DESCRIBE on the cluster lists every group, else only the groups one may DESCRIBE.
+        if (authorization.enabled() && !authorization.cluster(request, AclOperation.DESCRIBE)) {
+            groups = new ArrayList<>(groups);
+            groups.removeIf(group -> !authorization.group(request, AclOperation.DESCRIBE, group.groupId()));
+        }
+        request.respond(new ListGroupsResponse().setErrorCode(listed.error().code()).setGroups(groups));
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.partition.Partition;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.log.PartitionLog;
 import io.krill.log.TimestampAndOffset;
@@ -60,11 +61,15 @@ public final class ListOffsetsHandler implements ApiHandler {
             ListOffsetsResponse.ListOffsetsTopicResponse topicResponse =
                     new ListOffsetsResponse.ListOffsetsTopicResponse().setName(topic.name());
             response.topics().add(topicResponse);
+            boolean describable = context.authorization().topic(request, AclOperation.DESCRIBE, topic.name());
             for (ListOffsetsRequest.ListOffsetsPartition wanted : topic.partitions()) {
                 ListOffsetsResponse.ListOffsetsPartitionResponse answer =
                         new ListOffsetsResponse.ListOffsetsPartitionResponse().setPartitionIndex(wanted.partitionIndex());
                 topicResponse.partitions().add(answer);
                 try {
+                    if (!describable) {
+                        throw new ApiException(Errors.TOPIC_AUTHORIZATION_FAILED, null);
+                    }
                     lookUp(image, topic.name(), wanted, body.isolationLevel() == READ_COMMITTED, answer);
                     if (request.version() < 4) {
                         answer.setLeaderEpoch(-1); // not in the schema before v4 (and not ignorable)

@@ -3,6 +3,7 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.PartitionReassignment;
 import io.krill.controller.metadata.TopicPartitionKey;
 import io.krill.wire.error.Errors;
@@ -55,6 +56,7 @@ public final class ListPartitionReassignmentsHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         ListPartitionReassignmentsRequest body = request.body();
+        context.authorization().requireCluster(request, AclOperation.DESCRIBE);
         Optional<Set<TopicPartitionKey>> requested = Optional.empty();
         if (body.topics() != null) {
             Set<TopicPartitionKey> partitions = new LinkedHashSet<>();

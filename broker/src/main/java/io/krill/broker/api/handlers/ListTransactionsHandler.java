@@ -2,6 +2,8 @@ package io.krill.broker.api.handlers;
 
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.broker.txn.TransactionCoordinator;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
@@ -21,9 +23,11 @@ import java.util.regex.PatternSyntaxException;
  * <p>Thread-safe: stateless.
  */
 public final class ListTransactionsHandler implements ApiHandler {
+    private final Authorization authorization;
     private final TransactionCoordinator coordinator;
 
-    public ListTransactionsHandler(TransactionCoordinator coordinator) {
+    public ListTransactionsHandler(TransactionCoordinator coordinator, Authorization authorization) {
+        this.authorization = authorization;
         this.coordinator = coordinator;
     }
 
@@ -56,8 +60,13 @@ public final class ListTransactionsHandler implements ApiHandler {
                 return;
             }
         }
-        request.respond(coordinator.list(new HashSet<>(body.stateFilters()), new HashSet<>(body.producerIdFilters()),
-                duration, pattern));
+        ListTransactionsResponse response = coordinator.list(new HashSet<>(body.stateFilters()),
+                new HashSet<>(body.producerIdFilters()), duration, pattern);
+        if (authorization.enabled()) {
+            response.transactionStates().removeIf(state ->
+                    !authorization.transactionalId(request, AclOperation.DESCRIBE, state.transactionalId()));
+        }
+        request.respond(response);
     }
 
     @Override

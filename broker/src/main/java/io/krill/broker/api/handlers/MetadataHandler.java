@@ -3,6 +3,9 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
+import io.krill.broker.security.authorizer.ResourceType;
 import io.krill.controller.metadata.BrokerInfo;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.NewTopic;
@@ -24,6 +27,10 @@ import java.util.UUID;
  * Metadata: brokers (their endpoints on the listener the client came in by), cluster id, controller,
  * and topics with partition leaders, leader epochs, replicas and ISR. Unknown topics are created when
  * {@code auto.create.topics.enable} and the client allow it. Answers from one metadata image.
+ *
+ * <p>Authorization as Kafka's: topics the principal may not DESCRIBE are left out of an all-topics
+ * answer and are TOPIC_AUTHORIZATION_FAILED when named (before existence is told); auto-creation needs
+ * CREATE on the cluster or the topic. Authorized-operation fields are filled when asked for (v8+).
  *
  * <p>Thread-safe: stateless.
  */
@@ -57,36 +64,57 @@ public final class MetadataHandler implements ApiHandler {
         MetadataRequest body = request.body();
         short version = request.version();
         MetadataImage image = context.metadata().image();
+        Authorization authorization = context.authorization();
         List<MetadataResponse.MetadataResponseTopic> topics = new ArrayList<>();
         boolean all = body.topics() == null || (version == 0 && body.topics().isEmpty());
         if (all) {
             for (TopicImage topic : image.topics()) {
-                topics.add(describe(topic, image));
+                if (authorization.topic(request, AclOperation.DESCRIBE, topic.name())) {
+                    topics.add(describe(topic, image));
+                }
             }
         } else {
             boolean autoCreate = context.config().autoCreateTopicsEnable() && (version < 4 || body.allowAutoTopicCreation());
             for (MetadataRequest.MetadataRequestTopic wanted : body.topics()) {
-                topics.add(lookUp(image, wanted, autoCreate));
+                topics.add(lookUp(request, image, wanted, autoCreate));
             }
             image = context.metadata().image();
+        }
+        if (body.includeTopicAuthorizedOperations()) {
+            for (MetadataResponse.MetadataResponseTopic topic : topics) {
+                if (topic.errorCode() == Errors.NONE.code()) {
+                    topic.setTopicAuthorizedOperations(
+                            authorization.authorizedOperations(request, ResourceType.TOPIC, topic.name()));
+                }
+            }
         }
         request.respond(new MetadataResponse()
                 .setBrokers(brokers(image, request.connection().listenerName()))
                 .setClusterId(image.clusterId())
                 .setControllerId(image.controllerId())
                 .setTopics(topics)
-                .setClusterAuthorizedOperations(AUTHORIZED_OPERATIONS_OMITTED));
+                .setClusterAuthorizedOperations(body.includeClusterAuthorizedOperations()
+                        ? authorization.clusterAuthorizedOperations(request)
+                        : AUTHORIZED_OPERATIONS_OMITTED));
     }
 
-    private MetadataResponse.MetadataResponseTopic lookUp(MetadataImage image, MetadataRequest.MetadataRequestTopic wanted,
-                                                          boolean autoCreate) {
+    private MetadataResponse.MetadataResponseTopic lookUp(Request request, MetadataImage image,
+                                                          MetadataRequest.MetadataRequestTopic wanted, boolean autoCreate) {
+        Authorization authorization = context.authorization();
         String name = wanted.name();
         UUID id = wanted.topicId();
         // By id whenever one is given (v12+), as Kafka does: the Java AdminClient sends the name "" with it.
         boolean byTopicId = id != null && !id.equals(ByteBufCodec.ZERO_UUID);
         if (name == null || byTopicId) {
             TopicImage byId = byTopicId ? image.topic(id) : null;
-            return byId != null ? describe(byId, image) : errorTopic(null, id, Errors.UNKNOWN_TOPIC_ID);
+            if (byId == null) {
+                return errorTopic(null, id, Errors.UNKNOWN_TOPIC_ID);
+            }
+            return authorization.topic(request, AclOperation.DESCRIBE, byId.name()) ? describe(byId, image)
+                    : errorTopic(null, id, Errors.TOPIC_AUTHORIZATION_FAILED);
+        }
+        if (!authorization.topic(request, AclOperation.DESCRIBE, name)) {
+            return errorTopic(name, null, Errors.TOPIC_AUTHORIZATION_FAILED);
         }
         TopicImage topic = image.topic(name);
         if (topic != null) {
@@ -99,6 +127,10 @@ public final class MetadataHandler implements ApiHandler {
         }
         if (!autoCreate || TopicNames.isInternal(name)) {
             return errorTopic(name, null, Errors.UNKNOWN_TOPIC_OR_PARTITION);
+        }
+        if (!authorization.cluster(request, AclOperation.CREATE)
+                && !authorization.topic(request, AclOperation.CREATE, name)) {
+            return errorTopic(name, null, Errors.TOPIC_AUTHORIZATION_FAILED);
         }
         try {
             return describe(context.metadata().createTopic(NewTopic.of(name, context.config().log().numPartitions(),

@@ -3,11 +3,16 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.OffsetCommitRequest;
 import io.krill.wire.message.OffsetCommitResponse;
 import io.krill.wire.protocol.ApiMessage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 
 /**
  * OffsetCommit v2-9 (by topic name): checked against the group's generation and member and written
@@ -18,9 +23,11 @@ import io.krill.wire.protocol.ApiMessage;
  */
 public final class OffsetCommitHandler implements ApiHandler {
     private final GroupCoordinator coordinator;
+    private final Authorization authorization;
 
-    public OffsetCommitHandler(GroupCoordinator coordinator) {
+    public OffsetCommitHandler(GroupCoordinator coordinator, Authorization authorization) {
         this.coordinator = coordinator;
+        this.authorization = authorization;
     }
 
     @Override
@@ -41,7 +48,32 @@ public final class OffsetCommitHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         OffsetCommitRequest body = request.body();
-        coordinator.commitOffsets(GroupRequests.context(request), body, request::respond);
+        authorization.requireGroup(request, AclOperation.READ, body.groupId());
+        Set<String> denied = authorization.deniedTopics(request, AclOperation.READ, body.topics(),
+                OffsetCommitRequest.OffsetCommitRequestTopic::name);
+        if (denied.isEmpty()) {
+            coordinator.commitOffsets(GroupRequests.context(request), body, request::respond);
+            return;
+        }
+        List<OffsetCommitRequest.OffsetCommitRequestTopic> refused = new ArrayList<>();
+        List<OffsetCommitRequest.OffsetCommitRequestTopic> allowed = new ArrayList<>();
+        for (OffsetCommitRequest.OffsetCommitRequestTopic topic : body.topics()) {
+            (denied.contains(topic.name()) ? refused : allowed).add(topic);
+        }
+        body.setTopics(allowed);
+        coordinator.commitOffsets(GroupRequests.context(request), body, response -> {
+            for (OffsetCommitRequest.OffsetCommitRequestTopic topic : refused) {
+                OffsetCommitResponse.OffsetCommitResponseTopic t = new OffsetCommitResponse.OffsetCommitResponseTopic()
+                        .setName(topic.name());
+                for (OffsetCommitRequest.OffsetCommitRequestPartition p : topic.partitions()) {
+                    t.partitions().add(new OffsetCommitResponse.OffsetCommitResponsePartition()
+                            .setPartitionIndex(p.partitionIndex())
+                            .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
+                }
+                response.topics().add(t);
+            }
+            request.respond(response);
+        });
     }
 
     @Override

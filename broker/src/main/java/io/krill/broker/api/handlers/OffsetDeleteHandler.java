@@ -3,11 +3,16 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.OffsetDeleteRequest;
 import io.krill.wire.message.OffsetDeleteResponse;
 import io.krill.wire.protocol.ApiMessage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 
 /**
  * OffsetDelete (KIP-496): removes a group's committed offsets of topics its members do not subscribe
@@ -17,9 +22,11 @@ import io.krill.wire.protocol.ApiMessage;
  */
 public final class OffsetDeleteHandler implements ApiHandler {
     private final GroupCoordinator coordinator;
+    private final Authorization authorization;
 
-    public OffsetDeleteHandler(GroupCoordinator coordinator) {
+    public OffsetDeleteHandler(GroupCoordinator coordinator, Authorization authorization) {
         this.coordinator = coordinator;
+        this.authorization = authorization;
     }
 
     @Override
@@ -40,7 +47,34 @@ public final class OffsetDeleteHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         OffsetDeleteRequest body = request.body();
-        coordinator.deleteOffsets(body, request::respond);
+        authorization.requireGroup(request, AclOperation.DELETE, body.groupId());
+        Set<String> denied = authorization.deniedTopics(request, AclOperation.READ, body.topics(),
+                OffsetDeleteRequest.OffsetDeleteRequestTopic::name);
+        if (denied.isEmpty()) {
+            coordinator.deleteOffsets(body, request::respond);
+            return;
+        }
+        List<OffsetDeleteRequest.OffsetDeleteRequestTopic> refused = new ArrayList<>();
+        List<OffsetDeleteRequest.OffsetDeleteRequestTopic> allowed = new ArrayList<>();
+        for (OffsetDeleteRequest.OffsetDeleteRequestTopic topic : body.topics()) {
+            (denied.contains(topic.name()) ? refused : allowed).add(topic);
+        }
+        body.setTopics(allowed);
+        coordinator.deleteOffsets(body, response -> {
+            if (response.errorCode() == Errors.NONE.code()) {
+                for (OffsetDeleteRequest.OffsetDeleteRequestTopic topic : refused) {
+                    OffsetDeleteResponse.OffsetDeleteResponseTopic t = new OffsetDeleteResponse.OffsetDeleteResponseTopic()
+                            .setName(topic.name());
+                    for (OffsetDeleteRequest.OffsetDeleteRequestPartition p : topic.partitions()) {
+                        t.partitions().add(new OffsetDeleteResponse.OffsetDeleteResponsePartition()
+                                .setPartitionIndex(p.partitionIndex())
+                                .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
+                    }
+                    response.topics().add(t);
+                }
+            }
+            request.respond(response);
+        });
     }
 
     @Override

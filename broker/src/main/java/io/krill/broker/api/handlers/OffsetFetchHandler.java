@@ -3,6 +3,8 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.OffsetFetchRequest;
@@ -10,6 +12,7 @@ import io.krill.wire.message.OffsetFetchResponse;
 import io.krill.wire.protocol.ApiMessage;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * OffsetFetch v1-9: a group's committed offsets (-1 where none), of the partitions asked for or, with
@@ -22,9 +25,11 @@ import java.util.List;
  */
 public final class OffsetFetchHandler implements ApiHandler {
     private final GroupCoordinator coordinator;
+    private final Authorization authorization;
 
-    public OffsetFetchHandler(GroupCoordinator coordinator) {
+    public OffsetFetchHandler(GroupCoordinator coordinator, Authorization authorization) {
         this.coordinator = coordinator;
+        this.authorization = authorization;
     }
 
     @Override
@@ -50,7 +55,7 @@ public final class OffsetFetchHandler implements ApiHandler {
         boolean requireStable = version >= 7 && body.requireStable();
         if (version >= 8) {
             for (OffsetFetchRequest.OffsetFetchRequestGroup group : body.groups()) {
-                response.groups().add(coordinator.fetchOffsets(group.groupId(), group.topics(), requireStable));
+                response.groups().add(fetch(request, group.groupId(), group.topics(), requireStable));
             }
             request.respond(response);
             return;
@@ -63,8 +68,7 @@ public final class OffsetFetchHandler implements ApiHandler {
                         .setName(topic.name()).setPartitionIndexes(topic.partitionIndexes()));
             }
         }
-        OffsetFetchResponse.OffsetFetchResponseGroup result = coordinator.fetchOffsets(body.groupId(), topics,
-                requireStable);
+        OffsetFetchResponse.OffsetFetchResponseGroup result = fetch(request, body.groupId(), topics, requireStable);
         if (result.errorCode() != Errors.NONE.code()) {
             request.respond(errorResponse(request, Errors.forCode(result.errorCode())));
             return;
@@ -83,6 +87,39 @@ public final class OffsetFetchHandler implements ApiHandler {
             response.topics().add(t);
         }
         request.respond(response);
+    }
+
+    /**
+     * One group's offsets as Kafka authorizes them: DESCRIBE on the group (GROUP_AUTHORIZATION_FAILED for
+     * the group otherwise); topics the principal may not DESCRIBE are TOPIC_AUTHORIZATION_FAILED when
+     * asked for by name and left out of an all-topics answer.
+     */
+    private OffsetFetchResponse.OffsetFetchResponseGroup fetch(Request request, String groupId,
+                                                              List<OffsetFetchRequest.OffsetFetchRequestTopics> topics,
+                                                              boolean requireStable) {
+        if (!authorization.group(request, AclOperation.DESCRIBE, groupId)) {
+            return new OffsetFetchResponse.OffsetFetchResponseGroup().setGroupId(groupId)
+                    .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code());
+        }
+        OffsetFetchResponse.OffsetFetchResponseGroup result = coordinator.fetchOffsets(groupId, topics, requireStable);
+        Set<String> denied = authorization.deniedTopics(request, AclOperation.DESCRIBE, result.topics(),
+                OffsetFetchResponse.OffsetFetchResponseTopics::name);
+        if (denied.isEmpty()) {
+            return result;
+        }
+        if (topics == null) {
+            result.topics().removeIf(topic -> denied.contains(topic.name()));
+            return result;
+        }
+        for (OffsetFetchResponse.OffsetFetchResponseTopics topic : result.topics()) {
+            if (denied.contains(topic.name())) {
+                for (OffsetFetchResponse.OffsetFetchResponsePartitions p : topic.partitions()) {
+                    p.setCommittedOffset(-1).setCommittedLeaderEpoch(-1).setMetadata("")
+                            .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+                }
+            }
+        }
+        return result;
     }
 
     @Override

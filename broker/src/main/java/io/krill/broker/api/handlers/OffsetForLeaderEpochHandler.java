@@ -5,6 +5,7 @@ import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.partition.Partition;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.log.epoch.EpochEndOffset;
@@ -50,15 +51,22 @@ public final class OffsetForLeaderEpochHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         OffsetForLeaderEpochRequest body = request.body();
+        // Kafka: CLUSTER_ACTION (brokers, the API's first users) covers every topic, else DESCRIBE per topic.
+        boolean clusterAction = context.authorization().cluster(request, AclOperation.CLUSTER_ACTION);
         MetadataImage image = context.metadata().image();
         OffsetForLeaderEpochResponse response = new OffsetForLeaderEpochResponse();
         for (OffsetForLeaderEpochRequest.OffsetForLeaderTopic topic : body.topics()) {
             OffsetForLeaderEpochResponse.OffsetForLeaderTopicResult result =
                     new OffsetForLeaderEpochResponse.OffsetForLeaderTopicResult().setTopic(topic.topic());
+            boolean describable = clusterAction
+                    || context.authorization().topic(request, AclOperation.DESCRIBE, topic.topic());
             for (OffsetForLeaderEpochRequest.OffsetForLeaderPartition wanted : topic.partitions()) {
                 OffsetForLeaderEpochResponse.EpochEndOffset answer = new OffsetForLeaderEpochResponse.EpochEndOffset()
                         .setPartition(wanted.partition());
                 try {
+                    if (!describable) {
+                        throw new ApiException(Errors.TOPIC_AUTHORIZATION_FAILED, null);
+                    }
                     EpochEndOffset found = lookUp(image, topic.topic(), wanted);
                     answer.setLeaderEpoch(found.leaderEpoch()).setEndOffset(found.endOffset());
                 } catch (RuntimeException e) {

@@ -8,6 +8,8 @@ import io.krill.broker.partition.Partition;
 import io.krill.broker.partition.ProduceValidator;
 import io.krill.broker.partition.Recompressor;
 import io.krill.broker.quota.ClientQuotas;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.broker.txn.TransactionalProduceCheck;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.TopicImage;
@@ -29,7 +31,10 @@ import java.util.List;
  * epoch assigned in place, no record decoding), then answers by acks: 0 not at all, 1 at once, -1 when
  * the high watermark of every partition has passed its batch (a {@link DelayedProduce} until then).
  * Errors are per partition, as Kafka gives them. The first batch of a transaction on a partition is
- * checked with the transaction coordinator first ({@link TransactionalProduceCheck}).
+ * checked with the transaction coordinator first ({@link TransactionalProduceCheck}). Authorization as
+ * Kafka's: WRITE on the transactional id for a transactional producer (else the whole request fails with
+ * TRANSACTIONAL_ID_AUTHORIZATION_FAILED), WRITE on each topic (TOPIC_AUTHORIZATION_FAILED per partition,
+ * before existence is told). Idempotence needs no check here: InitProducerId checked it (KIP-679).
  *
  * <p>Versions 0-2 are advertised, as Kafka 4 does, because librdkafka enables compression only when
  * they are; the request pipeline then refuses them, the schema having no such versions.
@@ -76,6 +81,11 @@ public final class ProduceHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         ProduceRequest body = request.body();
+        Authorization authorization = context.authorization();
+        if (body.transactionalId() != null
+                && !authorization.transactionalId(request, AclOperation.WRITE, body.transactionalId())) {
+            throw new ApiException(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, null);
+        }
         short acks = body.acks();
         MetadataImage image = context.metadata().image();
         long now = System.currentTimeMillis();
@@ -88,12 +98,18 @@ public final class ProduceHandler implements ApiHandler {
                     .setName(topicData.name())
                     .setTopicId(topicData.topicId());
             response.responses().add(topicResponse);
+            String name = topic != null ? topic.name() : request.version() >= 13 ? null : topicData.name();
+            boolean writable = name == null || authorization.topic(request, AclOperation.WRITE, name);
             for (ProduceRequest.PartitionProduceData data : topicData.partitionData()) {
                 ProduceResponse.PartitionProduceResponse partitionResponse = new ProduceResponse.PartitionProduceResponse()
                         .setIndex(data.index());
                 topicResponse.partitionResponses().add(partitionResponse);
                 if (data.records() != null) {
                     requestBytes += data.records().buffer().readableBytes();
+                }
+                if (!writable) {
+                    fail(partitionResponse, Errors.TOPIC_AUTHORIZATION_FAILED, null);
+                    continue;
                 }
                 if (topic == null) {
                     fail(partitionResponse, request.version() >= 13 ? Errors.UNKNOWN_TOPIC_ID

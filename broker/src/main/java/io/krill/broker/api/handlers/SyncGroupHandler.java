@@ -3,6 +3,8 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.SyncGroupRequest;
@@ -17,9 +19,11 @@ import io.krill.wire.protocol.ApiMessage;
  */
 public final class SyncGroupHandler implements ApiHandler {
     private final GroupCoordinator coordinator;
+    private final Authorization authorization;
 
-    public SyncGroupHandler(GroupCoordinator coordinator) {
+    public SyncGroupHandler(GroupCoordinator coordinator, Authorization authorization) {
         this.coordinator = coordinator;
+        this.authorization = authorization;
     }
 
     @Override
@@ -40,6 +44,7 @@ public final class SyncGroupHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         SyncGroupRequest body = request.body();
+        authorization.requireGroup(request, AclOperation.READ, body.groupId());
         coordinator.syncGroup(GroupRequests.context(request), body, request::respond);
     }
 

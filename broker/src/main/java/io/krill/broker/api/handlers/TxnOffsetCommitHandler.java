@@ -3,10 +3,16 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.TxnOffsetCommitRequest;
+import io.krill.wire.message.TxnOffsetCommitResponse;
 import io.krill.wire.protocol.ApiMessage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 
 /**
  * TxnOffsetCommit v0-4 at the group coordinator: the offsets are written as a transactional batch of the
@@ -18,9 +24,11 @@ import io.krill.wire.protocol.ApiMessage;
  */
 public final class TxnOffsetCommitHandler implements ApiHandler {
     private final GroupCoordinator coordinator;
+    private final Authorization authorization;
 
-    public TxnOffsetCommitHandler(GroupCoordinator coordinator) {
+    public TxnOffsetCommitHandler(GroupCoordinator coordinator, Authorization authorization) {
         this.coordinator = coordinator;
+        this.authorization = authorization;
     }
 
     @Override
@@ -41,7 +49,25 @@ public final class TxnOffsetCommitHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         TxnOffsetCommitRequest body = request.body();
-        coordinator.commitTransactionalOffsets(body, request::respond);
+        authorization.requireTransactionalId(request, AclOperation.WRITE, body.transactionalId());
+        authorization.requireGroup(request, AclOperation.READ, body.groupId());
+        Set<String> denied = authorization.deniedTopics(request, AclOperation.READ, body.topics(),
+                TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic::name);
+        if (denied.isEmpty()) {
+            coordinator.commitTransactionalOffsets(body, request::respond);
+            return;
+        }
+        List<TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic> refused = new ArrayList<>();
+        List<TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic> allowed = new ArrayList<>();
+        for (TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic topic : body.topics()) {
+            (denied.contains(topic.name()) ? refused : allowed).add(topic);
+        }
+        body.setTopics(allowed);
+        coordinator.commitTransactionalOffsets(body, response -> {
+            response.topics().addAll(GroupCoordinator.txnCommitError(new TxnOffsetCommitRequest().setTopics(refused),
+                    Errors.TOPIC_AUTHORIZATION_FAILED).topics());
+            request.respond(response);
+        });
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.partition.Partition;
+import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.log.AppendInfo;
 import io.krill.log.AppendOrigin;
@@ -63,6 +64,10 @@ public final class WriteTxnMarkersHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         WriteTxnMarkersRequest body = request.body();
+        // Kafka: ALTER on the cluster (an operator aborting a hanging transaction) or CLUSTER_ACTION (brokers).
+        if (!context.authorization().cluster(request, AclOperation.ALTER)) {
+            context.authorization().requireCluster(request, AclOperation.CLUSTER_ACTION);
+        }
         MetadataImage image = context.metadata().image();
         WriteTxnMarkersResponse response = new WriteTxnMarkersResponse();
         List<DelayedTxnMarkers.MarkerStatus> statuses = new ArrayList<>();

@@ -7,10 +7,14 @@ import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.api.ResponseChannel;
 import io.krill.broker.config.BrokerConfig;
+import io.krill.broker.config.SecurityProtocol;
 import io.krill.broker.config.TopicConfig;
 import io.krill.broker.partition.LogConfigs;
 import io.krill.broker.partition.Partition;
 import io.krill.broker.partition.PartitionManager;
+import io.krill.broker.security.KafkaPrincipal;
+import io.krill.broker.security.Session;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.controller.local.LocalMetadataStore;
 import io.krill.controller.metadata.BrokerInfo;
 import io.krill.log.AppendOrigin;
@@ -68,7 +72,8 @@ final class HandlerFixture implements AutoCloseable {
                 io.krill.broker.partition.ReplicaFollowing.NONE, tp -> { });
         partitions.startup(metadata.image());
         metadata.addListener(partitions);
-        context = new BrokerContext(dynamic, metadata, partitions, null, null, new io.krill.broker.metrics.BrokerMetrics(), null);
+        context = new BrokerContext(dynamic, metadata, partitions, null, null, new io.krill.broker.metrics.BrokerMetrics(), null,
+                Authorization.fromConfig(config, metadata));
     }
 
     static HandlerFixture start(Path dir) {
@@ -83,8 +88,13 @@ final class HandlerFixture implements AutoCloseable {
      * Encodes {@code body} at {@code version}, lets {@code handler} answer the decoded request (an
      * ApiException becomes its errorResponse, as the network layer does), and decodes the response.
      */
-    @SuppressWarnings("unchecked")
     <T extends ApiMessage> T call(ApiHandler handler, int version, ApiMessage body) {
+        return call(handler, version, body, KafkaPrincipal.ANONYMOUS);
+    }
+
+    /** As {@link #call(ApiHandler, int, ApiMessage)}, from a connection authenticated as {@code principal}. */
+    @SuppressWarnings("unchecked")
+    <T extends ApiMessage> T call(ApiHandler handler, int version, ApiMessage body, KafkaPrincipal principal) {
         short v = (short) version;
         ApiKeys api = handler.apiKey();
         ApiMessage decoded = api.newRequest();
@@ -92,8 +102,9 @@ final class HandlerFixture implements AutoCloseable {
         RequestHeader header = new RequestHeader().setRequestApiKey(api.id()).setRequestApiVersion(v)
                 .setCorrelationId(7).setClientId("test");
         AtomicReference<ApiMessage> answer = new AtomicReference<>();
-        Request request = new Request(header, api, decoded, new Request.Connection(
-                new InetSocketAddress("127.0.0.1", 5555), LISTENER, "test-1"), new ResponseChannel() {
+        InetSocketAddress client = new InetSocketAddress("127.0.0.1", 5555);
+        Request request = new Request(header, api, decoded, new Request.Connection(client, LISTENER, "test-1",
+                Session.authenticatedAs(principal, client, LISTENER, SecurityProtocol.PLAINTEXT)), new ResponseChannel() {
                     @Override
                     public void send(Request r, ApiMessage response) {
                         answer.set(response);

@@ -3,6 +3,7 @@ package io.krill.broker.api.handlers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.controller.metadata.NewTopic;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.CreatePartitionsRequest;
@@ -129,7 +130,7 @@ class PartitionAdminHandlersTest {
 
     @Test
     void describeLogDirsListsTheRequestedPartitionsAtEveryVersion() {
-        DescribeLogDirsHandler handler = new DescribeLogDirsHandler(broker.logManager);
+        DescribeLogDirsHandler handler = new DescribeLogDirsHandler(broker.logManager, Authorization.ALLOW_ALL);
         for (int version = handler.minVersion(); version <= handler.maxVersion(); version++) {
             DescribeLogDirsResponse all = broker.call(handler, version, new DescribeLogDirsRequest().setTopics(null));
             DescribeLogDirsResponse.DescribeLogDirsResult result = all.results().get(0);
@@ -158,7 +159,10 @@ class PartitionAdminHandlersTest {
         }
         DescribeClusterResponse withOperations = broker.call(handler, 2, new DescribeClusterRequest()
                 .setIncludeClusterAuthorizedOperations(true));
-        assertEquals(AuthorizedOperations.CLUSTER, withOperations.clusterAuthorizedOperations());
+        // Without an authorizer every cluster operation: CREATE, ALTER, DESCRIBE, CLUSTER_ACTION,
+        // DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE.
+        assertEquals((1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12),
+                withOperations.clusterAuthorizedOperations());
         assertEquals(Errors.MISMATCHED_ENDPOINT_TYPE.code(), ((DescribeClusterResponse) broker.call(handler, 1,
                 new DescribeClusterRequest().setEndpointType((byte) 2))).errorCode());
         assertEquals(Errors.UNSUPPORTED_ENDPOINT_TYPE.code(), ((DescribeClusterResponse) broker.call(handler, 1,

@@ -1,0 +1,102 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.BrokerContext;
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.ErrorMapping;
+import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclBinding;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.CreateAclsRequest;
+import io.krill.wire.message.CreateAclsResponse;
+import io.krill.wire.protocol.ApiMessage;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * CreateAcls v1-3 (kafka-acls --add): needs ALTER on the cluster. Each creation is validated on its own
+ * (INVALID_REQUEST with the reason); the valid ones are stored together. SECURITY_DISABLED for every
+ * creation when no authorizer is configured, as Kafka answers.
+ *
+ * <p>Thread-safe: stateless.
+ */
+public final class CreateAclsHandler implements ApiHandler {
+    private final BrokerContext context;
+
+    public CreateAclsHandler(BrokerContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.CREATE_ACLS;
+    }
+
+    @Override
+    public short minVersion() {
+        return 1;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 3;
+    }
+
+    @Override
+    public void handle(Request request) {
+        Authorization authorization = context.authorization();
+        if (!authorization.cluster(request, AclOperation.ALTER)) {
+            throw new ApiException(Errors.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.");
+        }
+        CreateAclsRequest body = request.body();
+        CreateAclsResponse response = new CreateAclsResponse();
+        if (!authorization.enabled()) {
+            for (int i = 0; i < body.creations().size(); i++) {
+                response.results().add(result(Errors.SECURITY_DISABLED, AclRequests.NO_AUTHORIZER));
+            }
+            request.respond(response);
+            return;
+        }
+        List<AclBinding> valid = new ArrayList<>();
+        for (CreateAclsRequest.AclCreation creation : body.creations()) {
+            try {
+                valid.add(AclRequests.binding(creation.resourceType(), creation.resourceName(),
+                        creation.resourcePatternType(), creation.principal(), creation.host(), creation.operation(),
+                        creation.permissionType()));
+                response.results().add(result(Errors.NONE, null));
+            } catch (ApiException e) {
+                response.results().add(result(e.error(), e.getMessage()));
+            }
+        }
+        if (!valid.isEmpty()) {
+            try {
+                authorization.authorizer().createAcls(valid);
+            } catch (RuntimeException e) {
+                Errors error = ErrorMapping.toError(e, request);
+                for (CreateAclsResponse.AclCreationResult result : response.results()) {
+                    if (result.errorCode() == Errors.NONE.code()) {
+                        result.setErrorCode(error.code()).setErrorMessage(e.getMessage());
+                    }
+                }
+            }
+        }
+        request.respond(response);
+    }
+
+    private static CreateAclsResponse.AclCreationResult result(Errors error, String message) {
+        return new CreateAclsResponse.AclCreationResult().setErrorCode(error.code()).setErrorMessage(message);
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        CreateAclsRequest body = request.body();
+        CreateAclsResponse response = new CreateAclsResponse();
+        for (int i = 0; i < body.creations().size(); i++) {
+            response.results().add(result(error, error.message()));
+        }
+        return response;
+    }
+}

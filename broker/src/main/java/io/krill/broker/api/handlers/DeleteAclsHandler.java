@@ -1,0 +1,118 @@
+package io.krill.broker.api.handlers;
+
+import io.krill.broker.BrokerContext;
+import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.ErrorMapping;
+import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclBinding;
+import io.krill.broker.security.authorizer.AclBindingFilter;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.DeleteAclsRequest;
+import io.krill.wire.message.DeleteAclsResponse;
+import io.krill.wire.protocol.ApiMessage;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * DeleteAcls v1-3 (kafka-acls --remove): needs ALTER on the cluster; per filter, the ACLs it matched and
+ * deleted. A filter with an UNKNOWN element is INVALID_REQUEST on its own; SECURITY_DISABLED for every
+ * filter without an authorizer.
+ *
+ * <p>Thread-safe: stateless.
+ */
+public final class DeleteAclsHandler implements ApiHandler {
+    private final BrokerContext context;
+
+    public DeleteAclsHandler(BrokerContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.DELETE_ACLS;
+    }
+
+    @Override
+    public short minVersion() {
+        return 1;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 3;
+    }
+
+    @Override
+    public void handle(Request request) {
+        Authorization authorization = context.authorization();
+        if (!authorization.cluster(request, AclOperation.ALTER)) {
+            throw new ApiException(Errors.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.");
+        }
+        DeleteAclsRequest body = request.body();
+        if (!authorization.enabled()) {
+            request.respond(uniform(body, Errors.SECURITY_DISABLED, AclRequests.NO_AUTHORIZER));
+            return;
+        }
+        List<AclBindingFilter> valid = new ArrayList<>();
+        List<DeleteAclsResponse.DeleteAclsFilterResult> results = new ArrayList<>();
+        for (DeleteAclsRequest.DeleteAclsFilter filter : body.filters()) {
+            DeleteAclsResponse.DeleteAclsFilterResult result = new DeleteAclsResponse.DeleteAclsFilterResult();
+            try {
+                valid.add(AclRequests.filter(filter.resourceTypeFilter(), filter.resourceNameFilter(),
+                        filter.patternTypeFilter(), filter.principalFilter(), filter.hostFilter(), filter.operation(),
+                        filter.permissionType()));
+            } catch (ApiException e) {
+                result.setErrorCode(e.error().code()).setErrorMessage(e.getMessage());
+            }
+            results.add(result);
+        }
+        List<List<AclBinding>> deleted;
+        try {
+            deleted = valid.isEmpty() ? List.of() : authorization.authorizer().deleteAcls(valid);
+        } catch (RuntimeException e) {
+            Errors error = ErrorMapping.toError(e, request);
+            for (DeleteAclsResponse.DeleteAclsFilterResult result : results) {
+                if (result.errorCode() == Errors.NONE.code()) {
+                    result.setErrorCode(error.code()).setErrorMessage(e.getMessage());
+                }
+            }
+            deleted = List.of();
+        }
+        int next = 0;
+        for (DeleteAclsResponse.DeleteAclsFilterResult result : results) {
+            if (result.errorCode() != Errors.NONE.code() || next >= deleted.size()) {
+                continue;
+            }
+            for (AclBinding binding : deleted.get(next++)) {
+                result.matchingAcls().add(new DeleteAclsResponse.DeleteAclsMatchingAcl()
+                        .setResourceType(binding.pattern().resourceType().code())
+                        .setResourceName(binding.pattern().name())
+                        .setPatternType(binding.pattern().patternType().code())
+                        .setPrincipal(binding.entry().principal()).setHost(binding.entry().host())
+                        .setOperation(binding.entry().operation().code())
+                        .setPermissionType(binding.entry().permission().code()));
+            }
+        }
+        DeleteAclsResponse response = new DeleteAclsResponse();
+        response.filterResults().addAll(results);
+        request.respond(response);
+    }
+
+    private static DeleteAclsResponse uniform(DeleteAclsRequest body, Errors error, String message) {
+        DeleteAclsResponse response = new DeleteAclsResponse();
+        for (int i = 0; i < body.filters().size(); i++) {
+            response.filterResults().add(new DeleteAclsResponse.DeleteAclsFilterResult().setErrorCode(error.code())
+                    .setErrorMessage(message));
+        }
+        return response;
+    }
+
+    @Override
+    public ApiMessage errorResponse(Request request, Errors error) {
+        return uniform(request.body(), error, error.message());
+    }
+}
