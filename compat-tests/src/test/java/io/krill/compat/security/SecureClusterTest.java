@@ -3,6 +3,7 @@ package io.krill.compat.security;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.krill.compat.cluster.KrillCluster;
 import java.io.IOException;
@@ -29,7 +30,15 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -43,7 +52,8 @@ import org.junit.jupiter.api.Test;
  * PLAINTEXT listener on loopback stays for the test harness and for creating the first users. An RF 3
  * topic with min.insync.replicas=3 takes acks=all writes only if replication over the secure link works;
  * a transaction's markers travel over it too. Sessions last 3 s, so clients and brokers re-authenticate
- * (KIP-368) several times meanwhile without any connection being closed for an expired session.
+ * (KIP-368) several times meanwhile without any connection being closed for an expired session. The
+ * ACL authorizer is on: alice reaches only what her prefixed ACLs grant, a user without ACLs is refused.
  */
 class SecureClusterTest {
     private static final String JAAS_SCRAM = "org.apache.kafka.common.security.scram.ScramLoginModule required "
@@ -69,7 +79,9 @@ class SecureClusterTest {
         config.put("ssl.truststore.location", pki.truststore("PKCS12").toString());
         config.put("ssl.truststore.type", "PKCS12");
         config.put("ssl.truststore.password", TestPki.PASSWORD);
-        config.put("super.users", "User:broker;User:admin");
+        config.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+        // The brokers' own principal, an admin, and (tests only) the harness on the loopback PLAINTEXT listener.
+        config.put("super.users", "User:broker;User:admin;User:ANONYMOUS");
         // Sessions end every 3 s: clients and the brokers' own fetchers and marker senders re-authenticate.
         config.put("connections.max.reauth.ms", "3000");
         cluster = KrillCluster.start("secure", 3, config, (id, plaintextPort) -> {
@@ -85,7 +97,16 @@ class SecureClusterTest {
                     new UserScramCredentialUpsertion("broker", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512,
                             4096), "broker-secret"),
                     new UserScramCredentialUpsertion("alice", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512,
-                            4096), "alice-secret"))).all().get(30, TimeUnit.SECONDS);
+                            4096), "alice-secret"),
+                    new UserScramCredentialUpsertion("mallory", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512,
+                            4096), "mallory-secret"))).all().get(30, TimeUnit.SECONDS);
+            // alice: everything on topics and transactional ids starting with "secure-"; mallory: nothing.
+            admin.createAcls(List.of(
+                    new AclBinding(new ResourcePattern(ResourceType.TOPIC, "secure-", PatternType.PREFIXED),
+                            new AccessControlEntry("User:alice", "*", AclOperation.ALL, AclPermissionType.ALLOW)),
+                    new AclBinding(new ResourcePattern(ResourceType.TRANSACTIONAL_ID, "secure-", PatternType.PREFIXED),
+                            new AccessControlEntry("User:alice", "*", AclOperation.ALL, AclPermissionType.ALLOW))))
+                    .all().get(30, TimeUnit.SECONDS);
         }
     }
 
@@ -138,6 +159,17 @@ class SecureClusterTest {
 
         Throwable wrong = SecureClients.describeFailure(clientBootstrap(), alice("wrong"));
         assertInstanceOf(SaslAuthenticationException.class, wrong, String.valueOf(wrong));
+        Properties mallory = SecureClients.props(clientBootstrap(), Map.of("security.protocol", "SASL_SSL",
+                "sasl.mechanism", "SCRAM-SHA-512", "sasl.jaas.config", String.format(JAAS_SCRAM, "mallory", "mallory-secret"),
+                "ssl.truststore.location", pki.truststore("PKCS12").toString(), "ssl.truststore.type", "PKCS12",
+                "ssl.truststore.password", TestPki.PASSWORD));
+        try (KafkaConsumer<String, String> consumer =
+                     new KafkaConsumer<>(mallory, new StringDeserializer(), new StringDeserializer())) {
+            consumer.assign(List.of(new TopicPartition(topic, 0)));
+            consumer.seekToBeginning(List.of(new TopicPartition(topic, 0)));
+            assertThrows(TopicAuthorizationException.class, () -> consumer.poll(Duration.ofSeconds(10)),
+                    "a user without ACLs reads nothing");
+        }
         for (int id : cluster.brokerIds()) {
             String log = cluster.logOfCurrentStart(id);
             assertFalse(log.contains("SASL session expired"),
