@@ -9,4 +9,7 @@ if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then
   config=$1
   shift
 fi
+# The class-data-sharing archive of the broker's classes, next to libs/ (bin/krill-cds-archive.sh makes it;
+# used only when it is there and matches the jars and the JVM; KRILL_CDS=off ignores it).
+export KRILL_CDS_ARCHIVE=${KRILL_CDS_ARCHIVE:-krill-server.jsa}
 exec "$base_dir/bin/krill-run-class.sh" io.krill.broker.KrillServer "$config" "$@"
