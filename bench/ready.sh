@@ -25,13 +25,13 @@ import re, sys
 from datetime import datetime
 first = None
 for line in open(sys.argv[1], errors="replace"):
-    m = re.match(r"^(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[.,]\d{3})", line)
+    m = re.match(r"^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[.,]\d{3})", line)
     if not m:
         continue
     t = datetime.strptime(m.group(1).replace(",", ".").replace("T", " "), "%Y-%m-%d %H:%M:%S.%f")
     first = first or t
-    if re.search(r"ready|Started|started|listening|joined|unfenced|embedded|opened|registered", line):
-        print("  +%6.0f ms  %s" % ((t - first).total_seconds() * 1000, line.rstrip()[24:160]))
+    if re.search(r"ready|Started|Listening|joined|unfenced|embedded|loaded 0 logs|resigned|created topic", line):
+        print("  +%6.0f ms  %s" % ((t - first).total_seconds() * 1000, line.rstrip()[26:170]))
 PY
   stop_single krill
 done
