@@ -23,6 +23,9 @@ start_single "$kind"
 create_topic "$B" warmup 6 1
 tool warmup org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$B" --topic warmup \
   --num-records "${BENCH_WARMUP_RECORDS:-50000}" --record-size "$RECORD_SIZE" --throughput -1 --command-property $props > /dev/null
+# as run.sh: the warm-up records consumed by a group (so __consumer_offsets exists, as in quick.sh's figures)
+tool warmup-consume org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$B" --topic warmup \
+  --num-records "${BENCH_WARMUP_RECORDS:-50000}" --timeout 60000 --hide-header --group warmup > /dev/null
 create_topic "$B" perf 6 1
 start_sampler "$WORK/rss" "$BPID"
 tool produce org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$B" --topic perf \

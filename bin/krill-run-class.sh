@@ -35,5 +35,5 @@ if [ -n "${KRILL_CDS_ARCHIVE:-}" ] && [ "${KRILL_CDS:-on}" != off ]; then
 fi
 
 # shellcheck disable=SC2086
-exec "$java_cmd" $heap_opts ${KAFKA_JVM_PERFORMANCE_OPTS:--XX:+UseG1GC -XX:MaxGCPauseMillis=20} $cds_opts $log_opts ${KAFKA_OPTS:-} \
+exec "$java_cmd" $heap_opts ${KAFKA_JVM_PERFORMANCE_OPTS:--XX:+UseG1GC -XX:MaxGCPauseMillis=20} $cds_opts ${KRILL_SERVER_JVM_OPTS:-} $log_opts ${KAFKA_OPTS:-} \
   -cp "$libs/*" "$@"
