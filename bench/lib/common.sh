@@ -120,6 +120,15 @@ ensure_krill() {
     KRILL_HOME=${KRILL_HOME%/}
   fi
   [ -x "$KRILL_HOME/bin/krill-server-start.sh" ] || die "no Krill distribution at $KRILL_HOME"
+  # Krill's class-data-sharing archive, an install step of the distribution (bin/krill-cds-archive.sh):
+  # made once per build of the jars; BENCH_KRILL_CDS=off runs Krill without it (KRILL_CDS=off).
+  if [ "${BENCH_KRILL_CDS:-on}" = off ]; then
+    export KRILL_CDS=off
+  elif [ -x "$KRILL_HOME/bin/krill-cds-archive.sh" ] && { [ ! -f "$KRILL_HOME/krill-server.jsa" ] \
+      || [ -n "$(find "$KRILL_HOME/libs" -newer "$KRILL_HOME/krill-server.jsa" -print -quit)" ]; }; then
+    log "making Krill's class-data-sharing archive: bin/krill-cds-archive.sh"
+    "$KRILL_HOME/bin/krill-cds-archive.sh" >&2 || die "bin/krill-cds-archive.sh failed"
+  fi
 }
 
 # A Kafka tool (client) run in the background and waited for, so the EXIT trap can stop it.

@@ -281,7 +281,8 @@ public final class Broker implements AutoCloseable {
         String connect = config.zookeeperConnect();
         if (config.embeddedZooKeeper()) {
             embeddedZooKeeper = EmbeddedZooKeeper.start(logDirs.get(0).resolve("zookeeper"),
-                    config.embeddedZooKeeperPort());
+                    config.embeddedZooKeeperPort(), EmbeddedZooKeeper.DEFAULT_TICK_MS, true,
+                    config.embeddedZooKeeperFsync());
             connect = embeddedZooKeeper.connectString() + "/krill";
             LOG.info("Embedded ZooKeeper on {} (data under {})", embeddedZooKeeper.connectString(),
                     logDirs.get(0).resolve("zookeeper"));

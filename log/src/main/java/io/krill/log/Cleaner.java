@@ -57,14 +57,20 @@ final class Cleaner implements AutoCloseable {
         }
     }
 
-    private final OffsetMap map;
+    private final long dedupeBufferSize;
+    /**
+     * Made at the first cleaning, not with the cleaner: it is {@code log.cleaner.dedupe.buffer.size} bytes
+     * (64 MiB by default) zeroed at once, resident from then on, and a broker whose compacted topics
+     * never need cleaning (often {@code __consumer_offsets} alone) never needs it.
+     */
+    private OffsetMap map;
     private final int ioBufferSize;
     private final Time time;
     private final DecompressionBuffer scratch = new DecompressionBuffer();
     private final RecordBatchBuilder builder = new RecordBatchBuilder();
 
     Cleaner(long dedupeBufferSize, int ioBufferSize, Time time) {
-        this.map = new OffsetMap(dedupeBufferSize);
+        this.dedupeBufferSize = dedupeBufferSize;
         this.ioBufferSize = ioBufferSize;
         this.time = time;
     }
@@ -137,7 +143,11 @@ final class Cleaner implements AutoCloseable {
         AbortedRanges aborted = new AbortedRanges(plog.collectAbortedTransactions(segs.get(0).baseOffset, firstUncleanable));
 
         // The offset map over [firstDirty, end).
-        map.clear();
+        if (map == null) {
+            map = new OffsetMap(dedupeBufferSize);
+        } else {
+            map.clear();
+        }
         long end = buildMap(range, firstDirty, firstUncleanable, aborted);
         if (end <= firstDirty) {
             return new Result(firstDirty, 0, 0, 0, "the dedupe buffer cannot hold one batch's keys");

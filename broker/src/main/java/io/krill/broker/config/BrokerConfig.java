@@ -273,6 +273,11 @@ public final class BrokerConfig {
         return values.getInt("krill.zookeeper.embedded.port");
     }
 
+    /** Whether the embedded ZooKeeper fsyncs each write before acknowledging it. */
+    public boolean embeddedZooKeeperFsync() {
+        return values.getBoolean("krill.zookeeper.embedded.fsync");
+    }
+
     /** Whether metadata lives in a local file (one broker, no ZooKeeper) rather than in ZooKeeper. */
     public boolean localMetadataStore() {
         return "local".equals(values.getString("krill.metadata.store"));

@@ -11,6 +11,7 @@ import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.wire.message.ListGroupsResponse;
 import io.krill.wire.message.OffsetFetchResponse;
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
@@ -19,6 +20,8 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * The broker's Prometheus registry and what it reports besides requests: bytes and records in and out
@@ -34,6 +37,8 @@ public final class BrokerMetrics {
     private final Counter bytesIn;
     private final Counter recordsIn;
     private final Counter bytesOut;
+    private final Map<String, TopicCounters> byTopic = new ConcurrentHashMap<>();
+    private final Function<String, TopicCounters> newTopicCounters;
 
     public BrokerMetrics() {
         bytesIn = Counter.builder().name("krill_topic_bytes_in_total").help("Bytes appended by producers, by topic")
@@ -43,21 +48,40 @@ public final class BrokerMetrics {
         bytesOut = Counter.builder().name("krill_topic_bytes_out_total").help("Bytes sent to consumers, by topic")
                 .labelNames("topic").register(registry);
         JvmMetrics.builder().register(registry);
+        newTopicCounters = topic -> new TopicCounters(bytesIn.labelValues(topic), recordsIn.labelValues(topic),
+                bytesOut.labelValues(topic));
     }
 
     public PrometheusRegistry registry() {
         return registry;
     }
 
+    /** Counts a produce to {@code topic}; allocates nothing once the topic has been seen. */
     public void produced(String topic, int bytes, int records) {
-        bytesIn.labelValues(topic).inc(bytes);
-        recordsIn.labelValues(topic).inc(records);
+        TopicCounters counters = topicCounters(topic);
+        counters.bytesIn.inc(bytes);
+        counters.recordsIn.inc(records);
     }
 
+    /** Counts a fetch from {@code topic}; allocates nothing once the topic has been seen. */
     public void fetched(String topic, long bytes) {
         if (bytes > 0) {
-            bytesOut.labelValues(topic).inc(bytes);
+            topicCounters(topic).bytesOut.inc(bytes);
         }
+    }
+
+    /**
+     * The topic's data points, looked up in Prometheus once: {@code labelValues} allocates a varargs array
+     * and a label list on every call, on the produce and fetch paths. Like Prometheus's own children,
+     * a deleted topic's counters stay (a recreated topic continues them).
+     */
+    private TopicCounters topicCounters(String topic) {
+        TopicCounters counters = byTopic.get(topic);
+        return counters != null ? counters : byTopic.computeIfAbsent(topic, newTopicCounters);
+    }
+
+    /** One topic's counters. Immutable; the data points are thread-safe. */
+    private record TopicCounters(CounterDataPoint bytesIn, CounterDataPoint recordsIn, CounterDataPoint bytesOut) {
     }
 
     /** Registers the gauges read from the hosted partitions and the cluster metadata. */

@@ -26,6 +26,14 @@ import org.slf4j.LoggerFactory;
  * this JVM, so none of those sessions can still be in use; brokers in other processes must use a real
  * ensemble (or pass {@code closeStaleSessions = false}).
  *
+ * <p>Durability: by default every transaction is fsynced before it is acknowledged, as a ZooKeeper
+ * ensemble does. A broker that owns its single-node ZooKeeper may start it with {@code fsync = false}
+ * (ZooKeeper's {@code forceSync=no}): writes then reach the operating system's page cache, not the disk,
+ * before they are acknowledged. A crash of the process loses nothing (the kernel still writes the log
+ * out); a power cut or kernel crash can lose the last seconds of metadata changes (topics created,
+ * configs altered, leader epochs, the producer-id counter), the same window in which the partition logs,
+ * which are not fsynced per write either, lose their newest records.
+ *
  * <p>Short session timeouts need a short tick: ZooKeeper grants between {@code minSessionTimeoutMs}
  * and {@code maxSessionTimeoutMs} and checks expiry once per tick.
  *
@@ -36,6 +44,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     public static final int DEFAULT_TICK_MS = 200;
     private static final int MAX_SESSION_TIMEOUT_MS = 60_000;
     private static final long STALE_SESSION_WAIT_MS = 10_000;
+    private static final String FORCE_SYNC_PROPERTY = "zookeeper.forceSync";
+    private static final Object FORCE_SYNC_LOCK = new Object();
 
     private final FileTxnSnapLog txnLog;
     private final ZooKeeperServer server;
@@ -56,12 +66,18 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     }
 
     public static EmbeddedZooKeeper start(Path dataDir, int port, int tickTimeMs, boolean closeStaleSessions) {
+        return start(dataDir, port, tickTimeMs, closeStaleSessions, true);
+    }
+
+    /** As {@link #start(Path, int, int, boolean)}; {@code fsync = false} acknowledges writes before they are on disk. */
+    public static EmbeddedZooKeeper start(Path dataDir, int port, int tickTimeMs, boolean closeStaleSessions,
+                                          boolean fsync) {
         long started = System.nanoTime();
         FileTxnSnapLog txnLog = null;
         ZooKeeperServer server = null;
         try {
             Files.createDirectories(dataDir);
-            txnLog = new FileTxnSnapLog(dataDir.toFile(), dataDir.toFile());
+            txnLog = openTxnLog(dataDir, fsync);
             server = new ZooKeeperServer(txnLog, tickTimeMs, "");
             server.setMinSessionTimeout(2 * tickTimeMs);
             server.setMaxSessionTimeout(MAX_SESSION_TIMEOUT_MS);
@@ -72,8 +88,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
                     new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
             connections.startup(server, false);
             EmbeddedZooKeeper zk = new EmbeddedZooKeeper(txnLog, server, connections, closed);
-            LOG.info("embedded ZooKeeper on {} with data in {} ready in {} ms ({} stale session(s) closed)",
-                    zk.connectString(), dataDir, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), closed);
+            LOG.info("embedded ZooKeeper on {} with data in {}{} ready in {} ms ({} stale session(s) closed)",
+                    zk.connectString(), dataDir, fsync ? "" : " (no fsync)", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), closed);
             return zk;
         } catch (IOException e) {
             shutDown(server, txnLog);
@@ -85,6 +101,26 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         } catch (RuntimeException e) {
             shutDown(server, txnLog);
             throw e;
+        }
+    }
+
+    /**
+     * ZooKeeper's transaction log reads {@value #FORCE_SYNC_PROPERTY} once, when it is made, from a JVM-wide
+     * property: set it for that moment only (serialised, so concurrent starts each get their own setting).
+     */
+    private static FileTxnSnapLog openTxnLog(Path dataDir, boolean fsync) throws IOException {
+        synchronized (FORCE_SYNC_LOCK) {
+            String previous = System.getProperty(FORCE_SYNC_PROPERTY);
+            System.setProperty(FORCE_SYNC_PROPERTY, fsync ? "yes" : "no");
+            try {
+                return new FileTxnSnapLog(dataDir.toFile(), dataDir.toFile());
+            } finally {
+                if (previous == null) {
+                    System.clearProperty(FORCE_SYNC_PROPERTY);
+                } else {
+                    System.setProperty(FORCE_SYNC_PROPERTY, previous);
+                }
+            }
         }
     }
 

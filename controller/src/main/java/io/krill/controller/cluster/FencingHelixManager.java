@@ -1,5 +1,6 @@
 package io.krill.controller.cluster;
 
+import org.apache.helix.HelixManagerProperty;
 import org.apache.helix.InstanceType;
 import org.apache.helix.manager.zk.ZKHelixManager;
 import org.apache.zookeeper.Watcher.Event.KeeperState;
@@ -15,8 +16,9 @@ import org.apache.zookeeper.Watcher.Event.KeeperState;
 final class FencingHelixManager extends ZKHelixManager {
     private final SessionFence fence;
 
-    FencingHelixManager(String cluster, String instanceName, String zkAddress, SessionFence fence) {
-        super(cluster, instanceName, InstanceType.CONTROLLER_PARTICIPANT, zkAddress);
+    FencingHelixManager(String cluster, String instanceName, String zkAddress, SessionFence fence,
+                        HelixManagerProperty property) {
+        super(cluster, instanceName, InstanceType.CONTROLLER_PARTICIPANT, zkAddress, null, property);
         this.fence = fence;
     }
 

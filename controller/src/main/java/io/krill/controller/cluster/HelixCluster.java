@@ -62,7 +62,7 @@ final class HelixCluster {
             }
             admin.addStateModelDef(paths.cluster(), LeaderFollowerModel.NAME, LeaderFollowerModel.definition());
         } finally {
-            admin.close();
+            BackgroundClose.close("helix-admin", admin::close);
         }
         session.createPath(paths.topics());
         create(session, paths.clusterId(),
@@ -91,7 +91,7 @@ final class HelixCluster {
                     }
                     // created meanwhile by another start of this broker: update it instead
                 } finally {
-                    admin.close();
+                    BackgroundClose.close("helix-admin", admin::close);
                 }
                 continue;
             }

@@ -1,6 +1,13 @@
 package io.krill.controller.cluster;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Properties;
 import java.util.Set;
+import org.apache.helix.HelixCloudProperty;
+import org.apache.helix.HelixManagerProperty;
+import org.apache.helix.model.CloudConfig;
 import org.apache.helix.PreConnectCallback;
 import org.apache.helix.controller.pipeline.Pipeline;
 import org.apache.helix.SystemPropertyKeys;
@@ -23,6 +30,8 @@ final class HelixParticipant implements AutoCloseable {
     /** How long a shutdown waits for Helix to disconnect. */
     private static final long DISCONNECT_WAIT_MS = 10_000;
 
+    private static final String HELIX_PROPERTIES = SystemPropertyKeys.HELIX_MANAGER_PROPERTIES;
+
     private final FencingHelixManager manager;
 
     HelixParticipant(String zkConnect, ZkPaths paths, int nodeId, int sessionTimeoutMs, SessionFence fence) {
@@ -31,7 +40,8 @@ final class HelixParticipant implements AutoCloseable {
             String previous = System.getProperty(SystemPropertyKeys.ZK_SESSION_TIMEOUT);
             System.setProperty(SystemPropertyKeys.ZK_SESSION_TIMEOUT, Integer.toString(sessionTimeoutMs));
             try {
-                manager = new FencingHelixManager(cluster, ZkPaths.instanceName(nodeId), zkConnect, fence);
+                manager = new FencingHelixManager(cluster, ZkPaths.instanceName(nodeId), zkConnect, fence,
+                        managerProperty());
             } finally {
                 if (previous == null) {
                     System.clearProperty(SystemPropertyKeys.ZK_SESSION_TIMEOUT);
@@ -40,6 +50,30 @@ final class HelixParticipant implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * Helix's manager settings, made here rather than by Helix's own factory: that one opens a throw-away
+     * ZooKeeper session to read the cluster's cloud config (Krill sets none), and the manager's
+     * constructor opens a second one for the same read; one is enough (about 100 ms of start-up each).
+     * The version and health-report latency come from Helix's own {@code helix-manager.properties}.
+     */
+    private static HelixManagerProperty managerProperty() {
+        Properties properties = new Properties();
+        try (InputStream in = HelixManagerProperty.class.getClassLoader().getResourceAsStream(HELIX_PROPERTIES)) {
+            if (in == null) {
+                throw new IllegalStateException(HELIX_PROPERTIES + " is missing from Helix's jar");
+            }
+            properties.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + HELIX_PROPERTIES, e);
+        }
+        return new HelixManagerProperty.Builder()
+                .setVersion(properties.getProperty(SystemPropertyKeys.HELIX_MANAGER_VERSION))
+                .setHelixCloudProperty(new HelixCloudProperty(new CloudConfig()))
+                .setHealthReportLatency(Long.parseLong(
+                        properties.getProperty(SystemPropertyKeys.PARTICIPANT_HEALTH_REPORT_LATENCY)))
+                .build();
     }
 
     /**

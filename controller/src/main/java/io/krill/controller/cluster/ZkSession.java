@@ -62,6 +62,8 @@ final class ZkSession implements AutoCloseable {
     private int generation;
     private boolean closed;
     private volatile boolean connected;
+    /** Notified when {@link #connected} turns true, for {@link #awaitConnected}. */
+    private final Object connectedSignal = new Object();
 
     ZkSession(String connectString, int sessionTimeoutMs, long operationTimeoutMs, Listener listener) {
         this.connectString = connectString;
@@ -84,12 +86,20 @@ final class ZkSession implements AutoCloseable {
     /** Waits until the session is connected. */
     void awaitConnected(long timeoutMs) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        while (!connected) {
-            if (System.nanoTime() > deadline) {
-                throw new ZkUnavailableException("could not connect to ZooKeeper at " + connectString + " within "
-                        + timeoutMs + " ms", null);
+        synchronized (connectedSignal) {
+            while (!connected) {
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (left <= 0) {
+                    throw new ZkUnavailableException("could not connect to ZooKeeper at " + connectString + " within "
+                            + timeoutMs + " ms", null);
+                }
+                try {
+                    connectedSignal.wait(left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new ZkUnavailableException("interrupted while waiting for ZooKeeper", e);
+                }
             }
-            pause();
         }
     }
 
@@ -287,11 +297,7 @@ final class ZkSession implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new ZkUnavailableException("interrupted while creating ZooKeeper chroot " + chroot, e);
         } finally {
-            try {
-                zk.close();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            BackgroundClose.close("zookeeper-chroot", zk::close);
         }
     }
 
@@ -318,6 +324,9 @@ final class ZkSession implements AutoCloseable {
                     boolean newSession = !everConnected;
                     everConnected = true;
                     connected = true;
+                    synchronized (connectedSignal) {
+                        connectedSignal.notifyAll();
+                    }
                     listener.onConnected(newSession);
                 }
                 case Disconnected -> {

@@ -49,6 +49,27 @@ class EmbeddedZooKeeperTest {
         }
     }
 
+    @Test
+    void withoutFsyncWritesStillSurviveAnOrderlyRestartAndTheJvmSettingIsLeftAlone() throws Exception {
+        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir, 0, EmbeddedZooKeeper.DEFAULT_TICK_MS, true, false)) {
+            ZooKeeper client = connect(zk.connectString());
+            try {
+                client.create("/kept", new byte[] {7}, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            } finally {
+                client.close();
+            }
+        }
+        assertNull(System.getProperty("zookeeper.forceSync"), "set only while the transaction log is made");
+        try (EmbeddedZooKeeper restarted = EmbeddedZooKeeper.start(dir, 0)) {
+            ZooKeeper client = connect(restarted.connectString());
+            try {
+                assertEquals(7, client.getData("/kept", false, null)[0]);
+            } finally {
+                client.close();
+            }
+        }
+    }
+
     /** A process that dies with its ZooKeeper: the session it had is only on disk. */
     private void crashWithAnEphemeralNode() throws Exception {
         EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir, 0);
