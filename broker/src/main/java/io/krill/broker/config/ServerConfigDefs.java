@@ -86,11 +86,12 @@ final class ServerConfigDefs {
             .define(builder("krill.zookeeper.embedded.port", INT).defaultValue(0).validator(between(0, 65535))
                 .doc("Krill: the loopback port of the embedded ZooKeeper (when zookeeper.connect is empty); 0 picks "
                     + "a free one. Set it to let other brokers of a test cluster join this one's ZooKeeper."))
-            .define(builder("krill.zookeeper.embedded.fsync", BOOLEAN).defaultValue(false)
-                .doc("Krill: whether the embedded ZooKeeper fsyncs each metadata write before acknowledging it. "
-                    + "false (the default) leaves writes in the page cache like the partition logs: a crashed broker "
-                    + "process loses nothing, a power cut can lose the last seconds of metadata changes. A ZooKeeper "
-                    + "ensemble (zookeeper.connect) is not affected."))
+            .define(builder("krill.zookeeper.embedded.fsync", BOOLEAN).defaultValue(true)
+                .doc("Krill: whether the embedded ZooKeeper fsyncs each metadata write before acknowledging it "
+                    + "(the default, as a ZooKeeper ensemble does). false leaves writes in the page cache: a crashed "
+                    + "broker process loses nothing, but a power cut can roll back the last seconds of metadata, "
+                    + "the producer-id counter included, so a producer id could be handed out twice and two "
+                    + "idempotent producers share one. For throw-away brokers only; an ensemble is not affected."))
             .define(builder("krill.metadata.store", STRING).defaultValue("zookeeper")
                 .validator(oneOf("zookeeper", "local"))
                 .doc("Krill: where cluster metadata lives: zookeeper (Helix on ZooKeeper, embedded when "
