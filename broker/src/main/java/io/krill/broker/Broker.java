@@ -453,6 +453,20 @@ public final class Broker implements AutoCloseable {
         return dynamicConfig == null ? config : dynamicConfig.current();
     }
 
+    /**
+     * Calls {@code action} (once per failure, any thread) when an I/O error has taken the last online log
+     * dir offline: the broker then has nowhere to keep any replica. The process's main halts, as Kafka
+     * does, so that the cluster's session expiry moves every leadership and ISR place away from it;
+     * in-process brokers of tests do not register this.
+     */
+    public void onEveryLogDirOffline(Runnable action) {
+        logManager.addFailureListener((dir, reason, cause) -> {
+            if (logManager.offlineLogDirs().size() >= config.logDirs().size()) {
+                action.run();
+            }
+        });
+    }
+
     public MetadataStore metadata() {
         return metadata;
     }

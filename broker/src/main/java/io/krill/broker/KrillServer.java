@@ -47,8 +47,18 @@ public final class KrillServer {
             return;
         }
         Broker broker = Broker.start(config);
-        org.slf4j.LoggerFactory.getLogger(KrillServer.class).info("Started in {} ms after the JVM",
-                System.currentTimeMillis() - jvmStart);
+        org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(KrillServer.class);
+        // As Kafka: a broker whose every log dir failed halts (no controlled shutdown: it could not write
+        // anything anyway), so that its session expires and leaders and ISRs move to healthy replicas. It
+        // would otherwise stay live in the cluster and could even be elected leader of partitions it
+        // cannot store.
+        broker.onEveryLogDirOffline(() -> {
+            log.error("Halting: every log dir is offline ({})", config.logDirs());
+            System.err.println("Halting: every log dir is offline " + config.logDirs());
+            System.err.flush();
+            Runtime.getRuntime().halt(1);
+        });
+        log.info("Started in {} ms after the JVM", System.currentTimeMillis() - jvmStart);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
