@@ -48,9 +48,7 @@ public final class CreateAclsHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         Authorization authorization = context.authorization();
-        if (!authorization.cluster(request, AclOperation.ALTER)) {
-            throw new ApiException(Errors.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.");
-        }
+        authorization.requireCluster(request, AclOperation.ALTER);
         CreateAclsRequest body = request.body();
         CreateAclsResponse response = new CreateAclsResponse();
         if (!authorization.enabled()) {

@@ -49,9 +49,7 @@ public final class DeleteAclsHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         Authorization authorization = context.authorization();
-        if (!authorization.cluster(request, AclOperation.ALTER)) {
-            throw new ApiException(Errors.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.");
-        }
+        authorization.requireCluster(request, AclOperation.ALTER);
         DeleteAclsRequest body = request.body();
         if (!authorization.enabled()) {
             request.respond(uniform(body, Errors.SECURITY_DISABLED, AclRequests.NO_AUTHORIZER));

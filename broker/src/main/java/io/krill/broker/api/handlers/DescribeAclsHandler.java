@@ -49,9 +49,7 @@ public final class DescribeAclsHandler implements ApiHandler {
     @Override
     public void handle(Request request) {
         Authorization authorization = context.authorization();
-        if (!authorization.cluster(request, AclOperation.DESCRIBE)) {
-            throw new ApiException(Errors.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.");
-        }
+        authorization.requireCluster(request, AclOperation.DESCRIBE);
         if (!authorization.enabled()) {
             throw new ApiException(Errors.SECURITY_DISABLED, AclRequests.NO_AUTHORIZER);
         }
