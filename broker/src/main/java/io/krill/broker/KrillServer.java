@@ -21,6 +21,8 @@ public final class KrillServer {
 
     public static void main(String[] args) throws Exception {
         long jvmStart = java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
+        org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(KrillServer.class);
+        StartupWarmup.start();
         if (args.length < 1) {
             System.err.println("USAGE: KrillServer server.properties [--override property=value]*");
             System.exit(1);
@@ -47,7 +49,6 @@ public final class KrillServer {
             return;
         }
         Broker broker = Broker.start(config);
-        org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(KrillServer.class);
         // As Kafka: a broker whose every log dir failed halts (no controlled shutdown: it could not write
         // anything anyway), so that its session expires and leaders and ISRs move to healthy replicas. It
         // would otherwise stay live in the cluster and could even be elected leader of partitions it

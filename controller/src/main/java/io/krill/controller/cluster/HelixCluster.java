@@ -2,23 +2,24 @@ package io.krill.controller.cluster;
 
 import io.krill.controller.metadata.BrokerInfo;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
 import java.util.UUID;
-import org.apache.helix.HelixException;
-import org.apache.helix.manager.zk.ZKHelixAdmin;
 import org.apache.helix.zookeeper.datamodel.ZNRecord;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.Stat;
 
 /**
  * Creates what a Krill cluster needs in ZooKeeper, once, whoever comes first: Helix's cluster
- * structure and Krill's state model (with Helix's admin API), Krill's root, cluster id and
- * producer-id counter, and registers brokers as Helix instances. Brokers starting together
- * serialise the set-up on an ephemeral lock node; the producer-id counter is written last and marks
- * a finished set-up (a half-made cluster left by a crash is made again from scratch: nothing of
- * value can be in it, since no broker starts before the mark).
+ * structure and Krill's state model ({@link HelixLayout}), Krill's root, cluster id and
+ * producer-id counter, all in one transaction; and registers brokers as Helix instances. Brokers
+ * starting together serialise the set-up on an ephemeral lock node; the producer-id counter marks a
+ * finished set-up (a half-made cluster, which only an older Krill could leave, is made again from
+ * scratch: nothing of value can be in it, since no broker starts before the mark).
  *
  * <p>Stateless; safe to call from several brokers at once.
  */
@@ -29,13 +30,13 @@ final class HelixCluster {
     }
 
     /** Sets the cluster up if nobody has; returns once it is. */
-    static void ensure(ZkSession session, ZkPaths paths, String zkConnect, String clusterId, long timeoutMs) {
+    static void ensure(ZkSession session, ZkPaths paths, String clusterId, long timeoutMs) {
         long deadline = System.currentTimeMillis() + timeoutMs;
         while (!isSetUp(session, paths)) {
             if (tryLock(session, paths)) {
                 try {
                     if (!isSetUp(session, paths)) {
-                        setUp(session, paths, zkConnect, clusterId);
+                        setUp(session, paths, clusterId);
                     }
                 } finally {
                     unlock(session, paths);
@@ -54,44 +55,79 @@ final class HelixCluster {
         return session.readOrNull(paths.producerIds(), new Stat()) != null;
     }
 
-    private static void setUp(ZkSession session, ZkPaths paths, String zkConnect, String clusterId) {
-        ZKHelixAdmin admin = new ZKHelixAdmin.Builder().setZkAddress(zkConnect).build();
+    /**
+     * One transaction: Helix's cluster structure with Krill's state model, then Krill's root, cluster
+     * id and producer-id counter. A cluster half made by an older Krill (which made it node by node)
+     * is removed first.
+     */
+    private static void setUp(ZkSession session, ZkPaths paths, String clusterId) {
+        deleteRecursively(session, paths.clusterRoot());
+        List<Op> ops = new ArrayList<>(HelixLayout.cluster(paths.cluster(), List.of(LeaderFollowerModel.definition())));
+        ops.add(Op.create(paths.krillRoot(), new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
+        ops.add(Op.create(paths.topics(), new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
+        ops.add(Op.create(paths.clusterId(), MetadataRecords.encodeClusterId(clusterId != null ? clusterId : newClusterId()),
+                ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
+        ops.add(Op.create(paths.producerIds(), MetadataRecords.encodeNextProducerId(0), ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                CreateMode.PERSISTENT));
         try {
-            if (!admin.addCluster(paths.cluster(), true)) {
-                throw new IllegalStateException("Helix could not create cluster " + paths.cluster());
-            }
-            admin.addStateModelDef(paths.cluster(), LeaderFollowerModel.NAME, LeaderFollowerModel.definition());
-        } finally {
-            BackgroundClose.close("helix-admin", admin::close);
+            session.call(zk -> zk.multi(ops));
+        } catch (KeeperException e) {
+            throw ZkSession.unexpected(e);
         }
-        session.createPath(paths.topics());
-        create(session, paths.clusterId(),
-                MetadataRecords.encodeClusterId(clusterId != null ? clusterId : newClusterId()));
-        create(session, paths.producerIds(), MetadataRecords.encodeNextProducerId(0));
+    }
+
+    private static void createMissing(ZkSession session, List<Op> creates) {
+        for (Op op : creates) {
+            try {
+                session.call(zk -> zk.multi(List.of(op)));
+            } catch (KeeperException.NodeExistsException e) {
+                // there already
+            } catch (KeeperException e) {
+                throw ZkSession.unexpected(e);
+            }
+        }
+    }
+
+    private static void deleteRecursively(ZkSession session, String path) {
+        for (String child : session.childrenOrEmpty(path)) {
+            deleteRecursively(session, path + "/" + child);
+        }
+        try {
+            session.call(zk -> {
+                zk.delete(path, -1);
+                return null;
+            });
+        } catch (KeeperException.NoNodeException e) {
+            // not there (the usual case: a new cluster)
+        } catch (KeeperException e) {
+            throw ZkSession.unexpected(e);
+        }
     }
 
     /**
      * Writes {@code broker} into its Helix instance config, creating the instance (config and
      * Helix's per-instance nodes) the first time.
      */
-    static void registerInstance(ZkSession session, ZkPaths paths, String zkConnect, BrokerInfo broker) {
+    static void registerInstance(ZkSession session, ZkPaths paths, BrokerInfo broker) {
         String instance = ZkPaths.instanceName(broker.nodeId());
         String path = paths.instanceConfig(instance);
         for (int attempt = 0; attempt < 10; attempt++) {
             Stat stat = new Stat();
             byte[] data = session.readOrNull(path, stat);
             if (data == null) {
-                ZKHelixAdmin admin = new ZKHelixAdmin.Builder().setZkAddress(zkConnect).build();
+                List<Op> ops = HelixLayout.instance(paths.cluster(), MetadataRecords.instanceConfig(broker));
                 try {
-                    admin.addInstance(paths.cluster(), MetadataRecords.instanceConfig(broker));
+                    session.call(zk -> zk.multi(ops));
                     return;
-                } catch (HelixException e) {
+                } catch (KeeperException.NodeExistsException e) {
                     if (session.readOrNull(path, new Stat()) == null) {
-                        throw e;
+                        // an instance whose config alone was removed: make what is missing, as Helix's admin would
+                        createMissing(session, ops);
+                        return;
                     }
                     // created meanwhile by another start of this broker: update it instead
-                } finally {
-                    BackgroundClose.close("helix-admin", admin::close);
+                } catch (KeeperException e) {
+                    throw ZkSession.unexpected(e);
                 }
                 continue;
             }

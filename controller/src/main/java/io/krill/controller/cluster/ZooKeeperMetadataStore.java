@@ -93,6 +93,14 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     private final Random random = new Random();
     private final Object registration = new Object();
     private volatile HelixParticipant participant;
+    /**
+     * Helix's manager, made on a thread of its own while the broker loads its logs and binds its
+     * listeners: its constructor reads the cluster's cloud config through a ZooKeeper session of its
+     * own and closes it again, about a fifth of a second that no longer delays start-up. Taken (once)
+     * by {@link #registerBroker}; closed by {@link #close()} if never taken.
+     */
+    private final CompletableFuture<HelixParticipant> preparedParticipant = new CompletableFuture<>();
+    private volatile boolean preparedTaken;
     private volatile boolean closed;
 
     public ZooKeeperMetadataStore(ZooKeeperStoreConfig config) {
@@ -125,7 +133,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         this.statusUpdatePruner = new StatusUpdatePruner(session, paths.controllerStatusUpdates());
         try {
             session.awaitConnected(config.operationTimeoutMs());
-            HelixCluster.ensure(session, paths, config.zkConnect(), config.clusterId(), config.operationTimeoutMs());
+            HelixCluster.ensure(session, paths, config.clusterId(), config.operationTimeoutMs());
             watcher.start(session, config.operationTimeoutMs());
             String stored = watcher.image().clusterId();
             if (config.clusterId() != null && !config.clusterId().equals(stored)) {
@@ -134,6 +142,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
             }
             watcher.addListener(this::nudgeController);
             watcher.addListener(reassignmentCompleter::onChange);
+            prepareParticipant();
         } catch (RuntimeException e) {
             closeResources();
             throw e;
@@ -184,12 +193,11 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         synchronized (registration) {
             ensureOpen();
             guarded(() -> {
-                HelixCluster.registerInstance(session, paths, config.zkConnect(), broker);
+                HelixCluster.registerInstance(session, paths, broker);
                 return null;
             });
             if (participant == null) {
-                HelixParticipant joining = new HelixParticipant(config.zkConnect(), paths, nodeId,
-                        config.sessionTimeoutMs(), fence);
+                HelixParticipant joining = takePreparedParticipant();
                 try {
                     joining.join(new Roles(), new Inputs(), this::resignAll);
                 } catch (Exception e) {
@@ -208,6 +216,36 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
             }
         }
         await(watcher.refreshBrokers());
+    }
+
+    private void prepareParticipant() {
+        Thread preparing = new Thread(() -> {
+            try {
+                preparedParticipant.complete(newParticipant());
+            } catch (Throwable e) {
+                preparedParticipant.completeExceptionally(e);
+            }
+        }, "krill-helix-prepare-" + nodeId);
+        preparing.setDaemon(true);
+        preparing.start();
+    }
+
+    private HelixParticipant newParticipant() {
+        return new HelixParticipant(config.zkConnect(), paths, nodeId, config.sessionTimeoutMs(), fence);
+    }
+
+    /** The manager made in the background, or (if that failed) one made now, so that the failure shows here. */
+    private HelixParticipant takePreparedParticipant() {
+        preparedTaken = true;
+        try {
+            return preparedParticipant.get(config.operationTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ZkUnavailableException("interrupted while preparing the Helix participant", e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            LOG.warn("broker {}: preparing the Helix participant in the background failed; trying again", nodeId, e);
+            return newParticipant();
+        }
     }
 
     /**
@@ -724,6 +762,12 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         if (leaving != null) {
             leaving.close();
         }
+        // never taken (the broker stopped before registering): close it whenever it is ready
+        preparedParticipant.thenAccept(prepared -> {
+            if (!preparedTaken) {
+                prepared.close();
+            }
+        });
         controllerWork.shutdownNow();
         watcher.close();
         session.close();
