@@ -78,10 +78,10 @@ single_session() { # KIND REP
     create_topic "$B" perf 6 1
     sync
     log "$kind run $rep: produce $PRODUCE_RECORDS x $RECORD_SIZE B, unthrottled ($PRODUCE_PROPS)"
-    start_sampler "$WORK/rss-produce" "$BPID"; read -r u0 k0 <<< "$(cpu_user_sys "$BPID")"
+    start_sampler "$WORK/rss-produce" "$BPID"; read -r u0 k0 <<< "$(cpu_user_sys "$BPID")"; j0=$(cpu_jit_ticks "$BPID")
     out=$(produce "produce-$kind-$rep" "$B" perf "$PRODUCE_RECORDS" -1 "$PRODUCE_PROPS") || exit 1
     read -r n rps mbps avg max p50 p95 p99 p999 <<< "$out"
-    read -r u1 k1 <<< "$(cpu_user_sys "$BPID")"
+    read -r u1 k1 <<< "$(cpu_user_sys "$BPID")"; j1=$(cpu_jit_ticks "$BPID")
     record produce mbps "$kind" "$rep" "$mbps"
     record produce rps "$kind" "$rep" "$rps"
     record produce p99 "$kind" "$rep" "$p99"
@@ -89,17 +89,18 @@ single_session() { # KIND REP
     record resources rss_produce_mb "$kind" "$rep" "$(stop_sampler "$WORK/rss-produce")"
     record resources cpu_per_gb_produced "$kind" "$rep" "$(per_gb $((u1 - u0 + k1 - k0)) "$PRODUCE_RECORDS")"
     record resources cpu_per_gb_produced_sys "$kind" "$rep" "$(per_gb $((k1 - k0)) "$PRODUCE_RECORDS")"
+    record resources cpu_per_gb_produced_jit "$kind" "$rep" "$(per_gb $((j1 - j0)) "$PRODUCE_RECORDS")"
     log "$kind run $rep: $mbps MB/s, p99 $p99 ms"
   fi
 
   if has consume; then
     sync
     log "$kind run $rep: consume the $PRODUCE_RECORDS records from the start"
-    start_sampler "$WORK/rss-consume" "$BPID"; read -r u0 k0 <<< "$(cpu_user_sys "$BPID")"
+    start_sampler "$WORK/rss-consume" "$BPID"; read -r u0 k0 <<< "$(cpu_user_sys "$BPID")"; j0=$(cpu_jit_ticks "$BPID")
     out=$(tool "consume-$kind-$rep" org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$B" \
       --topic perf --num-records "$PRODUCE_RECORDS" --timeout 60000 --hide-header --group "bench-$rep" \
       | parse_consumer) || die "ConsumerPerformance failed (see $WORK/logs/consume-$kind-$rep.err)"
-    read -r u1 k1 <<< "$(cpu_user_sys "$BPID")"
+    read -r u1 k1 <<< "$(cpu_user_sys "$BPID")"; j1=$(cpu_jit_ticks "$BPID")
     local cmbps nmsg join fmbps
     read -r _ cmbps nmsg join _ fmbps <<< "$out"
     [ "${nmsg:-0}" = "$PRODUCE_RECORDS" ] || die "consume: read ${nmsg:-0} of $PRODUCE_RECORDS records"
@@ -110,6 +111,7 @@ single_session() { # KIND REP
     record resources rss_consume_mb "$kind" "$rep" "$(stop_sampler "$WORK/rss-consume")"
     record resources cpu_per_gb_consumed "$kind" "$rep" "$(per_gb $((u1 - u0 + k1 - k0)) "$PRODUCE_RECORDS")"
     record resources cpu_per_gb_consumed_sys "$kind" "$rep" "$(per_gb $((k1 - k0)) "$PRODUCE_RECORDS")"
+    record resources cpu_per_gb_consumed_jit "$kind" "$rep" "$(per_gb $((j1 - j0)) "$PRODUCE_RECORDS")"
     log "$kind run $rep: $fmbps MB/s (fetch), $join ms group join"
   fi
 

@@ -185,6 +185,19 @@ cpu_user_sys() { # PID... -> "utime stime" summed, in clock ticks
   echo "$u $k"
 }
 
+# utime+stime (clock ticks) of PID's JIT compiler threads ("C1 CompilerThre", "C2 CompilerThre"): the
+# share of a scenario's broker CPU that compiles code rather than serves requests, large in a short run.
+cpu_jit_ticks() {
+  local t=0 d
+  for d in /proc/"$1"/task/*; do
+    case "$(cat "$d/comm" 2>/dev/null)" in
+      C1\ CompilerThre*|C2\ CompilerThre*)
+        t=$(( t + $(sed 's/^.*) //' "$d/stat" 2>/dev/null | awk '{print $12 + $13}') )) ;;
+    esac
+  done 2>/dev/null
+  echo $t
+}
+
 # One line per thread of PID: "tid<TAB>name<TAB>utime<TAB>stime" (clock ticks), for per-thread deltas.
 thread_cpu() {
   local t

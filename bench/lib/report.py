@@ -73,8 +73,10 @@ SCENARIOS = [
       ("rss_consume_mb", "RSS peak while consuming (MiB)", "lower", None),
       ("cpu_per_gb_produced", "CPU s per GB produced", "lower", None),
       ("cpu_per_gb_produced_sys", "… of which in the kernel (stime)", "lower", None),
+      ("cpu_per_gb_produced_jit", "… of which JIT compiler threads", "lower", None),
       ("cpu_per_gb_consumed", "CPU s per GB consumed (incl. the group join)", "lower", None),
-      ("cpu_per_gb_consumed_sys", "… of which in the kernel (stime)", "lower", None)]),
+      ("cpu_per_gb_consumed_sys", "… of which in the kernel (stime)", "lower", None),
+      ("cpu_per_gb_consumed_jit", "… of which JIT compiler threads", "lower", None)]),
 ]
 
 

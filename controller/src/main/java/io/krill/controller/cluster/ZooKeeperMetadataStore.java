@@ -94,9 +94,10 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     private final Object registration = new Object();
     private volatile HelixParticipant participant;
     /**
-     * Helix's manager, made on a thread of its own while the broker loads its logs and binds its
-     * listeners: its constructor reads the cluster's cloud config through a ZooKeeper session of its
-     * own and closes it again, about a fifth of a second that no longer delays start-up. Taken (once)
+     * Helix's manager, made on a thread of its own while the broker sets the cluster up, loads its logs
+     * and binds its listeners: its constructor reads the cluster's cloud config (which Krill never
+     * sets; a cluster not set up yet reads as none) through a ZooKeeper session of its own and closes
+     * it again, about a fifth of a second that no longer delays start-up. Taken (once)
      * by {@link #registerBroker}; closed by {@link #close()} if never taken.
      */
     private final CompletableFuture<HelixParticipant> preparedParticipant = new CompletableFuture<>();
@@ -132,6 +133,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                 this::electLeaders);
         this.statusUpdatePruner = new StatusUpdatePruner(session, paths.controllerStatusUpdates());
         try {
+            prepareParticipant();
             session.awaitConnected(config.operationTimeoutMs());
             HelixCluster.ensure(session, paths, config.clusterId(), config.operationTimeoutMs());
             watcher.start(session, config.operationTimeoutMs());
@@ -142,7 +144,6 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
             }
             watcher.addListener(this::nudgeController);
             watcher.addListener(reassignmentCompleter::onChange);
-            prepareParticipant();
         } catch (RuntimeException e) {
             closeResources();
             throw e;
