@@ -19,6 +19,10 @@ export KRILL_CDS_ARCHIVE=${KRILL_CDS_ARCHIVE:-krill-server.jsa}
 # every few seconds under load instead of every ten or so. Netty's pooled allocator with two direct arenas
 # of 2 MiB chunks (requests up to max.request.size, 1 MiB, fit a chunk; fetches are zero-copy) instead of
 # Netty 4.2's adaptive one, which kept 13-24 MiB of direct memory for the same load against about 7.
+# JIT thresholds four times the JVM's defaults: only code that stays hot (the request path) gets compiled,
+# not what runs for a while at start or now and then (ZooKeeper, Helix, their JSON); on two cores the
+# compiler threads otherwise took 45-55% of the broker's CPU in a 1 GiB produce after warm-up and most of a
+# core in the first second (docs/benchmarks.md: produce CPU per GB -25%, time to first produce -14%).
 # Set KRILL_SERVER_JVM_OPTS (even to " ") to replace these.
-export KRILL_SERVER_JVM_OPTS=${KRILL_SERVER_JVM_OPTS:--XX:MaxNewSize=32m -Dio.netty.allocator.type=pooled -Dio.netty.allocator.numDirectArenas=2 -Dio.netty.allocator.maxOrder=8}
+export KRILL_SERVER_JVM_OPTS=${KRILL_SERVER_JVM_OPTS:--XX:MaxNewSize=32m -XX:CompileThresholdScaling=4 -Dio.netty.allocator.type=pooled -Dio.netty.allocator.numDirectArenas=2 -Dio.netty.allocator.maxOrder=8}
 exec "$base_dir/bin/krill-run-class.sh" io.krill.broker.KrillServer "$config" "$@"
