@@ -76,28 +76,11 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     static final long NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000L;
     static final String CLASSIC_TYPE = "classic";
     static final String CONSUMER_TYPE = "consumer";
-    /** The latest metadata image (partition counts and topic ids for consumer groups). */
-    private volatile MetadataImage image;
-
-    private final int nodeId;
+    private final GroupContext shared;
     private final GroupConfig config;
     private final CoordinatorLog log;
     private final CoordinatorTimer timer;
-    private final Map<Integer, Shard> shards = new ConcurrentHashMap<>();
-    private volatile int partitionCount;
-    private volatile boolean closed;
     private ExecutorCoordinatorTimer ownedTimer;
-
-    /** The groups of one led partition of {@code __consumer_offsets}. */
-    private static final class Shard {
-        final int partition;
-        final Map<String, ClassicGroup> groups = new ConcurrentHashMap<>();
-        volatile boolean loaded;
-
-        Shard(int partition) {
-            this.partition = partition;
-        }
-    }
 
     /**
      * The broker's coordinator: its log is this broker's partitions of {@code __consumer_offsets}, its
@@ -116,11 +99,10 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     }
 
     public GroupCoordinator(int nodeId, GroupConfig config, CoordinatorLog log, CoordinatorTimer timer) {
-        this.nodeId = nodeId;
+        this.shared = new GroupContext(nodeId, config, log, timer);
         this.config = config;
         this.log = log;
         this.timer = timer;
-        this.partitionCount = config.offsetsTopicNumPartitions();
     }
 
     public GroupConfig config() {
@@ -141,26 +123,26 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     }
 
     private synchronized void follow(MetadataImage image) {
-        if (closed) {
+        if (shared.closed()) {
             return;
         }
-        this.image = image;
+        shared.image(image);
         TopicImage topic = image.topic(TOPIC);
         Set<Integer> led = new HashSet<>();
         if (topic != null) {
-            partitionCount = topic.partitionCount();
+            shared.partitionCount(topic.partitionCount());
             for (PartitionState state : topic.partitions()) {
-                if (state.leader() == nodeId) {
+                if (state.leader() == shared.nodeId()) {
                     led.add(state.partition());
                 }
             }
         }
         for (int partition : led) {
-            if (!shards.containsKey(partition)) {
+            if (shared.shard(partition) == null) {
                 onElection(partition);
             }
         }
-        for (int partition : new ArrayList<>(shards.keySet())) {
+        for (int partition : shared.ledPartitions()) {
             if (!led.contains(partition)) {
                 onResignation(partition);
             }
@@ -169,18 +151,17 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
 
     /** The partition of {@code __consumer_offsets} that holds {@code groupId}. */
     public int partitionFor(String groupId) {
-        return partitionFor(groupId, partitionCount);
+        return shared.partitionFor(groupId);
     }
 
     static int partitionFor(String groupId, int partitions) {
-        int hash = groupId.hashCode();
-        return (hash == Integer.MIN_VALUE ? 0 : Math.abs(hash)) % partitions;
+        return GroupContext.partitionFor(groupId, partitions);
     }
 
     /** Becomes the coordinator of {@code partition}: loads it on the coordinator thread. */
     void onElection(int partition) {
-        Shard shard = new Shard(partition);
-        if (shards.putIfAbsent(partition, shard) == null) {
+        GroupShard shard = new GroupShard(partition);
+        if (shared.addShard(shard)) {
             LOG.debug("Loading group coordinator partition {}-{}", TOPIC, partition);
             timer.execute(() -> load(shard));
         }
@@ -188,7 +169,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
 
     /** Stops coordinating {@code partition}: its groups are dropped and their waiting requests told. */
     void onResignation(int partition) {
-        Shard shard = shards.remove(partition);
+        GroupShard shard = shared.removeShard(partition);
         if (shard == null) {
             return;
         }
@@ -207,11 +188,11 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
 
     /** Whether {@code partition} is loaded and served (for tests and tools). */
     public boolean isLoaded(int partition) {
-        Shard shard = shards.get(partition);
+        GroupShard shard = shared.shard(partition);
         return shard != null && shard.loaded;
     }
 
-    private void load(Shard shard) {
+    private void load(GroupShard shard) {
         long started = System.nanoTime();
         Map<String, GroupRecords.GroupValue> groupValues = new HashMap<>();
         Map<String, GroupRecords.ConsumerGroupValue> consumerValues = new HashMap<>();
@@ -298,7 +279,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                 shard.groups.put(groupId, group);
             }
         }
-        if (shards.get(shard.partition) != shard) {
+        if (shared.shard(shard.partition) != shard) {
             return; // resigned meanwhile
         }
         shard.loaded = true;
@@ -389,30 +370,6 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         }
     }
 
-    private Shard shardFor(String groupId) {
-        Shard shard = shards.get(partitionFor(groupId));
-        if (shard == null) {
-            throw new ApiException(Errors.NOT_COORDINATOR, "This broker is not the coordinator of group " + groupId);
-        }
-        if (!shard.loaded) {
-            throw new ApiException(Errors.COORDINATOR_LOAD_IN_PROGRESS, "The coordinator of group " + groupId
-                    + " is loading");
-        }
-        return shard;
-    }
-
-    private static void validateGroupId(String groupId) {
-        if (groupId == null || groupId.isEmpty()) {
-            throw new ApiException(Errors.INVALID_GROUP_ID, "The group id must not be empty");
-        }
-    }
-
-    /** The group, or null when it does not exist (a Dead group is gone). */
-    private static ClassicGroup group(Shard shard, String groupId) {
-        ClassicGroup group = shard.groups.get(groupId);
-        return group;
-    }
-
     private long now() {
         return timer.milliseconds();
     }
@@ -427,8 +384,8 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
      */
     public void joinGroup(RequestContext context, JoinGroupRequest request, Consumer<JoinGroupResponse> callback) {
         String groupId = request.groupId();
-        validateGroupId(groupId);
-        Shard shard = shardFor(groupId);
+        GroupContext.validateGroupId(groupId);
+        GroupShard shard = shared.shardFor(groupId);
         int session = request.sessionTimeoutMs();
         String memberId = request.memberId() == null ? "" : request.memberId();
         if (session < config.minSessionTimeoutMs() || session > config.maxSessionTimeoutMs()) {
@@ -445,7 +402,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
             if (unknownMember) {
                 group = shard.groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, shard.partition, now()));
             } else {
-                group = group(shard, groupId);
+                group = GroupContext.group(shard, groupId);
                 if (group == null) {
                     callback.accept(joinError(memberId, Errors.UNKNOWN_MEMBER_ID));
                     return;
@@ -633,7 +590,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                     storeGroup(group, currentAssignments(group)).whenComplete((ok, failure) -> {
                         synchronized (group) {
                             if (failure != null) {
-                                Errors error = groupStoreError(failure);
+                                Errors error = GroupContext.groupStoreError(failure);
                                 if (group.hasMember(newMemberId) && group.generationId == generation) {
                                     group.replaceStaticMember(instanceId, newMemberId, oldMemberId);
                                     member.protocols = oldProtocols;
@@ -957,9 +914,9 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     /** SyncGroup: answered at once, or when the leader's assignment has been written. */
     public void syncGroup(RequestContext context, SyncGroupRequest request, Consumer<SyncGroupResponse> callback) {
         String groupId = request.groupId();
-        validateGroupId(groupId);
-        Shard shard = shardFor(groupId);
-        ClassicGroup group = group(shard, groupId);
+        GroupContext.validateGroupId(groupId);
+        GroupShard shard = shared.shardFor(groupId);
+        ClassicGroup group = GroupContext.group(shard, groupId);
         if (group == null) {
             callback.accept(syncError(Errors.UNKNOWN_MEMBER_ID));
             return;
@@ -1008,7 +965,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                                     return;
                                 }
                                 if (failure != null) {
-                                    resetAndPropagateAssignmentError(group, groupStoreError(failure));
+                                    resetAndPropagateAssignmentError(group, GroupContext.groupStoreError(failure));
                                     prepareRebalance(group, "failed to write the assignment of generation " + generation);
                                 } else {
                                     setAndPropagateAssignment(group, assignments);
@@ -1036,9 +993,9 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     /** Heartbeat: the member's session goes on; REBALANCE_IN_PROGRESS tells it to rejoin. */
     public Errors heartbeat(HeartbeatRequest request) {
         String groupId = request.groupId();
-        validateGroupId(groupId);
-        Shard shard = shardFor(groupId);
-        ClassicGroup group = group(shard, groupId);
+        GroupContext.validateGroupId(groupId);
+        GroupShard shard = shared.shardFor(groupId);
+        ClassicGroup group = GroupContext.group(shard, groupId);
         if (group == null) {
             return Errors.UNKNOWN_MEMBER_ID;
         }
@@ -1074,10 +1031,10 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
      * ones by instance id, and the group rebalances once they are gone.
      */
     public LeaveGroupResponse leaveGroup(String groupId, List<LeaveGroupRequest.MemberIdentity> leaving) {
-        validateGroupId(groupId);
-        Shard shard = shardFor(groupId);
+        GroupContext.validateGroupId(groupId);
+        GroupShard shard = shared.shardFor(groupId);
         LeaveGroupResponse response = new LeaveGroupResponse();
-        ClassicGroup group = group(shard, groupId);
+        ClassicGroup group = GroupContext.group(shard, groupId);
         if (group == null) {
             for (LeaveGroupRequest.MemberIdentity identity : leaving) {
                 response.members().add(leaveResult(identity, Errors.UNKNOWN_MEMBER_ID));
@@ -1144,10 +1101,10 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     public ConsumerGroupHeartbeatResponse consumerGroupHeartbeat(RequestContext context,
                                                                  ConsumerGroupHeartbeatRequest request) {
         String groupId = request.groupId();
-        validateGroupId(groupId);
-        Shard shard = shardFor(groupId);
+        GroupContext.validateGroupId(groupId);
+        GroupShard shard = shared.shardFor(groupId);
         while (true) {
-            ClassicGroup group = group(shard, groupId);
+            ClassicGroup group = GroupContext.group(shard, groupId);
             if (group == null) {
                 if (request.memberEpoch() != 0) {
                     return heartbeatError(Errors.UNKNOWN_MEMBER_ID, "Unknown group " + groupId);
@@ -1339,7 +1296,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
 
     private Map<String, Integer> partitionCounts(ConsumerGroup cg) {
         Map<String, Integer> counts = new HashMap<>();
-        MetadataImage current = image;
+        MetadataImage current = shared.image();
         if (current == null) {
             return counts;
         }
@@ -1357,7 +1314,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
             return null;
         }
         Map<String, Set<Integer>> owned = new HashMap<>();
-        MetadataImage current = image;
+        MetadataImage current = shared.image();
         for (ConsumerGroupHeartbeatRequest.TopicPartitions tp : reported) {
             TopicImage t = current == null ? null : current.topic(tp.topicId());
             if (t != null) {
@@ -1369,7 +1326,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
 
     private ConsumerGroupHeartbeatResponse.Assignment assignment(Map<String, Set<Integer>> assigned) {
         ConsumerGroupHeartbeatResponse.Assignment a = new ConsumerGroupHeartbeatResponse.Assignment();
-        MetadataImage current = image;
+        MetadataImage current = shared.image();
         for (Map.Entry<String, Set<Integer>> e : assigned.entrySet()) {
             TopicImage t = current == null ? null : current.topic(e.getKey());
             if (t != null && !e.getValue().isEmpty()) {
@@ -1382,13 +1339,13 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
 
     public void commitOffsets(RequestContext context, OffsetCommitRequest request, Consumer<OffsetCommitResponse> callback) {
         String groupId = request.groupId();
-        validateGroupId(groupId);
-        Shard shard = shardFor(groupId);
+        GroupContext.validateGroupId(groupId);
+        GroupShard shard = shared.shardFor(groupId);
         int generation = request.generationIdOrMemberEpoch();
         String memberId = request.memberId() == null ? "" : request.memberId();
         String instanceId = request.groupInstanceId();
         while (true) {
-            ClassicGroup group = group(shard, groupId);
+            ClassicGroup group = GroupContext.group(shard, groupId);
             if (group == null) {
                 if (generation >= 0) {
                     callback.accept(commitError(request, context.apiVersion() >= 9 ? Errors.GROUP_ID_NOT_FOUND
@@ -1511,10 +1468,10 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
      */
     public void commitTransactionalOffsets(TxnOffsetCommitRequest request, Consumer<TxnOffsetCommitResponse> callback) {
         String groupId = request.groupId();
-        Shard shard;
+        GroupShard shard;
         try {
-            validateGroupId(groupId);
-            shard = shardFor(groupId);
+            GroupContext.validateGroupId(groupId);
+            shard = shared.shardFor(groupId);
         } catch (ApiException e) {
             callback.accept(txnCommitError(request, e.error()));
             return;
@@ -1641,7 +1598,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
      * does not coordinate the partition (yet): a later load replays the marker from the log.
      */
     public void onTransactionCompleted(int partition, long producerId, boolean commit) {
-        Shard shard = shards.get(partition);
+        GroupShard shard = shared.shard(partition);
         if (shard == null) {
             return;
         }
@@ -1675,12 +1632,6 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         return error == Errors.RECORD_LIST_TOO_LARGE ? Errors.INVALID_COMMIT_OFFSET_SIZE : error;
     }
 
-    private static Errors groupStoreError(Throwable failure) {
-        Errors error = failure instanceof ApiException api ? api.error()
-                : failure.getCause() instanceof ApiException api ? api.error() : Errors.UNKNOWN_SERVER_ERROR;
-        return error == Errors.RECORD_LIST_TOO_LARGE ? Errors.UNKNOWN_SERVER_ERROR : error;
-    }
-
     /** OffsetFetch for one group without {@code require_stable}. */
     public OffsetFetchResponse.OffsetFetchResponseGroup fetchOffsets(String groupId,
                                                                      List<OffsetFetchRequest.OffsetFetchRequestTopics> topics) {
@@ -1698,13 +1649,13 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                                                                      boolean requireStable) {
         OffsetFetchResponse.OffsetFetchResponseGroup result = new OffsetFetchResponse.OffsetFetchResponseGroup()
                 .setGroupId(groupId);
-        Shard shard;
+        GroupShard shard;
         try {
-            shard = shardFor(groupId);
+            shard = shared.shardFor(groupId);
         } catch (ApiException e) {
             return result.setErrorCode(e.error().code());
         }
-        ClassicGroup group = group(shard, groupId);
+        ClassicGroup group = GroupContext.group(shard, groupId);
         if (group == null) {
             if (topics != null) {
                 for (OffsetFetchRequest.OffsetFetchRequestTopics topic : topics) {
@@ -1767,9 +1718,9 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
      */
     public void deleteOffsets(OffsetDeleteRequest request, Consumer<OffsetDeleteResponse> callback) {
         String groupId = request.groupId();
-        validateGroupId(groupId);
-        Shard shard = shardFor(groupId);
-        ClassicGroup group = group(shard, groupId);
+        GroupContext.validateGroupId(groupId);
+        GroupShard shard = shared.shardFor(groupId);
+        ClassicGroup group = GroupContext.group(shard, groupId);
         if (group == null) {
             callback.accept(new OffsetDeleteResponse().setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()));
             return;
@@ -1815,7 +1766,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
             log.append(group.partition(), entries).whenComplete((ok, failure) -> {
                 synchronized (group) {
                     if (failure != null) {
-                        Errors error = groupStoreError(failure);
+                        Errors error = GroupContext.groupStoreError(failure);
                         written.forEach(p -> p.setErrorCode(error.code()));
                     } else {
                         apply.forEach(Runnable::run);
@@ -1835,13 +1786,13 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                 .setGroupState(GroupState.DEAD.displayName())
                 .setProtocolType("")
                 .setProtocolData("");
-        Shard shard;
+        GroupShard shard;
         try {
-            shard = shardFor(groupId);
+            shard = shared.shardFor(groupId);
         } catch (ApiException e) {
             return described.setErrorCode(e.error().code()).setGroupState("");
         }
-        ClassicGroup group = group(shard, groupId);
+        ClassicGroup group = GroupContext.group(shard, groupId);
         if (group == null) {
             return described;
         }
@@ -1878,14 +1829,14 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                 .setGroupId(groupId)
                 .setGroupState("")
                 .setAssignorName("");
-        Shard shard;
+        GroupShard shard;
         try {
-            validateGroupId(groupId);
-            shard = shardFor(groupId);
+            GroupContext.validateGroupId(groupId);
+            shard = shared.shardFor(groupId);
         } catch (ApiException e) {
             return described.setErrorCode(e.error().code()).setErrorMessage(e.getMessage());
         }
-        ClassicGroup group = group(shard, groupId);
+        ClassicGroup group = GroupContext.group(shard, groupId);
         if (group == null) {
             return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
                     .setErrorMessage("Group " + groupId + " not found.");
@@ -1900,7 +1851,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                 return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
                         .setErrorMessage("Group " + groupId + " is not a consumer group.");
             }
-            MetadataImage current = image;
+            MetadataImage current = shared.image();
             described.setGroupState(cg.state().toLowerCase(java.util.Locale.ROOT))
                     .setGroupEpoch(cg.groupEpoch)
                     .setAssignmentEpoch(cg.assignmentEpoch)
@@ -1952,7 +1903,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         states.forEach(s -> lowerStates.add(s.toLowerCase(java.util.Locale.ROOT)));
         Set<String> lowerTypes = new HashSet<>();
         types.forEach(t -> lowerTypes.add(t.toLowerCase(java.util.Locale.ROOT)));
-        for (Shard shard : shards.values()) {
+        for (GroupShard shard : shared.shards()) {
             if (!shard.loaded) {
                 error = Errors.COORDINATOR_LOAD_IN_PROGRESS;
                 continue;
@@ -2000,15 +1951,15 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     }
 
     private void deleteGroup(String groupId, Consumer<Errors> callback) {
-        Shard shard;
+        GroupShard shard;
         try {
-            validateGroupId(groupId);
-            shard = shardFor(groupId);
+            GroupContext.validateGroupId(groupId);
+            shard = shared.shardFor(groupId);
         } catch (ApiException e) {
             callback.accept(e.error());
             return;
         }
-        ClassicGroup group = group(shard, groupId);
+        ClassicGroup group = GroupContext.group(shard, groupId);
         if (group == null) {
             callback.accept(Errors.GROUP_ID_NOT_FOUND);
             return;
@@ -2030,7 +1981,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
             log.append(group.partition(), entries).whenComplete((ok, failure) -> {
                 synchronized (group) {
                     if (failure != null) {
-                        callback.accept(groupStoreError(failure));
+                        callback.accept(GroupContext.groupStoreError(failure));
                         return;
                     }
                     if (!group.is(GroupState.DEAD)) {
@@ -2064,7 +2015,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
 
     private void scheduleOffsetsExpiry() {
         timer.schedule(config.offsetsRetentionCheckIntervalMs(), () -> {
-            if (closed) {
+            if (shared.closed()) {
                 return;
             }
             try {
@@ -2085,7 +2036,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     void expireOffsets() {
         long now = now();
         long retention = config.offsetsRetentionMs();
-        for (Shard shard : shards.values()) {
+        for (GroupShard shard : shared.shards()) {
             if (!shard.loaded) {
                 continue;
             }
@@ -2171,8 +2122,8 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
 
     @Override
     public synchronized void close() {
-        closed = true;
-        for (int partition : new ArrayList<>(shards.keySet())) {
+        shared.close();
+        for (int partition : shared.ledPartitions()) {
             onResignation(partition);
         }
         if (ownedTimer != null) {
