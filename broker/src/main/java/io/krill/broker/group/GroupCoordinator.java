@@ -72,14 +72,14 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
 
     public static final String TOPIC = "__consumer_offsets";
-    /** How long a new member may wait in JoinGroup before it is dropped (Kafka's fixed 5 minutes). */
-    static final long NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000L;
     static final String CLASSIC_TYPE = "classic";
     static final String CONSUMER_TYPE = "consumer";
     private final GroupContext shared;
     private final GroupConfig config;
     private final CoordinatorLog log;
     private final CoordinatorTimer timer;
+    private final ClassicRebalancer rebalancer;
+    private final ClassicGroupProtocol classic;
     private ExecutorCoordinatorTimer ownedTimer;
 
     /**
@@ -103,6 +103,8 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         this.config = config;
         this.log = log;
         this.timer = timer;
+        this.rebalancer = new ClassicRebalancer(shared);
+        this.classic = new ClassicGroupProtocol(shared, rebalancer);
     }
 
     public GroupConfig config() {
@@ -177,8 +179,8 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         for (ClassicGroup group : shard.groups.values()) {
             synchronized (group) {
                 for (ClassicMember member : group.members()) {
-                    answerJoin(group, member, joinError(member.memberId(), Errors.NOT_COORDINATOR));
-                    answerSync(group, member, syncError(Errors.NOT_COORDINATOR));
+                    rebalancer.answerJoin(group, member, ClassicRebalancer.joinError(member.memberId(), Errors.NOT_COORDINATOR));
+                    ClassicRebalancer.answerSync(group, member, ClassicRebalancer.syncError(Errors.NOT_COORDINATOR));
                 }
                 group.transitionTo(GroupState.DEAD, now());
             }
@@ -268,7 +270,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                 if (consumerValue != null) {
                     restoreConsumer(group, consumerValue, now);
                 } else if (value != null) {
-                    restore(group, value, now);
+                    rebalancer.restore(group, value, now);
                 }
                 Map<String, Map<Integer, OffsetAndMetadata>> byTopic = offsets.getOrDefault(groupId, Map.of());
                 byTopic.forEach((topic, byPartition) -> byPartition.forEach((p, o) -> group.putOffset(topic, p, o)));
@@ -349,32 +351,11 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                 });
     }
 
-    private void restore(ClassicGroup group, GroupRecords.GroupValue value, long now) {
-        group.generationId = value.generationId();
-        group.protocolType = value.protocolType();
-        group.protocolName = value.protocolName();
-        for (GroupRecords.MemberValue m : value.members()) {
-            String protocol = value.protocolName() == null ? "" : value.protocolName();
-            ClassicMember member = new ClassicMember(m.memberId(), m.groupInstanceId(), m.clientId(), m.clientHost(),
-                    m.rebalanceTimeoutMs(), m.sessionTimeoutMs(), value.protocolType(),
-                    List.of(new ClassicMember.Protocol(protocol, m.subscription())));
-            member.assignment = m.assignment();
-            group.add(member);
-        }
-        group.protocolType = value.protocolType();
-        group.leaderId = value.leaderId();
-        group.restore(group.isEmptyOfMembers() ? GroupState.EMPTY : GroupState.STABLE, value.stateTimestamp());
-        group.refreshSubscribedTopics();
-        for (ClassicMember member : group.members()) {
-            scheduleExpiry(group, member, now + member.sessionTimeoutMs);
-        }
-    }
-
     private long now() {
         return timer.milliseconds();
     }
 
-    // ------------------------------------------------------------------ JoinGroup
+    // ------------------------------------------------------------------ classic protocol
 
     /**
      * JoinGroup: answers through {@code callback}, at once (errors, MEMBER_ID_REQUIRED, a rejoin that
@@ -383,710 +364,25 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
      * @throws ApiException for errors of the whole request (not the coordinator, loading, invalid id)
      */
     public void joinGroup(RequestContext context, JoinGroupRequest request, Consumer<JoinGroupResponse> callback) {
-        String groupId = request.groupId();
-        GroupContext.validateGroupId(groupId);
-        GroupShard shard = shared.shardFor(groupId);
-        int session = request.sessionTimeoutMs();
-        String memberId = request.memberId() == null ? "" : request.memberId();
-        if (session < config.minSessionTimeoutMs() || session > config.maxSessionTimeoutMs()) {
-            callback.accept(joinError(memberId, Errors.INVALID_SESSION_TIMEOUT));
-            return;
-        }
-        List<ClassicMember.Protocol> protocols = new ArrayList<>();
-        for (JoinGroupRequest.JoinGroupRequestProtocol p : request.protocols()) {
-            protocols.add(new ClassicMember.Protocol(p.name(), p.metadata() == null ? ClassicMember.EMPTY : p.metadata()));
-        }
-        boolean unknownMember = memberId.isEmpty();
-        while (true) {
-            ClassicGroup group;
-            if (unknownMember) {
-                group = shard.groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, shard.partition, now()));
-            } else {
-                group = GroupContext.group(shard, groupId);
-                if (group == null) {
-                    callback.accept(joinError(memberId, Errors.UNKNOWN_MEMBER_ID));
-                    return;
-                }
-            }
-            synchronized (group) {
-                if (group.is(GroupState.DEAD)) {
-                    shard.groups.remove(groupId, group);
-                    if (!unknownMember) {
-                        callback.accept(joinError(memberId, Errors.UNKNOWN_MEMBER_ID));
-                        return;
-                    }
-                    continue;
-                }
-                if (group.consumer != null) {
-                    if (!group.consumer.isEmpty()) {
-                        callback.accept(joinError(memberId, Errors.INCONSISTENT_GROUP_PROTOCOL));
-                        return;
-                    }
-                    group.consumer = null; // an empty consumer group becomes a classic one
-                    group.protocolType = null;
-                }
-                join(context, group, request, memberId, protocols, callback);
-                if (group.is(GroupState.EMPTY) && group.generationId == 0 && group.isEmptyOfMembers()
-                        && group.pendingJoinMembers.isEmpty() && !group.hasOffsets()) {
-                    // A failed first join leaves nothing behind.
-                    group.transitionTo(GroupState.DEAD, now());
-                    shard.groups.remove(groupId, group);
-                }
-                return;
-            }
-        }
+        classic.joinGroup(context, request, callback);
     }
-
-    private void join(RequestContext context, ClassicGroup group, JoinGroupRequest request, String memberId,
-                      List<ClassicMember.Protocol> protocols, Consumer<JoinGroupResponse> callback) {
-        if (!acceptJoiningMember(group, memberId)) {
-            callback.accept(joinError(memberId, Errors.GROUP_MAX_SIZE_REACHED));
-            return;
-        }
-        if (!group.supportsProtocols(request.protocolType(), protocols)) {
-            callback.accept(joinError(memberId, Errors.INCONSISTENT_GROUP_PROTOCOL));
-            return;
-        }
-        String instanceId = request.groupInstanceId();
-        if (memberId.isEmpty()) {
-            String newMemberId = context.clientId() + "-" + UUID.randomUUID();
-            if (instanceId != null) {
-                String existing = group.staticMemberId(instanceId);
-                if (existing != null) {
-                    replaceStaticMember(context, group, request, existing, newMemberId, protocols, callback);
-                } else {
-                    addMemberAndRebalance(context, group, request, newMemberId, protocols, callback);
-                }
-            } else if (context.apiVersion() >= 4) {
-                // KIP-394: hand out the id; the member joins again with it.
-                group.pendingJoinMembers.add(newMemberId);
-                int session = request.sessionTimeoutMs();
-                timer.schedule(session, () -> expirePendingMember(group, newMemberId));
-                callback.accept(joinError(newMemberId, Errors.MEMBER_ID_REQUIRED));
-            } else {
-                addMemberAndRebalance(context, group, request, newMemberId, protocols, callback);
-            }
-            return;
-        }
-        if (group.isPendingJoin(memberId)) {
-            addMemberAndRebalance(context, group, request, memberId, protocols, callback);
-            return;
-        }
-        Errors invalid = group.validateMember(memberId, instanceId);
-        if (invalid != null) {
-            callback.accept(joinError(memberId, invalid));
-            return;
-        }
-        ClassicMember member = group.member(memberId);
-        switch (group.state()) {
-            case PREPARING_REBALANCE -> updateMemberAndRebalance(context, group, member, request, protocols, callback);
-            case COMPLETING_REBALANCE -> {
-                if (member.matches(protocols)) {
-                    // The member did not get the join response: send it again.
-                    scheduleExpiry(group, member, now() + member.sessionTimeoutMs);
-                    callback.accept(currentGenerationResponse(group, member, group.isLeader(memberId), false));
-                } else {
-                    updateMemberAndRebalance(context, group, member, request, protocols, callback);
-                }
-            }
-            case STABLE -> {
-                if (group.isLeader(memberId) || !member.matches(protocols)) {
-                    // The leader rejoins to trigger a rebalance (a metadata change it saw), a follower when
-                    // its subscription changed.
-                    updateMemberAndRebalance(context, group, member, request, protocols, callback);
-                } else {
-                    scheduleExpiry(group, member, now() + member.sessionTimeoutMs);
-                    callback.accept(currentGenerationResponse(group, member, false, false));
-                }
-            }
-            default -> callback.accept(joinError(memberId, Errors.UNKNOWN_MEMBER_ID));
-        }
-    }
-
-    private boolean acceptJoiningMember(ClassicGroup group, String memberId) {
-        return switch (group.state()) {
-            case EMPTY, DEAD -> true;
-            case PREPARING_REBALANCE -> (group.hasMember(memberId) && group.member(memberId).isAwaitingJoin())
-                    || group.numMembersAwaitingJoin() < config.maxSize();
-            default -> group.hasMember(memberId) || group.size() < config.maxSize();
-        };
-    }
-
-    private void addMemberAndRebalance(RequestContext context, ClassicGroup group, JoinGroupRequest request,
-                                       String memberId, List<ClassicMember.Protocol> protocols,
-                                       Consumer<JoinGroupResponse> callback) {
-        ClassicMember member = new ClassicMember(memberId, request.groupInstanceId(), context.clientId(),
-                context.clientHost(), rebalanceTimeout(request), request.sessionTimeoutMs(), request.protocolType(),
-                protocols);
-        long now = now();
-        member.isNew = true;
-        member.joinedAtMs = now;
-        member.awaitingJoin = callback;
-        if (group.is(GroupState.PREPARING_REBALANCE) && group.generationId == 0) {
-            group.newMemberAdded = true;
-        }
-        group.add(member);
-        // A new member cannot heartbeat before it has joined; a join that never completes is dropped
-        // after the new-member timeout.
-        scheduleExpiry(group, member, now + NEW_MEMBER_JOIN_TIMEOUT_MS);
-        maybePrepareRebalanceOrCompleteJoin(group, "new member " + memberId + " joined");
-    }
-
-    private void updateMemberAndRebalance(RequestContext context, ClassicGroup group, ClassicMember member,
-                                          JoinGroupRequest request, List<ClassicMember.Protocol> protocols,
-                                          Consumer<JoinGroupResponse> callback) {
-        if (member.awaitingJoin != null) {
-            // A retried join replaces the one waiting; that one is answered so its connection moves on.
-            Consumer<JoinGroupResponse> old = member.awaitingJoin;
-            group.setAwaitingJoin(member, null);
-            deliver(old, joinError(member.memberId(), Errors.REBALANCE_IN_PROGRESS));
-        }
-        member.protocols = List.copyOf(protocols);
-        member.rebalanceTimeoutMs = rebalanceTimeout(request);
-        member.sessionTimeoutMs = request.sessionTimeoutMs();
-        member.clientId = context.clientId();
-        member.clientHost = context.clientHost();
-        group.setAwaitingJoin(member, callback);
-        maybePrepareRebalanceOrCompleteJoin(group, "member " + member.memberId() + " rejoined");
-    }
-
-    private static int rebalanceTimeout(JoinGroupRequest request) {
-        return request.rebalanceTimeoutMs() < 0 ? request.sessionTimeoutMs() : request.rebalanceTimeoutMs();
-    }
-
-    /**
-     * KIP-345: a static member rejoins with a new member id (a restarted instance). The old id is fenced.
-     * A stable group whose protocol selection does not change keeps its generation and assignment: the
-     * new id is persisted and the member answered at once; otherwise the group rebalances.
-     */
-    private void replaceStaticMember(RequestContext context, ClassicGroup group, JoinGroupRequest request,
-                                     String oldMemberId, String newMemberId, List<ClassicMember.Protocol> protocols,
-                                     Consumer<JoinGroupResponse> callback) {
-        ClassicMember member = group.member(oldMemberId);
-        if (member.awaitingJoin != null) {
-            Consumer<JoinGroupResponse> old = member.awaitingJoin;
-            group.setAwaitingJoin(member, null);
-            deliver(old, joinError(oldMemberId, Errors.FENCED_INSTANCE_ID));
-        }
-        answerSync(group, member, syncError(Errors.FENCED_INSTANCE_ID));
-        List<ClassicMember.Protocol> oldProtocols = member.protocols;
-        int oldRebalanceTimeout = member.rebalanceTimeoutMs;
-        int oldSessionTimeout = member.sessionTimeoutMs;
-        String instanceId = request.groupInstanceId();
-        LOG.info("Static member {} of group {} rejoined: member id {} replaces {}", instanceId, group.groupId(),
-                newMemberId, oldMemberId);
-        group.replaceStaticMember(instanceId, oldMemberId, newMemberId);
-        member.protocols = List.copyOf(protocols);
-        member.rebalanceTimeoutMs = rebalanceTimeout(request);
-        member.sessionTimeoutMs = request.sessionTimeoutMs();
-        member.clientId = context.clientId();
-        member.clientHost = context.clientHost();
-        scheduleExpiry(group, member, now() + member.sessionTimeoutMs);
-        switch (group.state()) {
-            case STABLE -> {
-                String next = group.selectProtocol();
-                if (next.equals(group.protocolName)) {
-                    int generation = group.generationId;
-                    storeGroup(group, currentAssignments(group)).whenComplete((ok, failure) -> {
-                        synchronized (group) {
-                            if (failure != null) {
-                                Errors error = GroupContext.groupStoreError(failure);
-                                if (group.hasMember(newMemberId) && group.generationId == generation) {
-                                    group.replaceStaticMember(instanceId, newMemberId, oldMemberId);
-                                    member.protocols = oldProtocols;
-                                    member.rebalanceTimeoutMs = oldRebalanceTimeout;
-                                    member.sessionTimeoutMs = oldSessionTimeout;
-                                }
-                                deliver(callback, joinError(newMemberId, error));
-                                return;
-                            }
-                            boolean leader = group.isLeader(newMemberId);
-                            deliver(callback, currentGenerationResponse(group, member, leader, leader));
-                        }
-                    });
-                } else {
-                    group.setAwaitingJoin(member, callback);
-                    prepareRebalance(group, "static member " + instanceId + " rejoined with another protocol");
-                }
-            }
-            case COMPLETING_REBALANCE -> {
-                // The leader may be assigning to the old id: rebalance so the new id gets an assignment.
-                group.setAwaitingJoin(member, callback);
-                prepareRebalance(group, "static member " + instanceId + " replaced during the sync phase");
-            }
-            case PREPARING_REBALANCE -> {
-                group.setAwaitingJoin(member, callback);
-                maybeCompleteJoin(group);
-            }
-            default -> throw new IllegalStateException("static member " + instanceId + " in a " + group.state() + " group");
-        }
-    }
-
-    private Map<String, byte[]> currentAssignments(ClassicGroup group) {
-        Map<String, byte[]> assignments = new HashMap<>();
-        for (ClassicMember member : group.members()) {
-            assignments.put(member.memberId(), member.assignment);
-        }
-        return assignments;
-    }
-
-    private JoinGroupResponse currentGenerationResponse(ClassicGroup group, ClassicMember member, boolean withMembers,
-                                                        boolean skipAssignment) {
-        return new JoinGroupResponse()
-                .setGenerationId(group.generationId)
-                .setProtocolType(group.protocolType)
-                .setProtocolName(group.protocolName)
-                .setLeader(group.leaderId == null ? "" : group.leaderId)
-                .setMemberId(member.memberId())
-                .setSkipAssignment(skipAssignment)
-                .setMembers(withMembers ? group.membersForLeader() : new ArrayList<>());
-    }
-
-    static JoinGroupResponse joinError(String memberId, Errors error) {
-        return new JoinGroupResponse()
-                .setErrorCode(error.code())
-                .setGenerationId(-1)
-                .setProtocolName(null)
-                .setLeader("")
-                .setMemberId(memberId == null ? "" : memberId);
-    }
-
-    private void expirePendingMember(ClassicGroup group, String memberId) {
-        synchronized (group) {
-            if (group.pendingJoinMembers.remove(memberId)) {
-                LOG.debug("Pending member {} of group {} did not join in time", memberId, group.groupId());
-                if (group.is(GroupState.PREPARING_REBALANCE)) {
-                    maybeCompleteJoin(group);
-                }
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------ rebalance
-
-    private void maybePrepareRebalanceOrCompleteJoin(ClassicGroup group, String reason) {
-        if (group.is(GroupState.STABLE) || group.is(GroupState.COMPLETING_REBALANCE) || group.is(GroupState.EMPTY)) {
-            prepareRebalance(group, reason);
-        } else {
-            maybeCompleteJoin(group);
-        }
-    }
-
-    private void maybePrepareRebalance(ClassicGroup group, String reason) {
-        if (group.is(GroupState.STABLE) || group.is(GroupState.COMPLETING_REBALANCE) || group.is(GroupState.EMPTY)) {
-            prepareRebalance(group, reason);
-        }
-    }
-
-    private void prepareRebalance(ClassicGroup group, String reason) {
-        if (group.is(GroupState.COMPLETING_REBALANCE)) {
-            resetAndPropagateAssignmentError(group, Errors.REBALANCE_IN_PROGRESS);
-        }
-        group.pendingSyncMembers.clear();
-        boolean initial = group.is(GroupState.EMPTY);
-        LOG.info("Preparing to rebalance group {} in state {} with old generation {} ({})", group.groupId(),
-                group.state().displayName(), group.generationId, reason);
-        group.transitionTo(GroupState.PREPARING_REBALANCE, now());
-        long token = ++group.rebalanceToken;
-        if (initial) {
-            group.initialJoinPhase = true;
-            group.newMemberAdded = false;
-            int delay = config.initialRebalanceDelayMs();
-            long remaining = Math.max(group.maxRebalanceTimeoutMs() - delay, 0);
-            timer.schedule(delay, () -> initialDelayExpired(group, token, remaining));
-        } else {
-            group.initialJoinPhase = false;
-            timer.schedule(group.maxRebalanceTimeoutMs(), () -> joinDeadline(group, token));
-            maybeCompleteJoin(group);
-        }
-    }
-
-    private void initialDelayExpired(ClassicGroup group, long token, long remaining) {
-        synchronized (group) {
-            if (group.rebalanceToken != token || !group.is(GroupState.PREPARING_REBALANCE)) {
-                return;
-            }
-            if (group.newMemberAdded && remaining > 0) {
-                group.newMemberAdded = false;
-                long delay = Math.min(config.initialRebalanceDelayMs(), remaining);
-                long left = Math.max(remaining - delay, 0);
-                timer.schedule(delay, () -> initialDelayExpired(group, token, left));
-                return;
-            }
-            group.initialJoinPhase = false;
-            completeJoin(group);
-        }
-    }
-
-    private void joinDeadline(ClassicGroup group, long token) {
-        synchronized (group) {
-            if (group.rebalanceToken == token && group.is(GroupState.PREPARING_REBALANCE)) {
-                completeJoin(group);
-            }
-        }
-    }
-
-    private void maybeCompleteJoin(ClassicGroup group) {
-        if (group.is(GroupState.PREPARING_REBALANCE) && !group.initialJoinPhase && group.hasAllMembersJoined()) {
-            completeJoin(group);
-        }
-    }
-
-    /**
-     * Ends the join phase: drops dynamic members that did not rejoin, starts the next generation and
-     * answers every waiting join (the leader with the members' metadata).
-     */
-    private void completeJoin(ClassicGroup group) {
-        group.rebalanceToken++;
-        group.initialJoinPhase = false;
-        for (ClassicMember member : group.notYetRejoinedMembers()) {
-            if (!member.isStatic()) {
-                LOG.info("Member {} of group {} did not rejoin in time; removing it", member.memberId(), group.groupId());
-                answerSync(group, member, syncError(Errors.UNKNOWN_MEMBER_ID));
-                group.remove(member.memberId());
-            }
-        }
-        if (group.is(GroupState.DEAD)) {
-            return;
-        }
-        if (!group.maybeElectNewJoinedLeader() && !group.isEmptyOfMembers()) {
-            // Only static members that have not rejoined remain: wait for them or their session expiry.
-            long token = ++group.rebalanceToken;
-            timer.schedule(Math.max(group.maxRebalanceTimeoutMs(), 1), () -> joinDeadline(group, token));
-            return;
-        }
-        long now = now();
-        group.initNextGeneration(now);
-        if (group.is(GroupState.EMPTY)) {
-            LOG.info("Group {} with generation {} is now empty", group.groupId(), group.generationId);
-            storeGroup(group, Map.of()).whenComplete((ok, failure) -> {
-                if (failure != null) {
-                    LOG.warn("Failed to write the empty group {}: {}", group.groupId(), failure.getMessage());
-                }
-            });
-            return;
-        }
-        LOG.info("Stabilized group {} generation {} with {} members (protocol {})", group.groupId(),
-                group.generationId, group.size(), group.protocolName);
-        for (ClassicMember member : new ArrayList<>(group.members())) {
-            if (member.awaitingJoin != null) {
-                boolean leader = group.isLeader(member.memberId());
-                JoinGroupResponse response = currentGenerationResponse(group, member, leader, false);
-                member.isNew = false;
-                answerJoin(group, member, response);
-                scheduleExpiry(group, member, now + member.sessionTimeoutMs);
-            }
-        }
-        int generation = group.generationId;
-        timer.schedule(Math.max(group.maxRebalanceTimeoutMs(), 1), () -> syncDeadline(group, generation));
-    }
-
-    /** Members of the new generation that sent no SyncGroup within the rebalance timeout are removed. */
-    private void syncDeadline(ClassicGroup group, int generation) {
-        synchronized (group) {
-            if (group.generationId != generation || group.pendingSyncMembers.isEmpty()
-                    || !(group.is(GroupState.COMPLETING_REBALANCE) || group.is(GroupState.STABLE))) {
-                return;
-            }
-            Set<String> pending = new HashSet<>(group.pendingSyncMembers);
-            for (String memberId : pending) {
-                ClassicMember member = group.member(memberId);
-                if (member != null) {
-                    answerJoin(group, member, joinError(memberId, Errors.UNKNOWN_MEMBER_ID));
-                    group.remove(memberId);
-                }
-            }
-            prepareRebalance(group, "members " + pending + " sent no SyncGroup in time");
-        }
-    }
-
-    private void answerJoin(ClassicGroup group, ClassicMember member, JoinGroupResponse response) {
-        Consumer<JoinGroupResponse> callback = member.awaitingJoin;
-        if (callback != null) {
-            group.setAwaitingJoin(member, null);
-            deliver(callback, response);
-        }
-    }
-
-    private static void answerSync(ClassicGroup group, ClassicMember member, SyncGroupResponse response) {
-        Consumer<SyncGroupResponse> callback = member.awaitingSync;
-        if (callback != null) {
-            member.awaitingSync = null;
-            deliver(callback, response);
-        }
-    }
-
-    /**
-     * Hands a waiting request its answer. A failure to send (its connection is gone) is the
-     * connection's problem, not the group's: logged, so that a loop over members goes on.
-     */
-    private static <T> void deliver(Consumer<T> callback, T response) {
-        try {
-            callback.accept(response);
-        } catch (RuntimeException e) {
-            LOG.warn("Could not answer a waiting group request: {}", e.toString());
-        }
-    }
-
-    static SyncGroupResponse syncError(Errors error) {
-        return new SyncGroupResponse().setErrorCode(error.code()).setAssignment(ClassicMember.EMPTY);
-    }
-
-    private void resetAndPropagateAssignmentError(ClassicGroup group, Errors error) {
-        for (ClassicMember member : group.members()) {
-            member.assignment = ClassicMember.EMPTY;
-            if (member.awaitingSync != null) {
-                answerSync(group, member, syncError(error));
-                scheduleExpiry(group, member, now() + member.sessionTimeoutMs);
-            }
-        }
-    }
-
-    private void setAndPropagateAssignment(ClassicGroup group, Map<String, byte[]> assignments) {
-        long now = now();
-        for (ClassicMember member : group.members()) {
-            member.assignment = assignments.getOrDefault(member.memberId(), ClassicMember.EMPTY);
-            if (member.awaitingSync != null) {
-                answerSync(group, member, new SyncGroupResponse()
-                        .setProtocolType(group.protocolType)
-                        .setProtocolName(group.protocolName)
-                        .setAssignment(member.assignment));
-                scheduleExpiry(group, member, now + member.sessionTimeoutMs);
-            }
-        }
-    }
-
-    /**
-     * Removes a member (left, expired, fenced) and moves the group on: a stable or completing group
-     * rebalances, a preparing one may now complete its join phase.
-     */
-    private void removeMemberAndUpdateGroup(ClassicGroup group, ClassicMember member, String reason) {
-        answerJoin(group, member, joinError(member.memberId(), Errors.UNKNOWN_MEMBER_ID));
-        answerSync(group, member, syncError(Errors.UNKNOWN_MEMBER_ID));
-        group.remove(member.memberId());
-        switch (group.state()) {
-            case STABLE, COMPLETING_REBALANCE -> prepareRebalance(group, reason);
-            case PREPARING_REBALANCE -> maybeCompleteJoin(group);
-            default -> {
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------ session expiry
-
-    /**
-     * Moves the member's session deadline. A check is scheduled for the earliest deadline set since the
-     * last check ran; a later deadline is picked up when that check finds it has not passed yet.
-     */
-    private void scheduleExpiry(ClassicGroup group, ClassicMember member, long deadline) {
-        member.heartbeatDeadlineMs = deadline;
-        if (deadline < member.expiryCheckAtMs) {
-            member.expiryCheckAtMs = deadline;
-            timer.schedule(Math.max(deadline - now(), 0), () -> checkExpiry(group, member, deadline));
-        }
-    }
-
-    private void checkExpiry(ClassicGroup group, ClassicMember member, long checkAt) {
-        synchronized (group) {
-            if (member.expiryCheckAtMs != checkAt) {
-                return; // superseded by an earlier check
-            }
-            member.expiryCheckAtMs = Long.MAX_VALUE;
-            if (group.member(member.memberId()) != member || group.is(GroupState.DEAD)) {
-                return; // removed meanwhile
-            }
-            long now = now();
-            if (now < member.heartbeatDeadlineMs) {
-                scheduleExpiry(group, member, member.heartbeatDeadlineMs);
-                return;
-            }
-            if (member.shouldKeepAlive(now, NEW_MEMBER_JOIN_TIMEOUT_MS)) {
-                return; // rescheduled when its join or sync is answered
-            }
-            LOG.info("Member {} of group {} has failed (session timeout {} ms); removing it", member.memberId(),
-                    group.groupId(), member.sessionTimeoutMs);
-            removeMemberAndUpdateGroup(group, member, "member " + member.memberId() + " session expired");
-        }
-    }
-
-    // ------------------------------------------------------------------ SyncGroup
 
     /** SyncGroup: answered at once, or when the leader's assignment has been written. */
     public void syncGroup(RequestContext context, SyncGroupRequest request, Consumer<SyncGroupResponse> callback) {
-        String groupId = request.groupId();
-        GroupContext.validateGroupId(groupId);
-        GroupShard shard = shared.shardFor(groupId);
-        ClassicGroup group = GroupContext.group(shard, groupId);
-        if (group == null) {
-            callback.accept(syncError(Errors.UNKNOWN_MEMBER_ID));
-            return;
-        }
-        synchronized (group) {
-            if (group.is(GroupState.DEAD)) {
-                callback.accept(syncError(Errors.COORDINATOR_NOT_AVAILABLE));
-                return;
-            }
-            Errors invalid = group.validateMember(request.memberId(), request.groupInstanceId());
-            if (invalid != null) {
-                callback.accept(syncError(invalid));
-                return;
-            }
-            if (request.generationId() != group.generationId) {
-                callback.accept(syncError(Errors.ILLEGAL_GENERATION));
-                return;
-            }
-            if ((request.protocolType() != null && !request.protocolType().equals(group.protocolType))
-                    || (request.protocolName() != null && !request.protocolName().equals(group.protocolName))) {
-                callback.accept(syncError(Errors.INCONSISTENT_GROUP_PROTOCOL));
-                return;
-            }
-            ClassicMember member = group.member(request.memberId());
-            switch (group.state()) {
-                case EMPTY -> callback.accept(syncError(Errors.UNKNOWN_MEMBER_ID));
-                case PREPARING_REBALANCE -> callback.accept(syncError(Errors.REBALANCE_IN_PROGRESS));
-                case COMPLETING_REBALANCE -> {
-                    answerSync(group, member, syncError(Errors.REBALANCE_IN_PROGRESS));
-                    member.awaitingSync = callback;
-                    group.pendingSyncMembers.remove(member.memberId());
-                    if (group.isLeader(member.memberId())) {
-                        Map<String, byte[]> assignments = new HashMap<>();
-                        for (SyncGroupRequest.SyncGroupRequestAssignment a : request.assignments()) {
-                            if (group.hasMember(a.memberId())) {
-                                assignments.put(a.memberId(), a.assignment() == null ? ClassicMember.EMPTY : a.assignment());
-                            }
-                        }
-                        for (ClassicMember m : group.members()) {
-                            assignments.putIfAbsent(m.memberId(), ClassicMember.EMPTY);
-                        }
-                        int generation = group.generationId;
-                        storeGroup(group, assignments).whenComplete((ok, failure) -> {
-                            synchronized (group) {
-                                if (!group.is(GroupState.COMPLETING_REBALANCE) || group.generationId != generation) {
-                                    return;
-                                }
-                                if (failure != null) {
-                                    resetAndPropagateAssignmentError(group, GroupContext.groupStoreError(failure));
-                                    prepareRebalance(group, "failed to write the assignment of generation " + generation);
-                                } else {
-                                    setAndPropagateAssignment(group, assignments);
-                                    group.transitionTo(GroupState.STABLE, now());
-                                }
-                            }
-                        });
-                    }
-                }
-                case STABLE -> {
-                    group.pendingSyncMembers.remove(member.memberId());
-                    scheduleExpiry(group, member, now() + member.sessionTimeoutMs);
-                    callback.accept(new SyncGroupResponse()
-                            .setProtocolType(group.protocolType)
-                            .setProtocolName(group.protocolName)
-                            .setAssignment(member.assignment));
-                }
-                default -> callback.accept(syncError(Errors.COORDINATOR_NOT_AVAILABLE));
-            }
-        }
+        classic.syncGroup(context, request, callback);
     }
-
-    // ------------------------------------------------------------------ Heartbeat
 
     /** Heartbeat: the member's session goes on; REBALANCE_IN_PROGRESS tells it to rejoin. */
     public Errors heartbeat(HeartbeatRequest request) {
-        String groupId = request.groupId();
-        GroupContext.validateGroupId(groupId);
-        GroupShard shard = shared.shardFor(groupId);
-        ClassicGroup group = GroupContext.group(shard, groupId);
-        if (group == null) {
-            return Errors.UNKNOWN_MEMBER_ID;
-        }
-        synchronized (group) {
-            if (group.is(GroupState.DEAD)) {
-                return Errors.COORDINATOR_NOT_AVAILABLE;
-            }
-            Errors invalid = group.validateMember(request.memberId(), request.groupInstanceId());
-            if (invalid != null) {
-                return invalid;
-            }
-            if (request.generationId() != group.generationId) {
-                return Errors.ILLEGAL_GENERATION;
-            }
-            ClassicMember member = group.member(request.memberId());
-            switch (group.state()) {
-                case EMPTY:
-                    return Errors.UNKNOWN_MEMBER_ID;
-                case PREPARING_REBALANCE:
-                    scheduleExpiry(group, member, now() + member.sessionTimeoutMs);
-                    return Errors.REBALANCE_IN_PROGRESS;
-                default:
-                    scheduleExpiry(group, member, now() + member.sessionTimeoutMs);
-                    return Errors.NONE;
-            }
-        }
+        return classic.heartbeat(request);
     }
-
-    // ------------------------------------------------------------------ LeaveGroup
 
     /**
      * LeaveGroup for a batch of members (v3+; older versions are one member): each is removed, static
      * ones by instance id, and the group rebalances once they are gone.
      */
     public LeaveGroupResponse leaveGroup(String groupId, List<LeaveGroupRequest.MemberIdentity> leaving) {
-        GroupContext.validateGroupId(groupId);
-        GroupShard shard = shared.shardFor(groupId);
-        LeaveGroupResponse response = new LeaveGroupResponse();
-        ClassicGroup group = GroupContext.group(shard, groupId);
-        if (group == null) {
-            for (LeaveGroupRequest.MemberIdentity identity : leaving) {
-                response.members().add(leaveResult(identity, Errors.UNKNOWN_MEMBER_ID));
-            }
-            return response;
-        }
-        synchronized (group) {
-            if (group.is(GroupState.DEAD)) {
-                return response.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code());
-            }
-            for (LeaveGroupRequest.MemberIdentity identity : leaving) {
-                response.members().add(leaveResult(identity, leave(group, identity)));
-            }
-        }
-        return response;
-    }
-
-    private Errors leave(ClassicGroup group, LeaveGroupRequest.MemberIdentity identity) {
-        String memberId = identity.memberId() == null ? "" : identity.memberId();
-        String instanceId = identity.groupInstanceId();
-        if (instanceId != null) {
-            String existing = group.staticMemberId(instanceId);
-            if (existing == null) {
-                return Errors.UNKNOWN_MEMBER_ID;
-            }
-            if (!memberId.isEmpty() && !memberId.equals(existing)) {
-                return Errors.FENCED_INSTANCE_ID;
-            }
-            LOG.info("Static member {} ({}) left group {}", instanceId, existing, group.groupId());
-            removeMemberAndUpdateGroup(group, group.member(existing), "static member " + instanceId + " left");
-            return Errors.NONE;
-        }
-        if (group.pendingJoinMembers.remove(memberId)) {
-            if (group.is(GroupState.PREPARING_REBALANCE)) {
-                maybeCompleteJoin(group);
-            }
-            return Errors.NONE;
-        }
-        ClassicMember member = group.member(memberId);
-        if (member == null) {
-            return Errors.UNKNOWN_MEMBER_ID;
-        }
-        LOG.info("Member {} left group {}", memberId, group.groupId());
-        removeMemberAndUpdateGroup(group, member, "member " + memberId + " left");
-        return Errors.NONE;
-    }
-
-    private static LeaveGroupResponse.MemberResponse leaveResult(LeaveGroupRequest.MemberIdentity identity, Errors error) {
-        return new LeaveGroupResponse.MemberResponse()
-                .setMemberId(identity.memberId())
-                .setGroupInstanceId(identity.groupInstanceId())
-                .setErrorCode(error.code());
+        return classic.leaveGroup(groupId, leaving);
     }
 
     // ------------------------------------------------------------------ offsets
@@ -1366,7 +662,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                 }
                 ClassicMember member = group.member(memberId);
                 if (member != null) {
-                    scheduleExpiry(group, member, now() + member.sessionTimeoutMs);
+                    rebalancer.scheduleExpiry(group, member, now() + member.sessionTimeoutMs);
                 }
                 writeOffsets(context, group, request, callback);
                 return;
@@ -2100,24 +1396,6 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
                 }
             }
         }
-    }
-
-    // ------------------------------------------------------------------ group records
-
-    /** Writes the group's metadata with {@code assignments} (member id -> assignment). */
-    private CompletableFuture<Void> storeGroup(ClassicGroup group, Map<String, byte[]> assignments) {
-        List<GroupRecords.MemberValue> members = new ArrayList<>();
-        for (ClassicMember member : group.members()) {
-            byte[] subscription = member.metadata(group.protocolName);
-            members.add(new GroupRecords.MemberValue(member.memberId(), member.groupInstanceId(), member.clientId,
-                    member.clientHost, member.rebalanceTimeoutMs, member.sessionTimeoutMs,
-                    subscription == null ? ClassicMember.EMPTY : subscription,
-                    assignments.getOrDefault(member.memberId(), ClassicMember.EMPTY)));
-        }
-        GroupRecords.GroupValue value = new GroupRecords.GroupValue(group.protocolType, group.generationId,
-                group.protocolName, group.leaderId, group.stateTimestampMs(), members);
-        return log.append(group.partition(), List.of(new CoordinatorLog.Entry(GroupRecords.groupKey(group.groupId()),
-                GroupRecords.groupValue(value))));
     }
 
     @Override
