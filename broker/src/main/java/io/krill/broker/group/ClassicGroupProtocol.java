@@ -61,7 +61,7 @@ final class ClassicGroupProtocol {
      *
      * @throws ApiException for errors of the whole request (not the coordinator, loading, invalid id)
      */
-    public void joinGroup(RequestContext context, JoinGroupRequest request, Consumer<JoinGroupResponse> callback) {
+    void joinGroup(RequestContext context, JoinGroupRequest request, Consumer<JoinGroupResponse> callback) {
         String groupId = request.groupId();
         GroupContext.validateGroupId(groupId);
         GroupShard shard = shared.shardFor(groupId);
@@ -315,7 +315,7 @@ final class ClassicGroupProtocol {
     // ------------------------------------------------------------------ SyncGroup
 
     /** SyncGroup: answered at once, or when the leader's assignment has been written. */
-    public void syncGroup(RequestContext context, SyncGroupRequest request, Consumer<SyncGroupResponse> callback) {
+    void syncGroup(RequestContext context, SyncGroupRequest request, Consumer<SyncGroupResponse> callback) {
         String groupId = request.groupId();
         GroupContext.validateGroupId(groupId);
         GroupShard shard = shared.shardFor(groupId);
@@ -394,7 +394,7 @@ final class ClassicGroupProtocol {
     // ------------------------------------------------------------------ Heartbeat
 
     /** Heartbeat: the member's session goes on; REBALANCE_IN_PROGRESS tells it to rejoin. */
-    public Errors heartbeat(HeartbeatRequest request) {
+    Errors heartbeat(HeartbeatRequest request) {
         String groupId = request.groupId();
         GroupContext.validateGroupId(groupId);
         GroupShard shard = shared.shardFor(groupId);
@@ -433,7 +433,7 @@ final class ClassicGroupProtocol {
      * LeaveGroup for a batch of members (v3+; older versions are one member): each is removed, static
      * ones by instance id, and the group rebalances once they are gone.
      */
-    public LeaveGroupResponse leaveGroup(String groupId, List<LeaveGroupRequest.MemberIdentity> leaving) {
+    LeaveGroupResponse leaveGroup(String groupId, List<LeaveGroupRequest.MemberIdentity> leaving) {
         GroupContext.validateGroupId(groupId);
         GroupShard shard = shared.shardFor(groupId);
         LeaveGroupResponse response = new LeaveGroupResponse();

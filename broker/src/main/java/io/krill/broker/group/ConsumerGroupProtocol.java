@@ -51,7 +51,7 @@ final class ConsumerGroupProtocol {
     // ------------------------------------------------------------------ ConsumerGroupHeartbeat (KIP-848)
 
     /** ConsumerGroupHeartbeat: joins, leaves, keeps the session and reconciles the member's assignment. */
-    public ConsumerGroupHeartbeatResponse consumerGroupHeartbeat(RequestContext context,
+    ConsumerGroupHeartbeatResponse consumerGroupHeartbeat(RequestContext context,
                                                                  ConsumerGroupHeartbeatRequest request) {
         String groupId = request.groupId();
         GroupContext.validateGroupId(groupId);
@@ -336,7 +336,7 @@ final class ConsumerGroupProtocol {
      * (current and target assignments); an unknown group, or a classic one, is GROUP_ID_NOT_FOUND as in
      * Kafka. Authorized operations are left to the caller.
      */
-    public ConsumerGroupDescribeResponse.DescribedGroup consumerGroupDescribe(String groupId) {
+    ConsumerGroupDescribeResponse.DescribedGroup consumerGroupDescribe(String groupId) {
         ConsumerGroupDescribeResponse.DescribedGroup described = new ConsumerGroupDescribeResponse.DescribedGroup()
                 .setGroupId(groupId)
                 .setGroupState("")
