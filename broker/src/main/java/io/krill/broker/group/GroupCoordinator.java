@@ -4,8 +4,6 @@ import io.krill.broker.BrokerContext;
 import io.krill.broker.config.GroupSettings;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataListener;
-import io.krill.controller.metadata.PartitionState;
-import io.krill.controller.metadata.TopicImage;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ConsumerGroupDescribeResponse;
@@ -28,16 +26,13 @@ import io.krill.wire.message.SyncGroupRequest;
 import io.krill.wire.message.SyncGroupResponse;
 import io.krill.wire.message.TxnOffsetCommitRequest;
 import io.krill.wire.message.TxnOffsetCommitResponse;
-import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,6 +76,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     private final ClassicGroupProtocol classic;
     private final ConsumerGroupProtocol consumerGroups;
     private final OffsetStore offsetStore;
+    private final GroupPartitionLoader loader;
     private ExecutorCoordinatorTimer ownedTimer;
 
     /**
@@ -108,6 +104,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         this.classic = new ClassicGroupProtocol(shared, rebalancer);
         this.consumerGroups = new ConsumerGroupProtocol(shared);
         this.offsetStore = new OffsetStore(shared, rebalancer);
+        this.loader = new GroupPartitionLoader(shared, rebalancer, consumerGroups);
     }
 
     public GroupConfig config() {
@@ -127,31 +124,9 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         follow(current);
     }
 
+    /** Follows leadership of {@code __consumer_offsets}; the monitor orders it against {@link #close}. */
     private synchronized void follow(MetadataImage image) {
-        if (shared.closed()) {
-            return;
-        }
-        shared.image(image);
-        TopicImage topic = image.topic(TOPIC);
-        Set<Integer> led = new HashSet<>();
-        if (topic != null) {
-            shared.partitionCount(topic.partitionCount());
-            for (PartitionState state : topic.partitions()) {
-                if (state.leader() == shared.nodeId()) {
-                    led.add(state.partition());
-                }
-            }
-        }
-        for (int partition : led) {
-            if (shared.shard(partition) == null) {
-                onElection(partition);
-            }
-        }
-        for (int partition : shared.ledPartitions()) {
-            if (!led.contains(partition)) {
-                onResignation(partition);
-            }
-        }
+        loader.follow(image);
     }
 
     /** The partition of {@code __consumer_offsets} that holds {@code groupId}. */
@@ -163,158 +138,24 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         return GroupContext.partitionFor(groupId, partitions);
     }
 
+    private long now() {
+        return timer.milliseconds();
+    }
+
     /** Becomes the coordinator of {@code partition}: loads it on the coordinator thread. */
     void onElection(int partition) {
-        GroupShard shard = new GroupShard(partition);
-        if (shared.addShard(shard)) {
-            LOG.debug("Loading group coordinator partition {}-{}", TOPIC, partition);
-            timer.execute(() -> load(shard));
-        }
+        loader.onElection(partition);
     }
 
     /** Stops coordinating {@code partition}: its groups are dropped and their waiting requests told. */
     void onResignation(int partition) {
-        GroupShard shard = shared.removeShard(partition);
-        if (shard == null) {
-            return;
-        }
-        LOG.debug("Unloading group coordinator partition {}-{}", TOPIC, partition);
-        for (ClassicGroup group : shard.groups.values()) {
-            synchronized (group) {
-                for (ClassicMember member : group.members()) {
-                    rebalancer.answerJoin(group, member, ClassicRebalancer.joinError(member.memberId(), Errors.NOT_COORDINATOR));
-                    ClassicRebalancer.answerSync(group, member, ClassicRebalancer.syncError(Errors.NOT_COORDINATOR));
-                }
-                group.transitionTo(GroupState.DEAD, now());
-            }
-        }
-        shard.groups.clear();
+        loader.onResignation(partition);
     }
 
     /** Whether {@code partition} is loaded and served (for tests and tools). */
     public boolean isLoaded(int partition) {
         GroupShard shard = shared.shard(partition);
         return shard != null && shard.loaded;
-    }
-
-    private void load(GroupShard shard) {
-        long started = System.nanoTime();
-        Map<String, GroupRecords.GroupValue> groupValues = new HashMap<>();
-        Map<String, GroupRecords.ConsumerGroupValue> consumerValues = new HashMap<>();
-        Map<String, Map<String, Map<Integer, OffsetAndMetadata>>> offsets = new HashMap<>();
-        AtomicInteger records = new AtomicInteger();
-        // Offsets of transactions without a marker yet, per producer id, in log order.
-        Map<Long, List<CoordinatorLog.Entry>> openTxns = new HashMap<>();
-        try {
-            CoordinatorLog.Replayer plain = (keyBytes, valueBytes) -> {
-                records.incrementAndGet();
-                GroupRecords.Key key = GroupRecords.readKey(Unpooled.wrappedBuffer(keyBytes));
-                if (key instanceof GroupRecords.OffsetKey k) {
-                    Map<Integer, OffsetAndMetadata> byPartition = offsets.computeIfAbsent(k.groupId(), g -> new HashMap<>())
-                            .computeIfAbsent(k.topic(), t -> new HashMap<>());
-                    if (valueBytes == null) {
-                        byPartition.remove(k.partition());
-                    } else {
-                        byPartition.put(k.partition(), GroupRecords.readOffsetValue(Unpooled.wrappedBuffer(valueBytes)));
-                    }
-                } else if (key instanceof GroupRecords.GroupKey k) {
-                    if (valueBytes == null) {
-                        groupValues.remove(k.groupId());
-                    } else {
-                        groupValues.put(k.groupId(), GroupRecords.readGroupValue(Unpooled.wrappedBuffer(valueBytes)));
-                    }
-                } else if (key instanceof GroupRecords.ConsumerGroupKey k) {
-                    if (valueBytes == null) {
-                        consumerValues.remove(k.groupId());
-                    } else {
-                        consumerValues.put(k.groupId(),
-                                GroupRecords.readConsumerGroupValue(Unpooled.wrappedBuffer(valueBytes)));
-                    }
-                }
-            };
-            log.replay(shard.partition, new CoordinatorLog.Replayer() {
-                @Override
-                public void replay(byte[] key, byte[] value) {
-                    plain.replay(key, value);
-                }
-
-                @Override
-                public void replayTransactional(long producerId, byte[] key, byte[] value) {
-                    openTxns.computeIfAbsent(producerId, p -> new ArrayList<>()).add(new CoordinatorLog.Entry(key, value));
-                }
-
-                @Override
-                public void replayMarker(long producerId, boolean commit) {
-                    List<CoordinatorLog.Entry> entries = openTxns.remove(producerId);
-                    if (entries != null && commit) {
-                        entries.forEach(e -> plain.replay(e.key(), e.value()));
-                    }
-                }
-            });
-        } catch (RuntimeException e) {
-            LOG.error("Failed to load {}-{}; its groups stay unavailable", TOPIC, shard.partition, e);
-            return;
-        }
-        long now = now();
-        Set<String> groupIds = new HashSet<>(groupValues.keySet());
-        groupIds.addAll(consumerValues.keySet());
-        offsets.forEach((groupId, byTopic) -> {
-            if (byTopic.values().stream().anyMatch(m -> !m.isEmpty())) {
-                groupIds.add(groupId);
-            }
-        });
-        Map<String, List<PendingOffset>> pendingByGroup = pendingTxnOffsets(openTxns);
-        groupIds.addAll(pendingByGroup.keySet());
-        for (String groupId : groupIds) {
-            ClassicGroup group = new ClassicGroup(groupId, shard.partition, now);
-            synchronized (group) {
-                GroupRecords.GroupValue value = groupValues.get(groupId);
-                GroupRecords.ConsumerGroupValue consumerValue = consumerValues.get(groupId);
-                if (consumerValue != null) {
-                    consumerGroups.restoreConsumer(group, consumerValue, now);
-                } else if (value != null) {
-                    rebalancer.restore(group, value, now);
-                }
-                Map<String, Map<Integer, OffsetAndMetadata>> byTopic = offsets.getOrDefault(groupId, Map.of());
-                byTopic.forEach((topic, byPartition) -> byPartition.forEach((p, o) -> group.putOffset(topic, p, o)));
-                for (PendingOffset pending : pendingByGroup.getOrDefault(groupId, List.of())) {
-                    group.pendingTxnOffsets.add(pending.producerId(), pending.topic(), pending.partition(),
-                            pending.offset());
-                }
-                shard.groups.put(groupId, group);
-            }
-        }
-        if (shared.shard(shard.partition) != shard) {
-            return; // resigned meanwhile
-        }
-        shard.loaded = true;
-        if (records.get() > 0) {
-            LOG.info("Loaded {}-{}: {} records, {} groups in {} ms", TOPIC, shard.partition, records.get(),
-                    groupIds.size(), (System.nanoTime() - started) / 1_000_000);
-        }
-    }
-
-    /** An offset of a transaction still open at the end of a load. */
-    private record PendingOffset(long producerId, String topic, int partition, OffsetAndMetadata offset) {
-    }
-
-    /** The offsets of transactions without a marker yet, by group (a tombstone cancels an earlier one). */
-    private static Map<String, List<PendingOffset>> pendingTxnOffsets(Map<Long, List<CoordinatorLog.Entry>> openTxns) {
-        Map<String, List<PendingOffset>> byGroup = new HashMap<>();
-        openTxns.forEach((producerId, entries) -> {
-            for (CoordinatorLog.Entry entry : entries) {
-                if (entry.value() != null
-                        && GroupRecords.readKey(Unpooled.wrappedBuffer(entry.key())) instanceof GroupRecords.OffsetKey k) {
-                    byGroup.computeIfAbsent(k.groupId(), g -> new ArrayList<>()).add(new PendingOffset(producerId,
-                            k.topic(), k.partition(), GroupRecords.readOffsetValue(Unpooled.wrappedBuffer(entry.value()))));
-                }
-            }
-        });
-        return byGroup;
-    }
-
-    private long now() {
-        return timer.milliseconds();
     }
 
     // ------------------------------------------------------------------ classic protocol
