@@ -31,38 +31,35 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The group coordinator of this broker: for each partition of {@code __consumer_offsets} it leads, the
- * classic-protocol groups that hash to it (membership, rebalances, assignments) and their committed
- * offsets, kept as records in that partition and rebuilt from it when the partition is loaded.
+ * groups that hash to it (classic-protocol and KIP-848 consumer groups) and their committed offsets,
+ * kept as records in that partition and rebuilt from it when the partition is loaded. This class is the
+ * facade the API handlers call; the work is done by its parts, which share one {@link GroupContext}
+ * (config, log, timer, the led partitions and their groups, the metadata image):
  *
- * <p><b>Partitions.</b> A group belongs to partition {@code abs(groupId.hashCode()) % partitions}
- * (Kafka's). As a {@link MetadataListener} the coordinator loads each partition it comes to lead (on
- * the coordinator thread; requests for its groups get COORDINATOR_LOAD_IN_PROGRESS meanwhile) and
- * drops the groups of a partition it no longer leads (their waiting requests get NOT_COORDINATOR).
+ * <ul>
+ *   <li>{@link GroupPartitionLoader}: follows leadership of {@code __consumer_offsets} (a group belongs
+ *       to partition {@code abs(groupId.hashCode()) % partitions}, Kafka's), loads a partition it comes
+ *       to lead on the coordinator thread (COORDINATOR_LOAD_IN_PROGRESS meanwhile) and drops the groups
+ *       of one it no longer leads (NOT_COORDINATOR to their waiting requests);
+ *   <li>{@link ClassicGroupProtocol}: JoinGroup, SyncGroup, Heartbeat, LeaveGroup;
+ *   <li>{@link ClassicRebalancer}: a classic group's rebalances, deadlines, session expiry and record;
+ *   <li>{@link ConsumerGroupProtocol}: ConsumerGroupHeartbeat and ConsumerGroupDescribe (KIP-848);
+ *   <li>{@link OffsetStore}: OffsetCommit, TxnOffsetCommit and transaction completion, OffsetFetch,
+ *       OffsetDelete, offsets expiry;
+ *   <li>{@link GroupAdmin}: DescribeGroups, ListGroups, DeleteGroups.
+ * </ul>
  *
- * <p><b>Classic protocol.</b> JoinGroup/SyncGroup/Heartbeat/LeaveGroup as Kafka's coordinator serves
- * them: KIP-394 member ids, static membership (KIP-345), protocol selection by vote, the initial
- * rebalance delay for new groups, rebalance and session timeouts, pending-sync expiry, group.max.size.
- * Waiting joins and syncs are callbacks held by the members; deadlines are tasks on the
- * {@link CoordinatorTimer}. A group's metadata is written when the leader's assignment arrives, when
- * the group becomes empty, when a static member is replaced and when the group is deleted.
- *
- * <p><b>Offsets.</b> OffsetCommit is validated against the group's generation and member, written, and
- * visible once committed; simple groups (generation -1) commit while empty. Offsets of empty groups
- * expire after {@code offsets.retention.minutes}, then the group itself.
- *
- * <p><b>Thread-safety.</b> Every group has its own lock (its monitor); no code holds two. Shards and
- * their group maps are concurrent. Log writes complete inline (one node) or later on the coordinator
- * thread, whose callbacks retake the group's lock and re-check the generation.
+ * <p><b>Thread-safety.</b> Thread-safe. Every group has its own lock (its monitor); no code holds two.
+ * Shards and their group maps are concurrent. This object's monitor orders metadata changes (loading and
+ * unloading partitions) against {@link #close}. Log writes complete inline (one node) or later on the
+ * coordinator thread, whose callbacks retake the group's lock and re-check the generation.
  */
 public final class GroupCoordinator implements MetadataListener, AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
-
     public static final String TOPIC = "__consumer_offsets";
+
     private final GroupContext shared;
     private final ClassicRebalancer rebalancer;
     private final ClassicGroupProtocol classic;
