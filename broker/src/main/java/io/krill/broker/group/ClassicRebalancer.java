@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * Deadlines are tasks on the {@link CoordinatorTimer}.
  *
  * <p>Thread-safety: thread-safe; no state of its own. Package-private methods expect the caller to hold
- * the group's monitor; the timer tasks scheduled here take it themselves and re-check, by token or
- * generation, that they are still current.
+ * the group's monitor; the timer tasks scheduled here take it themselves and re-check (rebalance
+ * token, generation, expiry check time) that they are still current.
  */
 final class ClassicRebalancer {
     private static final Logger LOG = LoggerFactory.getLogger(ClassicRebalancer.class);
@@ -81,12 +81,6 @@ final class ClassicRebalancer {
             prepareRebalance(group, reason);
         } else {
             maybeCompleteJoin(group);
-        }
-    }
-
-    void maybePrepareRebalance(ClassicGroup group, String reason) {
-        if (group.is(GroupState.STABLE) || group.is(GroupState.COMPLETING_REBALANCE) || group.is(GroupState.EMPTY)) {
-            prepareRebalance(group, reason);
         }
     }
 

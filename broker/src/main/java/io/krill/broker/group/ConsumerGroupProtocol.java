@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * members are fenced and rejoin).
  *
  * <p>Thread-safety: thread-safe; no state of its own (groups through {@link GroupContext}, topic ids and
- * partition counts from its volatile image). Requests and session-expiry tasks take the group's monitor;
+ * partition counts from the context's volatile image). Requests and session-expiry tasks take the group's monitor;
  * {@link #restoreConsumer} expects the caller to hold it.
  */
 final class ConsumerGroupProtocol {
