@@ -4,8 +4,6 @@ import io.krill.broker.BrokerContext;
 import io.krill.broker.config.GroupSettings;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataListener;
-import io.krill.controller.metadata.PartitionState;
-import io.krill.controller.metadata.TopicImage;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ConsumerGroupDescribeResponse;
@@ -28,76 +26,48 @@ import io.krill.wire.message.SyncGroupRequest;
 import io.krill.wire.message.SyncGroupResponse;
 import io.krill.wire.message.TxnOffsetCommitRequest;
 import io.krill.wire.message.TxnOffsetCommitResponse;
-import io.netty.buffer.Unpooled;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The group coordinator of this broker: for each partition of {@code __consumer_offsets} it leads, the
- * classic-protocol groups that hash to it (membership, rebalances, assignments) and their committed
- * offsets, kept as records in that partition and rebuilt from it when the partition is loaded.
+ * groups that hash to it (classic-protocol and KIP-848 consumer groups) and their committed offsets,
+ * kept as records in that partition and rebuilt from it when the partition is loaded. This class is the
+ * facade the API handlers call; the work is done by its parts, which share one {@link GroupContext}
+ * (config, log, timer, the led partitions and their groups, the metadata image):
  *
- * <p><b>Partitions.</b> A group belongs to partition {@code abs(groupId.hashCode()) % partitions}
- * (Kafka's). As a {@link MetadataListener} the coordinator loads each partition it comes to lead (on
- * the coordinator thread; requests for its groups get COORDINATOR_LOAD_IN_PROGRESS meanwhile) and
- * drops the groups of a partition it no longer leads (their waiting requests get NOT_COORDINATOR).
+ * <ul>
+ *   <li>{@link GroupPartitionLoader}: follows leadership of {@code __consumer_offsets} (a group belongs
+ *       to partition {@code abs(groupId.hashCode()) % partitions}, Kafka's), loads a partition it comes
+ *       to lead on the coordinator thread (COORDINATOR_LOAD_IN_PROGRESS meanwhile) and drops the groups
+ *       of one it no longer leads (NOT_COORDINATOR to their waiting requests);
+ *   <li>{@link ClassicGroupProtocol}: JoinGroup, SyncGroup, Heartbeat, LeaveGroup;
+ *   <li>{@link ClassicRebalancer}: a classic group's rebalances, deadlines, session expiry and record;
+ *   <li>{@link ConsumerGroupProtocol}: ConsumerGroupHeartbeat and ConsumerGroupDescribe (KIP-848);
+ *   <li>{@link OffsetStore}: OffsetCommit, TxnOffsetCommit and transaction completion, OffsetFetch,
+ *       OffsetDelete, offsets expiry;
+ *   <li>{@link GroupAdmin}: DescribeGroups, ListGroups, DeleteGroups.
+ * </ul>
  *
- * <p><b>Classic protocol.</b> JoinGroup/SyncGroup/Heartbeat/LeaveGroup as Kafka's coordinator serves
- * them: KIP-394 member ids, static membership (KIP-345), protocol selection by vote, the initial
- * rebalance delay for new groups, rebalance and session timeouts, pending-sync expiry, group.max.size.
- * Waiting joins and syncs are callbacks held by the members; deadlines are tasks on the
- * {@link CoordinatorTimer}. A group's metadata is written when the leader's assignment arrives, when
- * the group becomes empty, when a static member is replaced and when the group is deleted.
- *
- * <p><b>Offsets.</b> OffsetCommit is validated against the group's generation and member, written, and
- * visible once committed; simple groups (generation -1) commit while empty. Offsets of empty groups
- * expire after {@code offsets.retention.minutes}, then the group itself.
- *
- * <p><b>Thread-safety.</b> Every group has its own lock (its monitor); no code holds two. Shards and
- * their group maps are concurrent. Log writes complete inline (one node) or later on the coordinator
- * thread, whose callbacks retake the group's lock and re-check the generation.
+ * <p><b>Thread-safety.</b> Thread-safe. Every group has its own lock (its monitor); no code holds two.
+ * Shards and their group maps are concurrent. This object's monitor orders metadata changes (loading and
+ * unloading partitions) against {@link #close}. Log writes complete inline (one node) or later on the
+ * coordinator thread, whose callbacks retake the group's lock and re-check the generation.
  */
 public final class GroupCoordinator implements MetadataListener, AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
-
     public static final String TOPIC = "__consumer_offsets";
-    /** How long a new member may wait in JoinGroup before it is dropped (Kafka's fixed 5 minutes). */
-    static final long NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000L;
-    static final String CLASSIC_TYPE = "classic";
-    static final String CONSUMER_TYPE = "consumer";
-    /** The latest metadata image (partition counts and topic ids for consumer groups). */
-    private volatile MetadataImage image;
 
-    private final int nodeId;
-    private final GroupConfig config;
-    private final CoordinatorLog log;
-    private final CoordinatorTimer timer;
-    private final Map<Integer, Shard> shards = new ConcurrentHashMap<>();
-    private volatile int partitionCount;
-    private volatile boolean closed;
+    private final GroupContext shared;
+    private final ClassicRebalancer rebalancer;
+    private final ClassicGroupProtocol classic;
+    private final ConsumerGroupProtocol consumerGroups;
+    private final OffsetStore offsetStore;
+    private final GroupPartitionLoader loader;
+    private final GroupAdmin admin;
     private ExecutorCoordinatorTimer ownedTimer;
-
-    /** The groups of one led partition of {@code __consumer_offsets}. */
-    private static final class Shard {
-        final int partition;
-        final Map<String, ClassicGroup> groups = new ConcurrentHashMap<>();
-        volatile boolean loaded;
-
-        Shard(int partition) {
-            this.partition = partition;
-        }
-    }
 
     /**
      * The broker's coordinator: its log is this broker's partitions of {@code __consumer_offsets}, its
@@ -116,15 +86,17 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     }
 
     public GroupCoordinator(int nodeId, GroupConfig config, CoordinatorLog log, CoordinatorTimer timer) {
-        this.nodeId = nodeId;
-        this.config = config;
-        this.log = log;
-        this.timer = timer;
-        this.partitionCount = config.offsetsTopicNumPartitions();
+        this.shared = new GroupContext(nodeId, config, log, timer);
+        this.rebalancer = new ClassicRebalancer(shared);
+        this.classic = new ClassicGroupProtocol(shared, rebalancer);
+        this.consumerGroups = new ConsumerGroupProtocol(shared);
+        this.offsetStore = new OffsetStore(shared, rebalancer);
+        this.loader = new GroupPartitionLoader(shared, rebalancer, consumerGroups);
+        this.admin = new GroupAdmin(shared);
     }
 
     public GroupConfig config() {
-        return config;
+        return shared.config();
     }
 
     // ------------------------------------------------------------------ partitions
@@ -132,7 +104,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     /** Follows the image the broker starts with, and schedules the periodic offsets expiry. */
     public void startup(MetadataImage image) {
         follow(image);
-        scheduleOffsetsExpiry();
+        offsetStore.scheduleOffsetsExpiry();
     }
 
     @Override
@@ -140,284 +112,37 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         follow(current);
     }
 
+    /** Follows leadership of {@code __consumer_offsets}; the monitor orders it against {@link #close}. */
     private synchronized void follow(MetadataImage image) {
-        if (closed) {
-            return;
-        }
-        this.image = image;
-        TopicImage topic = image.topic(TOPIC);
-        Set<Integer> led = new HashSet<>();
-        if (topic != null) {
-            partitionCount = topic.partitionCount();
-            for (PartitionState state : topic.partitions()) {
-                if (state.leader() == nodeId) {
-                    led.add(state.partition());
-                }
-            }
-        }
-        for (int partition : led) {
-            if (!shards.containsKey(partition)) {
-                onElection(partition);
-            }
-        }
-        for (int partition : new ArrayList<>(shards.keySet())) {
-            if (!led.contains(partition)) {
-                onResignation(partition);
-            }
-        }
+        loader.follow(image);
     }
 
     /** The partition of {@code __consumer_offsets} that holds {@code groupId}. */
     public int partitionFor(String groupId) {
-        return partitionFor(groupId, partitionCount);
+        return shared.partitionFor(groupId);
     }
 
     static int partitionFor(String groupId, int partitions) {
-        int hash = groupId.hashCode();
-        return (hash == Integer.MIN_VALUE ? 0 : Math.abs(hash)) % partitions;
+        return GroupContext.partitionFor(groupId, partitions);
     }
 
     /** Becomes the coordinator of {@code partition}: loads it on the coordinator thread. */
     void onElection(int partition) {
-        Shard shard = new Shard(partition);
-        if (shards.putIfAbsent(partition, shard) == null) {
-            LOG.debug("Loading group coordinator partition {}-{}", TOPIC, partition);
-            timer.execute(() -> load(shard));
-        }
+        loader.onElection(partition);
     }
 
     /** Stops coordinating {@code partition}: its groups are dropped and their waiting requests told. */
     void onResignation(int partition) {
-        Shard shard = shards.remove(partition);
-        if (shard == null) {
-            return;
-        }
-        LOG.debug("Unloading group coordinator partition {}-{}", TOPIC, partition);
-        for (ClassicGroup group : shard.groups.values()) {
-            synchronized (group) {
-                for (ClassicMember member : group.members()) {
-                    answerJoin(group, member, joinError(member.memberId(), Errors.NOT_COORDINATOR));
-                    answerSync(group, member, syncError(Errors.NOT_COORDINATOR));
-                }
-                group.transitionTo(GroupState.DEAD, now());
-            }
-        }
-        shard.groups.clear();
+        loader.onResignation(partition);
     }
 
     /** Whether {@code partition} is loaded and served (for tests and tools). */
     public boolean isLoaded(int partition) {
-        Shard shard = shards.get(partition);
+        GroupShard shard = shared.shard(partition);
         return shard != null && shard.loaded;
     }
 
-    private void load(Shard shard) {
-        long started = System.nanoTime();
-        Map<String, GroupRecords.GroupValue> groupValues = new HashMap<>();
-        Map<String, GroupRecords.ConsumerGroupValue> consumerValues = new HashMap<>();
-        Map<String, Map<String, Map<Integer, OffsetAndMetadata>>> offsets = new HashMap<>();
-        AtomicInteger records = new AtomicInteger();
-        // Offsets of transactions without a marker yet, per producer id, in log order.
-        Map<Long, List<CoordinatorLog.Entry>> openTxns = new HashMap<>();
-        try {
-            CoordinatorLog.Replayer plain = (keyBytes, valueBytes) -> {
-                records.incrementAndGet();
-                GroupRecords.Key key = GroupRecords.readKey(Unpooled.wrappedBuffer(keyBytes));
-                if (key instanceof GroupRecords.OffsetKey k) {
-                    Map<Integer, OffsetAndMetadata> byPartition = offsets.computeIfAbsent(k.groupId(), g -> new HashMap<>())
-                            .computeIfAbsent(k.topic(), t -> new HashMap<>());
-                    if (valueBytes == null) {
-                        byPartition.remove(k.partition());
-                    } else {
-                        byPartition.put(k.partition(), GroupRecords.readOffsetValue(Unpooled.wrappedBuffer(valueBytes)));
-                    }
-                } else if (key instanceof GroupRecords.GroupKey k) {
-                    if (valueBytes == null) {
-                        groupValues.remove(k.groupId());
-                    } else {
-                        groupValues.put(k.groupId(), GroupRecords.readGroupValue(Unpooled.wrappedBuffer(valueBytes)));
-                    }
-                } else if (key instanceof GroupRecords.ConsumerGroupKey k) {
-                    if (valueBytes == null) {
-                        consumerValues.remove(k.groupId());
-                    } else {
-                        consumerValues.put(k.groupId(),
-                                GroupRecords.readConsumerGroupValue(Unpooled.wrappedBuffer(valueBytes)));
-                    }
-                }
-            };
-            log.replay(shard.partition, new CoordinatorLog.Replayer() {
-                @Override
-                public void replay(byte[] key, byte[] value) {
-                    plain.replay(key, value);
-                }
-
-                @Override
-                public void replayTransactional(long producerId, byte[] key, byte[] value) {
-                    openTxns.computeIfAbsent(producerId, p -> new ArrayList<>()).add(new CoordinatorLog.Entry(key, value));
-                }
-
-                @Override
-                public void replayMarker(long producerId, boolean commit) {
-                    List<CoordinatorLog.Entry> entries = openTxns.remove(producerId);
-                    if (entries != null && commit) {
-                        entries.forEach(e -> plain.replay(e.key(), e.value()));
-                    }
-                }
-            });
-        } catch (RuntimeException e) {
-            LOG.error("Failed to load {}-{}; its groups stay unavailable", TOPIC, shard.partition, e);
-            return;
-        }
-        long now = now();
-        Set<String> groupIds = new HashSet<>(groupValues.keySet());
-        groupIds.addAll(consumerValues.keySet());
-        offsets.forEach((groupId, byTopic) -> {
-            if (byTopic.values().stream().anyMatch(m -> !m.isEmpty())) {
-                groupIds.add(groupId);
-            }
-        });
-        Map<String, List<PendingOffset>> pendingByGroup = pendingTxnOffsets(openTxns);
-        groupIds.addAll(pendingByGroup.keySet());
-        for (String groupId : groupIds) {
-            ClassicGroup group = new ClassicGroup(groupId, shard.partition, now);
-            synchronized (group) {
-                GroupRecords.GroupValue value = groupValues.get(groupId);
-                GroupRecords.ConsumerGroupValue consumerValue = consumerValues.get(groupId);
-                if (consumerValue != null) {
-                    restoreConsumer(group, consumerValue, now);
-                } else if (value != null) {
-                    restore(group, value, now);
-                }
-                Map<String, Map<Integer, OffsetAndMetadata>> byTopic = offsets.getOrDefault(groupId, Map.of());
-                byTopic.forEach((topic, byPartition) -> byPartition.forEach((p, o) -> group.putOffset(topic, p, o)));
-                for (PendingOffset pending : pendingByGroup.getOrDefault(groupId, List.of())) {
-                    group.pendingTxnOffsets.add(pending.producerId(), pending.topic(), pending.partition(),
-                            pending.offset());
-                }
-                shard.groups.put(groupId, group);
-            }
-        }
-        if (shards.get(shard.partition) != shard) {
-            return; // resigned meanwhile
-        }
-        shard.loaded = true;
-        if (records.get() > 0) {
-            LOG.info("Loaded {}-{}: {} records, {} groups in {} ms", TOPIC, shard.partition, records.get(),
-                    groupIds.size(), (System.nanoTime() - started) / 1_000_000);
-        }
-    }
-
-    /** An offset of a transaction still open at the end of a load. */
-    private record PendingOffset(long producerId, String topic, int partition, OffsetAndMetadata offset) {
-    }
-
-    /** The offsets of transactions without a marker yet, by group (a tombstone cancels an earlier one). */
-    private static Map<String, List<PendingOffset>> pendingTxnOffsets(Map<Long, List<CoordinatorLog.Entry>> openTxns) {
-        Map<String, List<PendingOffset>> byGroup = new HashMap<>();
-        openTxns.forEach((producerId, entries) -> {
-            for (CoordinatorLog.Entry entry : entries) {
-                if (entry.value() != null
-                        && GroupRecords.readKey(Unpooled.wrappedBuffer(entry.key())) instanceof GroupRecords.OffsetKey k) {
-                    byGroup.computeIfAbsent(k.groupId(), g -> new ArrayList<>()).add(new PendingOffset(producerId,
-                            k.topic(), k.partition(), GroupRecords.readOffsetValue(Unpooled.wrappedBuffer(entry.value()))));
-                }
-            }
-        });
-        return byGroup;
-    }
-
-    /** A consumer-protocol group from its record: members start at epoch 0 (fenced, they rejoin). */
-    private void restoreConsumer(ClassicGroup group, GroupRecords.ConsumerGroupValue value, long now) {
-        ConsumerGroup cg = new ConsumerGroup();
-        group.consumer = cg;
-        group.protocolType = ClassicGroup.CONSUMER_PROTOCOL_TYPE;
-        cg.groupEpoch = value.groupEpoch();
-        for (GroupRecords.ConsumerMemberValue m : value.members()) {
-            ConsumerGroup.Member member = new ConsumerGroup.Member(m.memberId());
-            member.instanceId = m.instanceId();
-            member.rackId = m.rackId();
-            member.clientId = m.clientId();
-            member.clientHost = m.clientHost();
-            member.rebalanceTimeoutMs = m.rebalanceTimeoutMs();
-            member.serverAssignor = m.serverAssignor();
-            member.subscribedTopics = m.subscribedTopics();
-            cg.members.put(member.memberId, member);
-            long deadline = now + config.consumerSessionTimeoutMs();
-            member.sessionDeadline = deadline;
-            String id = member.memberId;
-            timer.schedule(config.consumerSessionTimeoutMs(), () -> expireConsumerMember(group, id, deadline));
-        }
-        computeConsumerTarget(cg);
-    }
-
-    /** Writes the group's consumer-group record (after its group epoch moved); a failure is only logged. */
-    private void persistConsumerGroup(ClassicGroup group) {
-        ConsumerGroup cg = group.consumer;
-        List<GroupRecords.ConsumerMemberValue> members = new ArrayList<>();
-        for (ConsumerGroup.Member m : cg.members.values()) {
-            members.add(new GroupRecords.ConsumerMemberValue(m.memberId, m.instanceId, m.rackId, m.clientId,
-                    m.clientHost, m.rebalanceTimeoutMs, m.serverAssignor, m.subscribedTopics));
-        }
-        byte[] value = GroupRecords.consumerGroupValue(new GroupRecords.ConsumerGroupValue(cg.groupEpoch, members));
-        log.append(group.partition(), List.of(new CoordinatorLog.Entry(
-                GroupRecords.consumerGroupKey(group.groupId()), value))).whenComplete((ok, failure) -> {
-                    if (failure != null) {
-                        LOG.warn("Failed to store consumer group {}: {}", group.groupId(), failure.getMessage());
-                    }
-                });
-    }
-
-    private void restore(ClassicGroup group, GroupRecords.GroupValue value, long now) {
-        group.generationId = value.generationId();
-        group.protocolType = value.protocolType();
-        group.protocolName = value.protocolName();
-        for (GroupRecords.MemberValue m : value.members()) {
-            String protocol = value.protocolName() == null ? "" : value.protocolName();
-            ClassicMember member = new ClassicMember(m.memberId(), m.groupInstanceId(), m.clientId(), m.clientHost(),
-                    m.rebalanceTimeoutMs(), m.sessionTimeoutMs(), value.protocolType(),
-                    List.of(new ClassicMember.Protocol(protocol, m.subscription())));
-            member.assignment = m.assignment();
-            group.add(member);
-        }
-        group.protocolType = value.protocolType();
-        group.leaderId = value.leaderId();
-        group.restore(group.isEmptyOfMembers() ? GroupState.EMPTY : GroupState.STABLE, value.stateTimestamp());
-        group.refreshSubscribedTopics();
-        for (ClassicMember member : group.members()) {
-            scheduleExpiry(group, member, now + member.sessionTimeoutMs);
-        }
-    }
-
-    private Shard shardFor(String groupId) {
-        Shard shard = shards.get(partitionFor(groupId));
-        if (shard == null) {
-            throw new ApiException(Errors.NOT_COORDINATOR, "This broker is not the coordinator of group " + groupId);
-        }
-        if (!shard.loaded) {
-            throw new ApiException(Errors.COORDINATOR_LOAD_IN_PROGRESS, "The coordinator of group " + groupId
-                    + " is loading");
-        }
-        return shard;
-    }
-
-    private static void validateGroupId(String groupId) {
-        if (groupId == null || groupId.isEmpty()) {
-            throw new ApiException(Errors.INVALID_GROUP_ID, "The group id must not be empty");
-        }
-    }
-
-    /** The group, or null when it does not exist (a Dead group is gone). */
-    private static ClassicGroup group(Shard shard, String groupId) {
-        ClassicGroup group = shard.groups.get(groupId);
-        return group;
-    }
-
-    private long now() {
-        return timer.milliseconds();
-    }
-
-    // ------------------------------------------------------------------ JoinGroup
+    // ------------------------------------------------------------------ classic protocol
 
     /**
      * JoinGroup: answers through {@code callback}, at once (errors, MEMBER_ID_REQUIRED, a rejoin that
@@ -426,710 +151,42 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
      * @throws ApiException for errors of the whole request (not the coordinator, loading, invalid id)
      */
     public void joinGroup(RequestContext context, JoinGroupRequest request, Consumer<JoinGroupResponse> callback) {
-        String groupId = request.groupId();
-        validateGroupId(groupId);
-        Shard shard = shardFor(groupId);
-        int session = request.sessionTimeoutMs();
-        String memberId = request.memberId() == null ? "" : request.memberId();
-        if (session < config.minSessionTimeoutMs() || session > config.maxSessionTimeoutMs()) {
-            callback.accept(joinError(memberId, Errors.INVALID_SESSION_TIMEOUT));
-            return;
-        }
-        List<ClassicMember.Protocol> protocols = new ArrayList<>();
-        for (JoinGroupRequest.JoinGroupRequestProtocol p : request.protocols()) {
-            protocols.add(new ClassicMember.Protocol(p.name(), p.metadata() == null ? ClassicMember.EMPTY : p.metadata()));
-        }
-        boolean unknownMember = memberId.isEmpty();
-        while (true) {
-            ClassicGroup group;
-            if (unknownMember) {
-                group = shard.groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, shard.partition, now()));
-            } else {
-                group = group(shard, groupId);
-                if (group == null) {
-                    callback.accept(joinError(memberId, Errors.UNKNOWN_MEMBER_ID));
-                    return;
-                }
-            }
-            synchronized (group) {
-                if (group.is(GroupState.DEAD)) {
-                    shard.groups.remove(groupId, group);
-                    if (!unknownMember) {
-                        callback.accept(joinError(memberId, Errors.UNKNOWN_MEMBER_ID));
-                        return;
-                    }
-                    continue;
-                }
-                if (group.consumer != null) {
-                    if (!group.consumer.isEmpty()) {
-                        callback.accept(joinError(memberId, Errors.INCONSISTENT_GROUP_PROTOCOL));
-                        return;
-                    }
-                    group.consumer = null; // an empty consumer group becomes a classic one
-                    group.protocolType = null;
-                }
-                join(context, group, request, memberId, protocols, callback);
-                if (group.is(GroupState.EMPTY) && group.generationId == 0 && group.isEmptyOfMembers()
-                        && group.pendingJoinMembers.isEmpty() && !group.hasOffsets()) {
-                    // A failed first join leaves nothing behind.
-                    group.transitionTo(GroupState.DEAD, now());
-                    shard.groups.remove(groupId, group);
-                }
-                return;
-            }
-        }
+        classic.joinGroup(context, request, callback);
     }
-
-    private void join(RequestContext context, ClassicGroup group, JoinGroupRequest request, String memberId,
-                      List<ClassicMember.Protocol> protocols, Consumer<JoinGroupResponse> callback) {
-        if (!acceptJoiningMember(group, memberId)) {
-            callback.accept(joinError(memberId, Errors.GROUP_MAX_SIZE_REACHED));
-            return;
-        }
-        if (!group.supportsProtocols(request.protocolType(), protocols)) {
-            callback.accept(joinError(memberId, Errors.INCONSISTENT_GROUP_PROTOCOL));
-            return;
-        }
-        String instanceId = request.groupInstanceId();
-        if (memberId.isEmpty()) {
-            String newMemberId = context.clientId() + "-" + UUID.randomUUID();
-            if (instanceId != null) {
-                String existing = group.staticMemberId(instanceId);
-                if (existing != null) {
-                    replaceStaticMember(context, group, request, existing, newMemberId, protocols, callback);
-                } else {
-                    addMemberAndRebalance(context, group, request, newMemberId, protocols, callback);
-                }
-            } else if (context.apiVersion() >= 4) {
-                // KIP-394: hand out the id; the member joins again with it.
-                group.pendingJoinMembers.add(newMemberId);
-                int session = request.sessionTimeoutMs();
-                timer.schedule(session, () -> expirePendingMember(group, newMemberId));
-                callback.accept(joinError(newMemberId, Errors.MEMBER_ID_REQUIRED));
-            } else {
-                addMemberAndRebalance(context, group, request, newMemberId, protocols, callback);
-            }
-            return;
-        }
-        if (group.isPendingJoin(memberId)) {
-            addMemberAndRebalance(context, group, request, memberId, protocols, callback);
-            return;
-        }
-        Errors invalid = group.validateMember(memberId, instanceId);
-        if (invalid != null) {
-            callback.accept(joinError(memberId, invalid));
-            return;
-        }
-        ClassicMember member = group.member(memberId);
-        switch (group.state()) {
-            case PREPARING_REBALANCE -> updateMemberAndRebalance(context, group, member, request, protocols, callback);
-            case COMPLETING_REBALANCE -> {
-                if (member.matches(protocols)) {
-                    // The member did not get the join response: send it again.
-                    scheduleExpiry(group, member, now() + member.sessionTimeoutMs);
-                    callback.accept(currentGenerationResponse(group, member, group.isLeader(memberId), false));
-                } else {
-                    updateMemberAndRebalance(context, group, member, request, protocols, callback);
-                }
-            }
-            case STABLE -> {
-                if (group.isLeader(memberId) || !member.matches(protocols)) {
-                    // The leader rejoins to trigger a rebalance (a metadata change it saw), a follower when
-                    // its subscription changed.
-                    updateMemberAndRebalance(context, group, member, request, protocols, callback);
-                } else {
-                    scheduleExpiry(group, member, now() + member.sessionTimeoutMs);
-                    callback.accept(currentGenerationResponse(group, member, false, false));
-                }
-            }
-            default -> callback.accept(joinError(memberId, Errors.UNKNOWN_MEMBER_ID));
-        }
-    }
-
-    private boolean acceptJoiningMember(ClassicGroup group, String memberId) {
-        return switch (group.state()) {
-            case EMPTY, DEAD -> true;
-            case PREPARING_REBALANCE -> (group.hasMember(memberId) && group.member(memberId).isAwaitingJoin())
-                    || group.numMembersAwaitingJoin() < config.maxSize();
-            default -> group.hasMember(memberId) || group.size() < config.maxSize();
-        };
-    }
-
-    private void addMemberAndRebalance(RequestContext context, ClassicGroup group, JoinGroupRequest request,
-                                       String memberId, List<ClassicMember.Protocol> protocols,
-                                       Consumer<JoinGroupResponse> callback) {
-        ClassicMember member = new ClassicMember(memberId, request.groupInstanceId(), context.clientId(),
-                context.clientHost(), rebalanceTimeout(request), request.sessionTimeoutMs(), request.protocolType(),
-                protocols);
-        long now = now();
-        member.isNew = true;
-        member.joinedAtMs = now;
-        member.awaitingJoin = callback;
-        if (group.is(GroupState.PREPARING_REBALANCE) && group.generationId == 0) {
-            group.newMemberAdded = true;
-        }
-        group.add(member);
-        // A new member cannot heartbeat before it has joined; a join that never completes is dropped
-        // after the new-member timeout.
-        scheduleExpiry(group, member, now + NEW_MEMBER_JOIN_TIMEOUT_MS);
-        maybePrepareRebalanceOrCompleteJoin(group, "new member " + memberId + " joined");
-    }
-
-    private void updateMemberAndRebalance(RequestContext context, ClassicGroup group, ClassicMember member,
-                                          JoinGroupRequest request, List<ClassicMember.Protocol> protocols,
-                                          Consumer<JoinGroupResponse> callback) {
-        if (member.awaitingJoin != null) {
-            // A retried join replaces the one waiting; that one is answered so its connection moves on.
-            Consumer<JoinGroupResponse> old = member.awaitingJoin;
-            group.setAwaitingJoin(member, null);
-            deliver(old, joinError(member.memberId(), Errors.REBALANCE_IN_PROGRESS));
-        }
-        member.protocols = List.copyOf(protocols);
-        member.rebalanceTimeoutMs = rebalanceTimeout(request);
-        member.sessionTimeoutMs = request.sessionTimeoutMs();
-        member.clientId = context.clientId();
-        member.clientHost = context.clientHost();
-        group.setAwaitingJoin(member, callback);
-        maybePrepareRebalanceOrCompleteJoin(group, "member " + member.memberId() + " rejoined");
-    }
-
-    private static int rebalanceTimeout(JoinGroupRequest request) {
-        return request.rebalanceTimeoutMs() < 0 ? request.sessionTimeoutMs() : request.rebalanceTimeoutMs();
-    }
-
-    /**
-     * KIP-345: a static member rejoins with a new member id (a restarted instance). The old id is fenced.
-     * A stable group whose protocol selection does not change keeps its generation and assignment: the
-     * new id is persisted and the member answered at once; otherwise the group rebalances.
-     */
-    private void replaceStaticMember(RequestContext context, ClassicGroup group, JoinGroupRequest request,
-                                     String oldMemberId, String newMemberId, List<ClassicMember.Protocol> protocols,
-                                     Consumer<JoinGroupResponse> callback) {
-        ClassicMember member = group.member(oldMemberId);
-        if (member.awaitingJoin != null) {
-            Consumer<JoinGroupResponse> old = member.awaitingJoin;
-            group.setAwaitingJoin(member, null);
-            deliver(old, joinError(oldMemberId, Errors.FENCED_INSTANCE_ID));
-        }
-        answerSync(group, member, syncError(Errors.FENCED_INSTANCE_ID));
-        List<ClassicMember.Protocol> oldProtocols = member.protocols;
-        int oldRebalanceTimeout = member.rebalanceTimeoutMs;
-        int oldSessionTimeout = member.sessionTimeoutMs;
-        String instanceId = request.groupInstanceId();
-        LOG.info("Static member {} of group {} rejoined: member id {} replaces {}", instanceId, group.groupId(),
-                newMemberId, oldMemberId);
-        group.replaceStaticMember(instanceId, oldMemberId, newMemberId);
-        member.protocols = List.copyOf(protocols);
-        member.rebalanceTimeoutMs = rebalanceTimeout(request);
-        member.sessionTimeoutMs = request.sessionTimeoutMs();
-        member.clientId = context.clientId();
-        member.clientHost = context.clientHost();
-        scheduleExpiry(group, member, now() + member.sessionTimeoutMs);
-        switch (group.state()) {
-            case STABLE -> {
-                String next = group.selectProtocol();
-                if (next.equals(group.protocolName)) {
-                    int generation = group.generationId;
-                    storeGroup(group, currentAssignments(group)).whenComplete((ok, failure) -> {
-                        synchronized (group) {
-                            if (failure != null) {
-                                Errors error = groupStoreError(failure);
-                                if (group.hasMember(newMemberId) && group.generationId == generation) {
-                                    group.replaceStaticMember(instanceId, newMemberId, oldMemberId);
-                                    member.protocols = oldProtocols;
-                                    member.rebalanceTimeoutMs = oldRebalanceTimeout;
-                                    member.sessionTimeoutMs = oldSessionTimeout;
-                                }
-                                deliver(callback, joinError(newMemberId, error));
-                                return;
-                            }
-                            boolean leader = group.isLeader(newMemberId);
-                            deliver(callback, currentGenerationResponse(group, member, leader, leader));
-                        }
-                    });
-                } else {
-                    group.setAwaitingJoin(member, callback);
-                    prepareRebalance(group, "static member " + instanceId + " rejoined with another protocol");
-                }
-            }
-            case COMPLETING_REBALANCE -> {
-                // The leader may be assigning to the old id: rebalance so the new id gets an assignment.
-                group.setAwaitingJoin(member, callback);
-                prepareRebalance(group, "static member " + instanceId + " replaced during the sync phase");
-            }
-            case PREPARING_REBALANCE -> {
-                group.setAwaitingJoin(member, callback);
-                maybeCompleteJoin(group);
-            }
-            default -> throw new IllegalStateException("static member " + instanceId + " in a " + group.state() + " group");
-        }
-    }
-
-    private Map<String, byte[]> currentAssignments(ClassicGroup group) {
-        Map<String, byte[]> assignments = new HashMap<>();
-        for (ClassicMember member : group.members()) {
-            assignments.put(member.memberId(), member.assignment);
-        }
-        return assignments;
-    }
-
-    private JoinGroupResponse currentGenerationResponse(ClassicGroup group, ClassicMember member, boolean withMembers,
-                                                        boolean skipAssignment) {
-        return new JoinGroupResponse()
-                .setGenerationId(group.generationId)
-                .setProtocolType(group.protocolType)
-                .setProtocolName(group.protocolName)
-                .setLeader(group.leaderId == null ? "" : group.leaderId)
-                .setMemberId(member.memberId())
-                .setSkipAssignment(skipAssignment)
-                .setMembers(withMembers ? group.membersForLeader() : new ArrayList<>());
-    }
-
-    static JoinGroupResponse joinError(String memberId, Errors error) {
-        return new JoinGroupResponse()
-                .setErrorCode(error.code())
-                .setGenerationId(-1)
-                .setProtocolName(null)
-                .setLeader("")
-                .setMemberId(memberId == null ? "" : memberId);
-    }
-
-    private void expirePendingMember(ClassicGroup group, String memberId) {
-        synchronized (group) {
-            if (group.pendingJoinMembers.remove(memberId)) {
-                LOG.debug("Pending member {} of group {} did not join in time", memberId, group.groupId());
-                if (group.is(GroupState.PREPARING_REBALANCE)) {
-                    maybeCompleteJoin(group);
-                }
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------ rebalance
-
-    private void maybePrepareRebalanceOrCompleteJoin(ClassicGroup group, String reason) {
-        if (group.is(GroupState.STABLE) || group.is(GroupState.COMPLETING_REBALANCE) || group.is(GroupState.EMPTY)) {
-            prepareRebalance(group, reason);
-        } else {
-            maybeCompleteJoin(group);
-        }
-    }
-
-    private void maybePrepareRebalance(ClassicGroup group, String reason) {
-        if (group.is(GroupState.STABLE) || group.is(GroupState.COMPLETING_REBALANCE) || group.is(GroupState.EMPTY)) {
-            prepareRebalance(group, reason);
-        }
-    }
-
-    private void prepareRebalance(ClassicGroup group, String reason) {
-        if (group.is(GroupState.COMPLETING_REBALANCE)) {
-            resetAndPropagateAssignmentError(group, Errors.REBALANCE_IN_PROGRESS);
-        }
-        group.pendingSyncMembers.clear();
-        boolean initial = group.is(GroupState.EMPTY);
-        LOG.info("Preparing to rebalance group {} in state {} with old generation {} ({})", group.groupId(),
-                group.state().displayName(), group.generationId, reason);
-        group.transitionTo(GroupState.PREPARING_REBALANCE, now());
-        long token = ++group.rebalanceToken;
-        if (initial) {
-            group.initialJoinPhase = true;
-            group.newMemberAdded = false;
-            int delay = config.initialRebalanceDelayMs();
-            long remaining = Math.max(group.maxRebalanceTimeoutMs() - delay, 0);
-            timer.schedule(delay, () -> initialDelayExpired(group, token, remaining));
-        } else {
-            group.initialJoinPhase = false;
-            timer.schedule(group.maxRebalanceTimeoutMs(), () -> joinDeadline(group, token));
-            maybeCompleteJoin(group);
-        }
-    }
-
-    private void initialDelayExpired(ClassicGroup group, long token, long remaining) {
-        synchronized (group) {
-            if (group.rebalanceToken != token || !group.is(GroupState.PREPARING_REBALANCE)) {
-                return;
-            }
-            if (group.newMemberAdded && remaining > 0) {
-                group.newMemberAdded = false;
-                long delay = Math.min(config.initialRebalanceDelayMs(), remaining);
-                long left = Math.max(remaining - delay, 0);
-                timer.schedule(delay, () -> initialDelayExpired(group, token, left));
-                return;
-            }
-            group.initialJoinPhase = false;
-            completeJoin(group);
-        }
-    }
-
-    private void joinDeadline(ClassicGroup group, long token) {
-        synchronized (group) {
-            if (group.rebalanceToken == token && group.is(GroupState.PREPARING_REBALANCE)) {
-                completeJoin(group);
-            }
-        }
-    }
-
-    private void maybeCompleteJoin(ClassicGroup group) {
-        if (group.is(GroupState.PREPARING_REBALANCE) && !group.initialJoinPhase && group.hasAllMembersJoined()) {
-            completeJoin(group);
-        }
-    }
-
-    /**
-     * Ends the join phase: drops dynamic members that did not rejoin, starts the next generation and
-     * answers every waiting join (the leader with the members' metadata).
-     */
-    private void completeJoin(ClassicGroup group) {
-        group.rebalanceToken++;
-        group.initialJoinPhase = false;
-        for (ClassicMember member : group.notYetRejoinedMembers()) {
-            if (!member.isStatic()) {
-                LOG.info("Member {} of group {} did not rejoin in time; removing it", member.memberId(), group.groupId());
-                answerSync(group, member, syncError(Errors.UNKNOWN_MEMBER_ID));
-                group.remove(member.memberId());
-            }
-        }
-        if (group.is(GroupState.DEAD)) {
-            return;
-        }
-        if (!group.maybeElectNewJoinedLeader() && !group.isEmptyOfMembers()) {
-            // Only static members that have not rejoined remain: wait for them or their session expiry.
-            long token = ++group.rebalanceToken;
-            timer.schedule(Math.max(group.maxRebalanceTimeoutMs(), 1), () -> joinDeadline(group, token));
-            return;
-        }
-        long now = now();
-        group.initNextGeneration(now);
-        if (group.is(GroupState.EMPTY)) {
-            LOG.info("Group {} with generation {} is now empty", group.groupId(), group.generationId);
-            storeGroup(group, Map.of()).whenComplete((ok, failure) -> {
-                if (failure != null) {
-                    LOG.warn("Failed to write the empty group {}: {}", group.groupId(), failure.getMessage());
-                }
-            });
-            return;
-        }
-        LOG.info("Stabilized group {} generation {} with {} members (protocol {})", group.groupId(),
-                group.generationId, group.size(), group.protocolName);
-        for (ClassicMember member : new ArrayList<>(group.members())) {
-            if (member.awaitingJoin != null) {
-                boolean leader = group.isLeader(member.memberId());
-                JoinGroupResponse response = currentGenerationResponse(group, member, leader, false);
-                member.isNew = false;
-                answerJoin(group, member, response);
-                scheduleExpiry(group, member, now + member.sessionTimeoutMs);
-            }
-        }
-        int generation = group.generationId;
-        timer.schedule(Math.max(group.maxRebalanceTimeoutMs(), 1), () -> syncDeadline(group, generation));
-    }
-
-    /** Members of the new generation that sent no SyncGroup within the rebalance timeout are removed. */
-    private void syncDeadline(ClassicGroup group, int generation) {
-        synchronized (group) {
-            if (group.generationId != generation || group.pendingSyncMembers.isEmpty()
-                    || !(group.is(GroupState.COMPLETING_REBALANCE) || group.is(GroupState.STABLE))) {
-                return;
-            }
-            Set<String> pending = new HashSet<>(group.pendingSyncMembers);
-            for (String memberId : pending) {
-                ClassicMember member = group.member(memberId);
-                if (member != null) {
-                    answerJoin(group, member, joinError(memberId, Errors.UNKNOWN_MEMBER_ID));
-                    group.remove(memberId);
-                }
-            }
-            prepareRebalance(group, "members " + pending + " sent no SyncGroup in time");
-        }
-    }
-
-    private void answerJoin(ClassicGroup group, ClassicMember member, JoinGroupResponse response) {
-        Consumer<JoinGroupResponse> callback = member.awaitingJoin;
-        if (callback != null) {
-            group.setAwaitingJoin(member, null);
-            deliver(callback, response);
-        }
-    }
-
-    private static void answerSync(ClassicGroup group, ClassicMember member, SyncGroupResponse response) {
-        Consumer<SyncGroupResponse> callback = member.awaitingSync;
-        if (callback != null) {
-            member.awaitingSync = null;
-            deliver(callback, response);
-        }
-    }
-
-    /**
-     * Hands a waiting request its answer. A failure to send (its connection is gone) is the
-     * connection's problem, not the group's: logged, so that a loop over members goes on.
-     */
-    private static <T> void deliver(Consumer<T> callback, T response) {
-        try {
-            callback.accept(response);
-        } catch (RuntimeException e) {
-            LOG.warn("Could not answer a waiting group request: {}", e.toString());
-        }
-    }
-
-    static SyncGroupResponse syncError(Errors error) {
-        return new SyncGroupResponse().setErrorCode(error.code()).setAssignment(ClassicMember.EMPTY);
-    }
-
-    private void resetAndPropagateAssignmentError(ClassicGroup group, Errors error) {
-        for (ClassicMember member : group.members()) {
-            member.assignment = ClassicMember.EMPTY;
-            if (member.awaitingSync != null) {
-                answerSync(group, member, syncError(error));
-                scheduleExpiry(group, member, now() + member.sessionTimeoutMs);
-            }
-        }
-    }
-
-    private void setAndPropagateAssignment(ClassicGroup group, Map<String, byte[]> assignments) {
-        long now = now();
-        for (ClassicMember member : group.members()) {
-            member.assignment = assignments.getOrDefault(member.memberId(), ClassicMember.EMPTY);
-            if (member.awaitingSync != null) {
-                answerSync(group, member, new SyncGroupResponse()
-                        .setProtocolType(group.protocolType)
-                        .setProtocolName(group.protocolName)
-                        .setAssignment(member.assignment));
-                scheduleExpiry(group, member, now + member.sessionTimeoutMs);
-            }
-        }
-    }
-
-    /**
-     * Removes a member (left, expired, fenced) and moves the group on: a stable or completing group
-     * rebalances, a preparing one may now complete its join phase.
-     */
-    private void removeMemberAndUpdateGroup(ClassicGroup group, ClassicMember member, String reason) {
-        answerJoin(group, member, joinError(member.memberId(), Errors.UNKNOWN_MEMBER_ID));
-        answerSync(group, member, syncError(Errors.UNKNOWN_MEMBER_ID));
-        group.remove(member.memberId());
-        switch (group.state()) {
-            case STABLE, COMPLETING_REBALANCE -> prepareRebalance(group, reason);
-            case PREPARING_REBALANCE -> maybeCompleteJoin(group);
-            default -> {
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------ session expiry
-
-    /**
-     * Moves the member's session deadline. A check is scheduled for the earliest deadline set since the
-     * last check ran; a later deadline is picked up when that check finds it has not passed yet.
-     */
-    private void scheduleExpiry(ClassicGroup group, ClassicMember member, long deadline) {
-        member.heartbeatDeadlineMs = deadline;
-        if (deadline < member.expiryCheckAtMs) {
-            member.expiryCheckAtMs = deadline;
-            timer.schedule(Math.max(deadline - now(), 0), () -> checkExpiry(group, member, deadline));
-        }
-    }
-
-    private void checkExpiry(ClassicGroup group, ClassicMember member, long checkAt) {
-        synchronized (group) {
-            if (member.expiryCheckAtMs != checkAt) {
-                return; // superseded by an earlier check
-            }
-            member.expiryCheckAtMs = Long.MAX_VALUE;
-            if (group.member(member.memberId()) != member || group.is(GroupState.DEAD)) {
-                return; // removed meanwhile
-            }
-            long now = now();
-            if (now < member.heartbeatDeadlineMs) {
-                scheduleExpiry(group, member, member.heartbeatDeadlineMs);
-                return;
-            }
-            if (member.shouldKeepAlive(now, NEW_MEMBER_JOIN_TIMEOUT_MS)) {
-                return; // rescheduled when its join or sync is answered
-            }
-            LOG.info("Member {} of group {} has failed (session timeout {} ms); removing it", member.memberId(),
-                    group.groupId(), member.sessionTimeoutMs);
-            removeMemberAndUpdateGroup(group, member, "member " + member.memberId() + " session expired");
-        }
-    }
-
-    // ------------------------------------------------------------------ SyncGroup
 
     /** SyncGroup: answered at once, or when the leader's assignment has been written. */
     public void syncGroup(RequestContext context, SyncGroupRequest request, Consumer<SyncGroupResponse> callback) {
-        String groupId = request.groupId();
-        validateGroupId(groupId);
-        Shard shard = shardFor(groupId);
-        ClassicGroup group = group(shard, groupId);
-        if (group == null) {
-            callback.accept(syncError(Errors.UNKNOWN_MEMBER_ID));
-            return;
-        }
-        synchronized (group) {
-            if (group.is(GroupState.DEAD)) {
-                callback.accept(syncError(Errors.COORDINATOR_NOT_AVAILABLE));
-                return;
-            }
-            Errors invalid = group.validateMember(request.memberId(), request.groupInstanceId());
-            if (invalid != null) {
-                callback.accept(syncError(invalid));
-                return;
-            }
-            if (request.generationId() != group.generationId) {
-                callback.accept(syncError(Errors.ILLEGAL_GENERATION));
-                return;
-            }
-            if ((request.protocolType() != null && !request.protocolType().equals(group.protocolType))
-                    || (request.protocolName() != null && !request.protocolName().equals(group.protocolName))) {
-                callback.accept(syncError(Errors.INCONSISTENT_GROUP_PROTOCOL));
-                return;
-            }
-            ClassicMember member = group.member(request.memberId());
-            switch (group.state()) {
-                case EMPTY -> callback.accept(syncError(Errors.UNKNOWN_MEMBER_ID));
-                case PREPARING_REBALANCE -> callback.accept(syncError(Errors.REBALANCE_IN_PROGRESS));
-                case COMPLETING_REBALANCE -> {
-                    answerSync(group, member, syncError(Errors.REBALANCE_IN_PROGRESS));
-                    member.awaitingSync = callback;
-                    group.pendingSyncMembers.remove(member.memberId());
-                    if (group.isLeader(member.memberId())) {
-                        Map<String, byte[]> assignments = new HashMap<>();
-                        for (SyncGroupRequest.SyncGroupRequestAssignment a : request.assignments()) {
-                            if (group.hasMember(a.memberId())) {
-                                assignments.put(a.memberId(), a.assignment() == null ? ClassicMember.EMPTY : a.assignment());
-                            }
-                        }
-                        for (ClassicMember m : group.members()) {
-                            assignments.putIfAbsent(m.memberId(), ClassicMember.EMPTY);
-                        }
-                        int generation = group.generationId;
-                        storeGroup(group, assignments).whenComplete((ok, failure) -> {
-                            synchronized (group) {
-                                if (!group.is(GroupState.COMPLETING_REBALANCE) || group.generationId != generation) {
-                                    return;
-                                }
-                                if (failure != null) {
-                                    resetAndPropagateAssignmentError(group, groupStoreError(failure));
-                                    prepareRebalance(group, "failed to write the assignment of generation " + generation);
-                                } else {
-                                    setAndPropagateAssignment(group, assignments);
-                                    group.transitionTo(GroupState.STABLE, now());
-                                }
-                            }
-                        });
-                    }
-                }
-                case STABLE -> {
-                    group.pendingSyncMembers.remove(member.memberId());
-                    scheduleExpiry(group, member, now() + member.sessionTimeoutMs);
-                    callback.accept(new SyncGroupResponse()
-                            .setProtocolType(group.protocolType)
-                            .setProtocolName(group.protocolName)
-                            .setAssignment(member.assignment));
-                }
-                default -> callback.accept(syncError(Errors.COORDINATOR_NOT_AVAILABLE));
-            }
-        }
+        classic.syncGroup(context, request, callback);
     }
-
-    // ------------------------------------------------------------------ Heartbeat
 
     /** Heartbeat: the member's session goes on; REBALANCE_IN_PROGRESS tells it to rejoin. */
     public Errors heartbeat(HeartbeatRequest request) {
-        String groupId = request.groupId();
-        validateGroupId(groupId);
-        Shard shard = shardFor(groupId);
-        ClassicGroup group = group(shard, groupId);
-        if (group == null) {
-            return Errors.UNKNOWN_MEMBER_ID;
-        }
-        synchronized (group) {
-            if (group.is(GroupState.DEAD)) {
-                return Errors.COORDINATOR_NOT_AVAILABLE;
-            }
-            Errors invalid = group.validateMember(request.memberId(), request.groupInstanceId());
-            if (invalid != null) {
-                return invalid;
-            }
-            if (request.generationId() != group.generationId) {
-                return Errors.ILLEGAL_GENERATION;
-            }
-            ClassicMember member = group.member(request.memberId());
-            switch (group.state()) {
-                case EMPTY:
-                    return Errors.UNKNOWN_MEMBER_ID;
-                case PREPARING_REBALANCE:
-                    scheduleExpiry(group, member, now() + member.sessionTimeoutMs);
-                    return Errors.REBALANCE_IN_PROGRESS;
-                default:
-                    scheduleExpiry(group, member, now() + member.sessionTimeoutMs);
-                    return Errors.NONE;
-            }
-        }
+        return classic.heartbeat(request);
     }
-
-    // ------------------------------------------------------------------ LeaveGroup
 
     /**
      * LeaveGroup for a batch of members (v3+; older versions are one member): each is removed, static
      * ones by instance id, and the group rebalances once they are gone.
      */
     public LeaveGroupResponse leaveGroup(String groupId, List<LeaveGroupRequest.MemberIdentity> leaving) {
-        validateGroupId(groupId);
-        Shard shard = shardFor(groupId);
-        LeaveGroupResponse response = new LeaveGroupResponse();
-        ClassicGroup group = group(shard, groupId);
-        if (group == null) {
-            for (LeaveGroupRequest.MemberIdentity identity : leaving) {
-                response.members().add(leaveResult(identity, Errors.UNKNOWN_MEMBER_ID));
-            }
-            return response;
-        }
-        synchronized (group) {
-            if (group.is(GroupState.DEAD)) {
-                return response.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code());
-            }
-            for (LeaveGroupRequest.MemberIdentity identity : leaving) {
-                response.members().add(leaveResult(identity, leave(group, identity)));
-            }
-        }
-        return response;
+        return classic.leaveGroup(groupId, leaving);
     }
 
-    private Errors leave(ClassicGroup group, LeaveGroupRequest.MemberIdentity identity) {
-        String memberId = identity.memberId() == null ? "" : identity.memberId();
-        String instanceId = identity.groupInstanceId();
-        if (instanceId != null) {
-            String existing = group.staticMemberId(instanceId);
-            if (existing == null) {
-                return Errors.UNKNOWN_MEMBER_ID;
-            }
-            if (!memberId.isEmpty() && !memberId.equals(existing)) {
-                return Errors.FENCED_INSTANCE_ID;
-            }
-            LOG.info("Static member {} ({}) left group {}", instanceId, existing, group.groupId());
-            removeMemberAndUpdateGroup(group, group.member(existing), "static member " + instanceId + " left");
-            return Errors.NONE;
-        }
-        if (group.pendingJoinMembers.remove(memberId)) {
-            if (group.is(GroupState.PREPARING_REBALANCE)) {
-                maybeCompleteJoin(group);
-            }
-            return Errors.NONE;
-        }
-        ClassicMember member = group.member(memberId);
-        if (member == null) {
-            return Errors.UNKNOWN_MEMBER_ID;
-        }
-        LOG.info("Member {} left group {}", memberId, group.groupId());
-        removeMemberAndUpdateGroup(group, member, "member " + memberId + " left");
-        return Errors.NONE;
+    // ------------------------------------------------------------------ consumer protocol (KIP-848)
+
+    /** ConsumerGroupHeartbeat: joins, leaves, keeps the session and reconciles the member's assignment. */
+    public ConsumerGroupHeartbeatResponse consumerGroupHeartbeat(RequestContext context,
+                                                                 ConsumerGroupHeartbeatRequest request) {
+        return consumerGroups.consumerGroupHeartbeat(context, request);
     }
 
-    private static LeaveGroupResponse.MemberResponse leaveResult(LeaveGroupRequest.MemberIdentity identity, Errors error) {
-        return new LeaveGroupResponse.MemberResponse()
-                .setMemberId(identity.memberId())
-                .setGroupInstanceId(identity.groupInstanceId())
-                .setErrorCode(error.code());
+    /**
+     * ConsumerGroupDescribe for one group: a consumer-protocol group with its epochs, assignor and members
+     * (current and target assignments); an unknown group, or a classic one, is GROUP_ID_NOT_FOUND as in
+     * Kafka. Authorized operations are left to the caller.
+     */
+    public ConsumerGroupDescribeResponse.DescribedGroup consumerGroupDescribe(String groupId) {
+        return consumerGroups.consumerGroupDescribe(groupId);
     }
 
     // ------------------------------------------------------------------ offsets
@@ -1138,369 +195,9 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
      * OffsetCommit for classic and simple groups: checks the member and generation, writes the offsets
      * and makes them visible once committed. Answers through {@code callback}.
      */
-    // ------------------------------------------------------------------ ConsumerGroupHeartbeat (KIP-848)
-
-    /** ConsumerGroupHeartbeat: joins, leaves, keeps the session and reconciles the member's assignment. */
-    public ConsumerGroupHeartbeatResponse consumerGroupHeartbeat(RequestContext context,
-                                                                 ConsumerGroupHeartbeatRequest request) {
-        String groupId = request.groupId();
-        validateGroupId(groupId);
-        Shard shard = shardFor(groupId);
-        while (true) {
-            ClassicGroup group = group(shard, groupId);
-            if (group == null) {
-                if (request.memberEpoch() != 0) {
-                    return heartbeatError(Errors.UNKNOWN_MEMBER_ID, "Unknown group " + groupId);
-                }
-                group = shard.groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, shard.partition, now()));
-            }
-            synchronized (group) {
-                if (group.is(GroupState.DEAD)) {
-                    shard.groups.remove(groupId, group);
-                    continue;
-                }
-                if (group.consumer == null) {
-                    if (!group.is(GroupState.EMPTY) || group.size() > 0) {
-                        return heartbeatError(Errors.GROUP_ID_NOT_FOUND, "Group " + groupId + " is a classic group");
-                    }
-                    group.consumer = new ConsumerGroup();
-                    group.protocolType = ClassicGroup.CONSUMER_PROTOCOL_TYPE;
-                }
-                return consumerHeartbeat(context, group, request);
-            }
-        }
-    }
-
-    private static ConsumerGroup.Member staticMember(ConsumerGroup cg, String instanceId) {
-        if (instanceId == null) {
-            return null;
-        }
-        for (ConsumerGroup.Member m : cg.members.values()) {
-            if (instanceId.equals(m.instanceId)) {
-                return m;
-            }
-        }
-        return null;
-    }
-
-    private static ConsumerGroupHeartbeatResponse heartbeatError(Errors error, String message) {
-        return new ConsumerGroupHeartbeatResponse().setErrorCode(error.code()).setErrorMessage(message);
-    }
-
-    private ConsumerGroupHeartbeatResponse consumerHeartbeat(RequestContext context, ClassicGroup group,
-                                                             ConsumerGroupHeartbeatRequest request) {
-        ConsumerGroup cg = group.consumer;
-        int epoch = request.memberEpoch();
-        String memberId = request.memberId() == null ? "" : request.memberId();
-        ConsumerGroup.Member member;
-        boolean changed = false;
-        if (epoch == -2) {
-            ConsumerGroup.Member leaving = cg.members.get(memberId);
-            if (leaving != null && leaving.instanceId != null) {
-                // KIP-848: a static member leaving temporarily keeps its partitions until its session
-                // expires or its instance comes back; nothing is reassigned now.
-                leaving.departed = true;
-                LOG.info("Static member {} ({}) of consumer group {} left temporarily", leaving.instanceId, memberId,
-                        group.groupId());
-                return new ConsumerGroupHeartbeatResponse().setMemberId(memberId).setMemberEpoch(epoch)
-                        .setHeartbeatIntervalMs(0);
-            }
-        }
-        if (epoch == -1 || epoch == -2) {
-            if (cg.members.remove(memberId) != null) {
-                LOG.info("Member {} left consumer group {}", memberId, group.groupId());
-                cg.groupEpoch++;
-                computeConsumerTarget(cg);
-                persistConsumerGroup(group);
-            }
-            return new ConsumerGroupHeartbeatResponse().setMemberId(memberId).setMemberEpoch(epoch)
-                    .setHeartbeatIntervalMs(0);
-        }
-        if (epoch == 0) {
-            if (request.subscribedTopicNames() == null && request.subscribedTopicRegex() == null) {
-                return heartbeatError(Errors.INVALID_REQUEST, "SubscribedTopicNames must be set in first request");
-            }
-            if (memberId.isEmpty()) {
-                if (context.apiVersion() >= 1) {
-                    return heartbeatError(Errors.INVALID_REQUEST, "MemberId can't be empty");
-                }
-                memberId = UUID.randomUUID().toString();
-            }
-            member = cg.members.get(memberId);
-            ConsumerGroup.Member previous = member == null ? staticMember(cg, request.instanceId()) : null;
-            if (previous != null) {
-                if (!previous.departed) {
-                    return heartbeatError(Errors.UNRELEASED_INSTANCE_ID, "Static member " + request.instanceId()
-                            + " is still in use by member " + previous.memberId);
-                }
-                // The instance is back under a new member id: it takes over its partitions, no rebalance.
-                member = previous.replacedBy(memberId);
-                cg.members.remove(previous.memberId);
-                cg.members.put(memberId, member);
-                Map<String, Set<Integer>> target = cg.target.remove(previous.memberId);
-                if (target != null) {
-                    cg.target.put(memberId, target);
-                }
-                persistConsumerGroup(group);
-                LOG.info("Static member {} of consumer group {} rejoined: member id {} replaces {}",
-                        request.instanceId(), group.groupId(), memberId, previous.memberId);
-            } else if (member == null) {
-                if (cg.members.size() >= config.maxSize()) {
-                    return heartbeatError(Errors.GROUP_MAX_SIZE_REACHED, "The group is full");
-                }
-                member = new ConsumerGroup.Member(memberId);
-                cg.members.put(memberId, member);
-                changed = true;
-                LOG.info("Member {} joined consumer group {}", memberId, group.groupId());
-            } else {
-                // A rejoin: the member lost its partitions.
-                member.assigned = new java.util.TreeMap<>();
-                member.revoking = new java.util.TreeMap<>();
-                member.lastSent = null;
-                member.memberEpoch = 0;
-            }
-        } else {
-            member = cg.members.get(memberId);
-            if (member == null) {
-                return heartbeatError(Errors.UNKNOWN_MEMBER_ID, "Unknown member " + memberId);
-            }
-            if (epoch != member.memberEpoch && epoch != member.previousMemberEpoch) {
-                return heartbeatError(Errors.FENCED_MEMBER_EPOCH, "Member epoch " + epoch + " is not "
-                        + member.memberEpoch);
-            }
-        }
-        member.clientId = context.clientId();
-        member.clientHost = context.clientHost();
-        if (request.instanceId() != null) {
-            member.instanceId = request.instanceId();
-        }
-        if (request.rackId() != null) {
-            member.rackId = request.rackId();
-        }
-        if (request.rebalanceTimeoutMs() > 0) {
-            member.rebalanceTimeoutMs = request.rebalanceTimeoutMs();
-        }
-        if (request.serverAssignor() != null) {
-            String assignor = request.serverAssignor();
-            if (!assignor.equals(ConsumerGroup.UNIFORM) && !assignor.equals(ConsumerGroup.RANGE)) {
-                return heartbeatError(Errors.UNSUPPORTED_ASSIGNOR, "Unsupported assignor " + assignor);
-            }
-            member.serverAssignor = assignor;
-        }
-        if (request.subscribedTopicNames() != null
-                && !new HashSet<>(request.subscribedTopicNames()).equals(new HashSet<>(member.subscribedTopics))) {
-            member.subscribedTopics = List.copyOf(new java.util.TreeSet<>(request.subscribedTopicNames()));
-            changed = true;
-        }
-        if (changed || !partitionCounts(cg).equals(cg.subscriptionMetadata)) {
-            cg.groupEpoch++;
-            computeConsumerTarget(cg);
-            if (changed) {
-                persistConsumerGroup(group);
-            }
-        }
-        cg.reconcile(member, owned(request.topicPartitions()));
-        String id = member.memberId;
-        long deadline = now() + config.consumerSessionTimeoutMs();
-        member.sessionDeadline = deadline;
-        timer.schedule(config.consumerSessionTimeoutMs(), () -> expireConsumerMember(group, id, deadline));
-        ConsumerGroupHeartbeatResponse response = new ConsumerGroupHeartbeatResponse()
-                .setMemberId(member.memberId).setMemberEpoch(member.memberEpoch)
-                .setHeartbeatIntervalMs(config.consumerHeartbeatIntervalMs());
-        boolean full = request.subscribedTopicNames() != null || request.topicPartitions() != null;
-        if (member.lastSent == null || !member.lastSent.equals(member.assigned) || (full && epoch == 0)) {
-            member.lastSent = ConsumerGroup.copy(member.assigned);
-            response.setAssignment(assignment(member.assigned));
-        }
-        return response;
-    }
-
-    private void expireConsumerMember(ClassicGroup group, String memberId, long deadline) {
-        synchronized (group) {
-            ConsumerGroup cg = group.consumer;
-            if (cg == null) {
-                return;
-            }
-            ConsumerGroup.Member member = cg.members.get(memberId);
-            if (member == null || member.sessionDeadline != deadline) {
-                return;
-            }
-            LOG.info("Member {} in consumer group {} has failed (session timeout)", memberId, group.groupId());
-            cg.members.remove(memberId);
-            cg.groupEpoch++;
-            computeConsumerTarget(cg);
-            persistConsumerGroup(group);
-        }
-    }
-
-    private void computeConsumerTarget(ConsumerGroup cg) {
-        cg.computeTarget(partitionCounts(cg));
-    }
-
-    private Map<String, Integer> partitionCounts(ConsumerGroup cg) {
-        Map<String, Integer> counts = new HashMap<>();
-        MetadataImage current = image;
-        if (current == null) {
-            return counts;
-        }
-        for (String topic : cg.subscribedTopics()) {
-            TopicImage t = current.topic(topic);
-            if (t != null) {
-                counts.put(topic, t.partitionCount());
-            }
-        }
-        return counts;
-    }
-
-    private Map<String, Set<Integer>> owned(List<ConsumerGroupHeartbeatRequest.TopicPartitions> reported) {
-        if (reported == null) {
-            return null;
-        }
-        Map<String, Set<Integer>> owned = new HashMap<>();
-        MetadataImage current = image;
-        for (ConsumerGroupHeartbeatRequest.TopicPartitions tp : reported) {
-            TopicImage t = current == null ? null : current.topic(tp.topicId());
-            if (t != null) {
-                owned.computeIfAbsent(t.name(), n -> new HashSet<>()).addAll(tp.partitions());
-            }
-        }
-        return owned;
-    }
-
-    private ConsumerGroupHeartbeatResponse.Assignment assignment(Map<String, Set<Integer>> assigned) {
-        ConsumerGroupHeartbeatResponse.Assignment a = new ConsumerGroupHeartbeatResponse.Assignment();
-        MetadataImage current = image;
-        for (Map.Entry<String, Set<Integer>> e : assigned.entrySet()) {
-            TopicImage t = current == null ? null : current.topic(e.getKey());
-            if (t != null && !e.getValue().isEmpty()) {
-                a.topicPartitions().add(new ConsumerGroupHeartbeatResponse.TopicPartitions()
-                        .setTopicId(t.id()).setPartitions(new ArrayList<>(e.getValue())));
-            }
-        }
-        return a;
-    }
-
     public void commitOffsets(RequestContext context, OffsetCommitRequest request, Consumer<OffsetCommitResponse> callback) {
-        String groupId = request.groupId();
-        validateGroupId(groupId);
-        Shard shard = shardFor(groupId);
-        int generation = request.generationIdOrMemberEpoch();
-        String memberId = request.memberId() == null ? "" : request.memberId();
-        String instanceId = request.groupInstanceId();
-        while (true) {
-            ClassicGroup group = group(shard, groupId);
-            if (group == null) {
-                if (generation >= 0) {
-                    callback.accept(commitError(request, context.apiVersion() >= 9 ? Errors.GROUP_ID_NOT_FOUND
-                            : Errors.ILLEGAL_GENERATION));
-                    return;
-                }
-                group = shard.groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, shard.partition, now()));
-            }
-            synchronized (group) {
-                if (group.is(GroupState.DEAD)) {
-                    shard.groups.remove(groupId, group);
-                    continue;
-                }
-                Errors invalid = validateOffsetCommit(group, memberId, instanceId, generation);
-                if (invalid != null) {
-                    callback.accept(commitError(request, invalid));
-                    return;
-                }
-                ClassicMember member = group.member(memberId);
-                if (member != null) {
-                    scheduleExpiry(group, member, now() + member.sessionTimeoutMs);
-                }
-                writeOffsets(context, group, request, callback);
-                return;
-            }
-        }
+        offsetStore.commitOffsets(context, request, callback);
     }
-
-    private static Errors validateOffsetCommit(ClassicGroup group, String memberId, String instanceId, int generation) {
-        if (group.consumer != null) {
-            if (generation < 0 && memberId.isEmpty()) {
-                return group.consumer.isEmpty() ? null : Errors.UNKNOWN_MEMBER_ID;
-            }
-            ConsumerGroup.Member member = group.consumer.members.get(memberId);
-            if (member == null) {
-                return Errors.UNKNOWN_MEMBER_ID;
-            }
-            return generation > member.memberEpoch ? Errors.STALE_MEMBER_EPOCH : null;
-        }
-        if (generation < 0 && group.is(GroupState.EMPTY)) {
-            return null; // a simple commit (admin tools, manually assigned consumers)
-        }
-        if (generation >= 0 || !memberId.isEmpty() || instanceId != null) {
-            Errors invalid = group.validateMember(memberId, instanceId);
-            if (invalid != null) {
-                return invalid;
-            }
-            if (generation != group.generationId) {
-                return Errors.ILLEGAL_GENERATION;
-            }
-        } else if (!group.is(GroupState.EMPTY)) {
-            return Errors.UNKNOWN_MEMBER_ID;
-        }
-        if (group.is(GroupState.COMPLETING_REBALANCE)) {
-            // The member has its new generation but not its assignment yet.
-            return Errors.REBALANCE_IN_PROGRESS;
-        }
-        return null;
-    }
-
-    private void writeOffsets(RequestContext context, ClassicGroup group, OffsetCommitRequest request,
-                              Consumer<OffsetCommitResponse> callback) {
-        long now = now();
-        long expire = context.apiVersion() <= 4 && request.retentionTimeMs() >= 0 ? now + request.retentionTimeMs()
-                : OffsetAndMetadata.NO_EXPIRY;
-        OffsetCommitResponse response = new OffsetCommitResponse();
-        List<CoordinatorLog.Entry> entries = new ArrayList<>();
-        List<Runnable> apply = new ArrayList<>();
-        List<OffsetCommitResponse.OffsetCommitResponsePartition> written = new ArrayList<>();
-        for (OffsetCommitRequest.OffsetCommitRequestTopic topic : request.topics()) {
-            OffsetCommitResponse.OffsetCommitResponseTopic topicResponse = new OffsetCommitResponse.OffsetCommitResponseTopic()
-                    .setName(topic.name());
-            response.topics().add(topicResponse);
-            for (OffsetCommitRequest.OffsetCommitRequestPartition p : topic.partitions()) {
-                OffsetCommitResponse.OffsetCommitResponsePartition partitionResponse =
-                        new OffsetCommitResponse.OffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex());
-                topicResponse.partitions().add(partitionResponse);
-                String metadata = p.committedMetadata();
-                if (metadata != null && metadata.length() > config.offsetMetadataMaxBytes()) {
-                    partitionResponse.setErrorCode(Errors.OFFSET_METADATA_TOO_LARGE.code());
-                    continue;
-                }
-                OffsetAndMetadata value = new OffsetAndMetadata(p.committedOffset(), p.committedLeaderEpoch(),
-                        metadata == null ? "" : metadata, now, expire);
-                entries.add(new CoordinatorLog.Entry(GroupRecords.offsetKey(group.groupId(), topic.name(),
-                        p.partitionIndex()), GroupRecords.offsetValue(value)));
-                String name = topic.name();
-                int index = p.partitionIndex();
-                apply.add(() -> group.putOffset(name, index, value));
-                written.add(partitionResponse);
-            }
-        }
-        if (entries.isEmpty()) {
-            callback.accept(response);
-            return;
-        }
-        log.append(group.partition(), entries).whenComplete((ok, failure) -> {
-            synchronized (group) {
-                if (failure != null) {
-                    Errors error = commitError(failure);
-                    for (OffsetCommitResponse.OffsetCommitResponsePartition p : written) {
-                        p.setErrorCode(error.code());
-                    }
-                } else if (!group.is(GroupState.DEAD)) {
-                    apply.forEach(Runnable::run);
-                }
-            }
-            callback.accept(response);
-        });
-    }
-
-    // ------------------------------------------------------------------ transactional offsets
 
     /**
      * TxnOffsetCommit: the offsets are written to the group's partition as one transactional batch of the
@@ -1510,128 +207,12 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
      * created (an empty, simple group), as Kafka does; a member id or generation given is checked.
      */
     public void commitTransactionalOffsets(TxnOffsetCommitRequest request, Consumer<TxnOffsetCommitResponse> callback) {
-        String groupId = request.groupId();
-        Shard shard;
-        try {
-            validateGroupId(groupId);
-            shard = shardFor(groupId);
-        } catch (ApiException e) {
-            callback.accept(txnCommitError(request, e.error()));
-            return;
-        }
-        String memberId = request.memberId() == null ? "" : request.memberId();
-        while (true) {
-            ClassicGroup group = shard.groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, shard.partition, now()));
-            synchronized (group) {
-                if (group.is(GroupState.DEAD)) {
-                    shard.groups.remove(groupId, group);
-                    continue;
-                }
-                Errors invalid = validateTxnOffsetCommit(group, memberId, request.groupInstanceId(),
-                        request.generationIdOrMemberEpoch());
-                if (invalid != null) {
-                    callback.accept(txnCommitError(request, invalid));
-                    return;
-                }
-                writeTxnOffsets(group, request, callback);
-                return;
-            }
-        }
+        offsetStore.commitTransactionalOffsets(request, callback);
     }
 
-    /** Kafka's checks for transactional commits: a member or generation, when given, must be current. */
-    private static Errors validateTxnOffsetCommit(ClassicGroup group, String memberId, String instanceId, int generation) {
-        if (group.consumer != null) {
-            if (memberId.isEmpty() && generation < 0) {
-                return null;
-            }
-            ConsumerGroup.Member member = group.consumer.members.get(memberId);
-            if (member == null) {
-                return Errors.UNKNOWN_MEMBER_ID;
-            }
-            return generation > member.memberEpoch ? Errors.STALE_MEMBER_EPOCH : null;
-        }
-        if (generation < 0 && group.is(GroupState.EMPTY)) {
-            return null;
-        }
-        if (instanceId != null) {
-            Errors invalid = group.validateMember(memberId, instanceId);
-            if (invalid == Errors.FENCED_INSTANCE_ID) {
-                return invalid;
-            }
-        }
-        if (!memberId.isEmpty() && group.member(memberId) == null) {
-            return Errors.UNKNOWN_MEMBER_ID;
-        }
-        if (generation >= 0 && generation != group.generationId) {
-            return Errors.ILLEGAL_GENERATION;
-        }
-        return null;
-    }
-
-    private void writeTxnOffsets(ClassicGroup group, TxnOffsetCommitRequest request,
-                                 Consumer<TxnOffsetCommitResponse> callback) {
-        long now = now();
-        long producerId = request.producerId();
-        TxnOffsetCommitResponse response = new TxnOffsetCommitResponse();
-        List<CoordinatorLog.Entry> entries = new ArrayList<>();
-        List<Runnable> apply = new ArrayList<>();
-        List<TxnOffsetCommitResponse.TxnOffsetCommitResponsePartition> written = new ArrayList<>();
-        for (TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic topic : request.topics()) {
-            TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic topicResponse =
-                    new TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic().setName(topic.name());
-            response.topics().add(topicResponse);
-            for (TxnOffsetCommitRequest.TxnOffsetCommitRequestPartition p : topic.partitions()) {
-                TxnOffsetCommitResponse.TxnOffsetCommitResponsePartition partitionResponse =
-                        new TxnOffsetCommitResponse.TxnOffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex());
-                topicResponse.partitions().add(partitionResponse);
-                String metadata = p.committedMetadata();
-                if (metadata != null && metadata.length() > config.offsetMetadataMaxBytes()) {
-                    partitionResponse.setErrorCode(Errors.OFFSET_METADATA_TOO_LARGE.code());
-                    continue;
-                }
-                OffsetAndMetadata value = new OffsetAndMetadata(p.committedOffset(), p.committedLeaderEpoch(),
-                        metadata == null ? "" : metadata, now, OffsetAndMetadata.NO_EXPIRY);
-                entries.add(new CoordinatorLog.Entry(GroupRecords.offsetKey(group.groupId(), topic.name(),
-                        p.partitionIndex()), GroupRecords.offsetValue(value)));
-                String name = topic.name();
-                int index = p.partitionIndex();
-                apply.add(() -> group.pendingTxnOffsets.add(producerId, name, index, value));
-                written.add(partitionResponse);
-            }
-        }
-        if (entries.isEmpty()) {
-            callback.accept(response);
-            return;
-        }
-        log.appendTransactional(group.partition(), producerId, request.producerEpoch(), entries)
-                .whenComplete((ok, failure) -> {
-                    synchronized (group) {
-                        if (failure != null) {
-                            Errors error = commitError(failure);
-                            for (TxnOffsetCommitResponse.TxnOffsetCommitResponsePartition p : written) {
-                                p.setErrorCode(error.code());
-                            }
-                        } else {
-                            apply.forEach(Runnable::run);
-                        }
-                    }
-                    callback.accept(response);
-                });
-    }
-
+    /** A TxnOffsetCommit response with {@code error} for every partition of {@code request}. */
     public static TxnOffsetCommitResponse txnCommitError(TxnOffsetCommitRequest request, Errors error) {
-        TxnOffsetCommitResponse response = new TxnOffsetCommitResponse();
-        for (TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic topic : request.topics()) {
-            TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic t = new TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic()
-                    .setName(topic.name()).setTopicId(topic.topicId());
-            for (TxnOffsetCommitRequest.TxnOffsetCommitRequestPartition p : topic.partitions()) {
-                t.partitions().add(new TxnOffsetCommitResponse.TxnOffsetCommitResponsePartition()
-                        .setPartitionIndex(p.partitionIndex()).setErrorCode(error.code()));
-            }
-            response.topics().add(t);
-        }
-        return response;
+        return OffsetStore.txnCommitError(request, error);
     }
 
     /**
@@ -1641,50 +222,13 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
      * does not coordinate the partition (yet): a later load replays the marker from the log.
      */
     public void onTransactionCompleted(int partition, long producerId, boolean commit) {
-        Shard shard = shards.get(partition);
-        if (shard == null) {
-            return;
-        }
-        for (ClassicGroup group : shard.groups.values()) {
-            synchronized (group) {
-                Map<PendingTxnOffsets.Key, OffsetAndMetadata> pending = group.pendingTxnOffsets.complete(producerId);
-                if (commit && !group.is(GroupState.DEAD)) {
-                    pending.forEach((key, offset) -> group.putOffset(key.topic(), key.partition(), offset));
-                }
-            }
-        }
-    }
-
-    static OffsetCommitResponse commitError(OffsetCommitRequest request, Errors error) {
-        OffsetCommitResponse response = new OffsetCommitResponse();
-        for (OffsetCommitRequest.OffsetCommitRequestTopic topic : request.topics()) {
-            OffsetCommitResponse.OffsetCommitResponseTopic t = new OffsetCommitResponse.OffsetCommitResponseTopic()
-                    .setName(topic.name()).setTopicId(topic.topicId());
-            for (OffsetCommitRequest.OffsetCommitRequestPartition p : topic.partitions()) {
-                t.partitions().add(new OffsetCommitResponse.OffsetCommitResponsePartition()
-                        .setPartitionIndex(p.partitionIndex()).setErrorCode(error.code()));
-            }
-            response.topics().add(t);
-        }
-        return response;
-    }
-
-    private static Errors commitError(Throwable failure) {
-        Errors error = failure instanceof ApiException api ? api.error()
-                : failure.getCause() instanceof ApiException api ? api.error() : Errors.UNKNOWN_SERVER_ERROR;
-        return error == Errors.RECORD_LIST_TOO_LARGE ? Errors.INVALID_COMMIT_OFFSET_SIZE : error;
-    }
-
-    private static Errors groupStoreError(Throwable failure) {
-        Errors error = failure instanceof ApiException api ? api.error()
-                : failure.getCause() instanceof ApiException api ? api.error() : Errors.UNKNOWN_SERVER_ERROR;
-        return error == Errors.RECORD_LIST_TOO_LARGE ? Errors.UNKNOWN_SERVER_ERROR : error;
+        offsetStore.onTransactionCompleted(partition, producerId, commit);
     }
 
     /** OffsetFetch for one group without {@code require_stable}. */
     public OffsetFetchResponse.OffsetFetchResponseGroup fetchOffsets(String groupId,
                                                                      List<OffsetFetchRequest.OffsetFetchRequestTopics> topics) {
-        return fetchOffsets(groupId, topics, false);
+        return offsetStore.fetchOffsets(groupId, topics, false);
     }
 
     /**
@@ -1696,68 +240,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     public OffsetFetchResponse.OffsetFetchResponseGroup fetchOffsets(String groupId,
                                                                      List<OffsetFetchRequest.OffsetFetchRequestTopics> topics,
                                                                      boolean requireStable) {
-        OffsetFetchResponse.OffsetFetchResponseGroup result = new OffsetFetchResponse.OffsetFetchResponseGroup()
-                .setGroupId(groupId);
-        Shard shard;
-        try {
-            shard = shardFor(groupId);
-        } catch (ApiException e) {
-            return result.setErrorCode(e.error().code());
-        }
-        ClassicGroup group = group(shard, groupId);
-        if (group == null) {
-            if (topics != null) {
-                for (OffsetFetchRequest.OffsetFetchRequestTopics topic : topics) {
-                    OffsetFetchResponse.OffsetFetchResponseTopics t = new OffsetFetchResponse.OffsetFetchResponseTopics()
-                            .setName(topic.name());
-                    for (int p : topic.partitionIndexes()) {
-                        t.partitions().add(noOffset(p));
-                    }
-                    result.topics().add(t);
-                }
-            }
-            return result;
-        }
-        synchronized (group) {
-            if (topics == null) {
-                group.offsets().forEach((topic, byPartition) -> {
-                    OffsetFetchResponse.OffsetFetchResponseTopics t = new OffsetFetchResponse.OffsetFetchResponseTopics()
-                            .setName(topic);
-                    byPartition.forEach((p, o) -> t.partitions().add(
-                            requireStable && group.pendingTxnOffsets.isPending(topic, p)
-                                    ? noOffset(p).setErrorCode(Errors.UNSTABLE_OFFSET_COMMIT.code()) : committed(p, o)));
-                    result.topics().add(t);
-                });
-            } else {
-                for (OffsetFetchRequest.OffsetFetchRequestTopics topic : topics) {
-                    OffsetFetchResponse.OffsetFetchResponseTopics t = new OffsetFetchResponse.OffsetFetchResponseTopics()
-                            .setName(topic.name());
-                    for (int p : topic.partitionIndexes()) {
-                        OffsetAndMetadata o = group.offset(topic.name(), p);
-                        if (requireStable && group.pendingTxnOffsets.isPending(topic.name(), p)) {
-                            t.partitions().add(noOffset(p).setErrorCode(Errors.UNSTABLE_OFFSET_COMMIT.code()));
-                        } else {
-                            t.partitions().add(o == null ? noOffset(p) : committed(p, o));
-                        }
-                    }
-                    result.topics().add(t);
-                }
-            }
-        }
-        return result;
-    }
-
-    private static OffsetFetchResponse.OffsetFetchResponsePartitions noOffset(int partition) {
-        return new OffsetFetchResponse.OffsetFetchResponsePartitions()
-                .setPartitionIndex(partition).setCommittedOffset(-1).setCommittedLeaderEpoch(-1).setMetadata("");
-    }
-
-    private static OffsetFetchResponse.OffsetFetchResponsePartitions committed(int partition, OffsetAndMetadata o) {
-        return new OffsetFetchResponse.OffsetFetchResponsePartitions()
-                .setPartitionIndex(partition)
-                .setCommittedOffset(o.offset())
-                .setCommittedLeaderEpoch(o.leaderEpoch())
-                .setMetadata(o.metadata() == null ? "" : o.metadata());
+        return offsetStore.fetchOffsets(groupId, topics, requireStable);
     }
 
     /**
@@ -1766,175 +249,19 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
      * NON_EMPTY_GROUP.
      */
     public void deleteOffsets(OffsetDeleteRequest request, Consumer<OffsetDeleteResponse> callback) {
-        String groupId = request.groupId();
-        validateGroupId(groupId);
-        Shard shard = shardFor(groupId);
-        ClassicGroup group = group(shard, groupId);
-        if (group == null) {
-            callback.accept(new OffsetDeleteResponse().setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()));
-            return;
-        }
-        synchronized (group) {
-            if (group.is(GroupState.DEAD)) {
-                callback.accept(new OffsetDeleteResponse().setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()));
-                return;
-            }
-            if (!group.is(GroupState.EMPTY) && !ClassicGroup.CONSUMER_PROTOCOL_TYPE.equals(group.protocolType)) {
-                callback.accept(new OffsetDeleteResponse().setErrorCode(Errors.NON_EMPTY_GROUP.code()));
-                return;
-            }
-            OffsetDeleteResponse response = new OffsetDeleteResponse();
-            List<CoordinatorLog.Entry> entries = new ArrayList<>();
-            List<Runnable> apply = new ArrayList<>();
-            List<OffsetDeleteResponse.OffsetDeleteResponsePartition> written = new ArrayList<>();
-            for (OffsetDeleteRequest.OffsetDeleteRequestTopic topic : request.topics()) {
-                OffsetDeleteResponse.OffsetDeleteResponseTopic t = new OffsetDeleteResponse.OffsetDeleteResponseTopic()
-                        .setName(topic.name());
-                response.topics().add(t);
-                boolean subscribed = group.isSubscribedToTopic(topic.name());
-                for (OffsetDeleteRequest.OffsetDeleteRequestPartition p : topic.partitions()) {
-                    OffsetDeleteResponse.OffsetDeleteResponsePartition pr = new OffsetDeleteResponse.OffsetDeleteResponsePartition()
-                            .setPartitionIndex(p.partitionIndex());
-                    t.partitions().add(pr);
-                    if (subscribed) {
-                        pr.setErrorCode(Errors.GROUP_SUBSCRIBED_TO_TOPIC.code());
-                    } else if (group.offset(topic.name(), p.partitionIndex()) != null) {
-                        entries.add(new CoordinatorLog.Entry(GroupRecords.offsetKey(groupId, topic.name(),
-                                p.partitionIndex()), null));
-                        String name = topic.name();
-                        int index = p.partitionIndex();
-                        apply.add(() -> group.removeOffset(name, index));
-                        written.add(pr);
-                    }
-                }
-            }
-            if (entries.isEmpty()) {
-                callback.accept(response);
-                return;
-            }
-            log.append(group.partition(), entries).whenComplete((ok, failure) -> {
-                synchronized (group) {
-                    if (failure != null) {
-                        Errors error = groupStoreError(failure);
-                        written.forEach(p -> p.setErrorCode(error.code()));
-                    } else {
-                        apply.forEach(Runnable::run);
-                    }
-                }
-                callback.accept(response);
-            });
-        }
+        offsetStore.deleteOffsets(request, callback);
+    }
+
+    /** Removes expired offsets now (the periodic task's work; for tests). */
+    void expireOffsets() {
+        offsetStore.expireOffsets();
     }
 
     // ------------------------------------------------------------------ admin
 
     /** DescribeGroups for one group: a missing group is described as Dead (v0-5). */
     public DescribeGroupsResponse.DescribedGroup describeGroup(String groupId) {
-        DescribeGroupsResponse.DescribedGroup described = new DescribeGroupsResponse.DescribedGroup()
-                .setGroupId(groupId)
-                .setGroupState(GroupState.DEAD.displayName())
-                .setProtocolType("")
-                .setProtocolData("");
-        Shard shard;
-        try {
-            shard = shardFor(groupId);
-        } catch (ApiException e) {
-            return described.setErrorCode(e.error().code()).setGroupState("");
-        }
-        ClassicGroup group = group(shard, groupId);
-        if (group == null) {
-            return described;
-        }
-        synchronized (group) {
-            if (group.consumer != null) {
-                return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
-                        .setErrorMessage("Group " + groupId + " is not a classic group.");
-            }
-            boolean stable = group.is(GroupState.STABLE);
-            described.setGroupState(group.state().displayName())
-                    .setProtocolType(group.protocolType == null ? "" : group.protocolType)
-                    .setProtocolData(stable && group.protocolName != null ? group.protocolName : "");
-            for (ClassicMember member : group.members()) {
-                byte[] metadata = stable ? member.metadata(group.protocolName) : null;
-                described.members().add(new DescribeGroupsResponse.DescribedGroupMember()
-                        .setMemberId(member.memberId())
-                        .setGroupInstanceId(member.groupInstanceId())
-                        .setClientId(member.clientId)
-                        .setClientHost(member.clientHost)
-                        .setMemberMetadata(metadata == null ? ClassicMember.EMPTY : metadata)
-                        .setMemberAssignment(stable ? member.assignment : ClassicMember.EMPTY));
-            }
-        }
-        return described;
-    }
-
-    /**
-     * ConsumerGroupDescribe for one group: a consumer-protocol group with its epochs, assignor and members
-     * (current and target assignments); an unknown group, or a classic one, is GROUP_ID_NOT_FOUND as in
-     * Kafka. Authorized operations are left to the caller.
-     */
-    public ConsumerGroupDescribeResponse.DescribedGroup consumerGroupDescribe(String groupId) {
-        ConsumerGroupDescribeResponse.DescribedGroup described = new ConsumerGroupDescribeResponse.DescribedGroup()
-                .setGroupId(groupId)
-                .setGroupState("")
-                .setAssignorName("");
-        Shard shard;
-        try {
-            validateGroupId(groupId);
-            shard = shardFor(groupId);
-        } catch (ApiException e) {
-            return described.setErrorCode(e.error().code()).setErrorMessage(e.getMessage());
-        }
-        ClassicGroup group = group(shard, groupId);
-        if (group == null) {
-            return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
-                    .setErrorMessage("Group " + groupId + " not found.");
-        }
-        synchronized (group) {
-            if (group.is(GroupState.DEAD)) {
-                return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
-                        .setErrorMessage("Group " + groupId + " not found.");
-            }
-            ConsumerGroup cg = group.consumer;
-            if (cg == null) {
-                return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
-                        .setErrorMessage("Group " + groupId + " is not a consumer group.");
-            }
-            MetadataImage current = image;
-            described.setGroupState(cg.state().toLowerCase(java.util.Locale.ROOT))
-                    .setGroupEpoch(cg.groupEpoch)
-                    .setAssignmentEpoch(cg.assignmentEpoch)
-                    .setAssignorName(cg.assignorName());
-            for (ConsumerGroup.Member m : cg.members.values()) {
-                described.members().add(new ConsumerGroupDescribeResponse.Member()
-                        .setMemberId(m.memberId)
-                        .setInstanceId(m.instanceId)
-                        .setRackId(m.rackId)
-                        .setMemberEpoch(m.memberEpoch)
-                        .setClientId(m.clientId)
-                        .setClientHost(m.clientHost)
-                        .setSubscribedTopicNames(new ArrayList<>(m.subscribedTopics))
-                        .setSubscribedTopicRegex(null)
-                        .setAssignment(describedAssignment(current, m.assigned))
-                        .setTargetAssignment(describedAssignment(current,
-                                cg.target.getOrDefault(m.memberId, Map.of())))
-                        .setMemberType((byte) 1));
-            }
-        }
-        return described;
-    }
-
-    private static ConsumerGroupDescribeResponse.Assignment describedAssignment(MetadataImage current,
-                                                                                Map<String, Set<Integer>> partitions) {
-        ConsumerGroupDescribeResponse.Assignment a = new ConsumerGroupDescribeResponse.Assignment();
-        for (Map.Entry<String, Set<Integer>> e : new java.util.TreeMap<>(partitions).entrySet()) {
-            TopicImage t = current == null ? null : current.topic(e.getKey());
-            if (t != null && !e.getValue().isEmpty()) {
-                a.topicPartitions().add(new ConsumerGroupDescribeResponse.TopicPartitions()
-                        .setTopicId(t.id()).setTopicName(t.name()).setPartitions(new ArrayList<>(e.getValue())));
-            }
-        }
-        return a;
+        return admin.describeGroup(groupId);
     }
 
     /** The result of ListGroups: the groups and the error of a partition still loading, if any. */
@@ -1943,236 +270,21 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
 
     /**
      * ListGroups over every partition this broker coordinates. {@code states} and {@code types} filter
-     * case-insensitively when not empty (all groups are of type classic).
+     * case-insensitively when not empty (types: classic, consumer).
      */
     public ListedGroups listGroups(Set<String> states, Set<String> types) {
-        Errors error = Errors.NONE;
-        List<ListGroupsResponse.ListedGroup> listed = new ArrayList<>();
-        Set<String> lowerStates = new HashSet<>();
-        states.forEach(s -> lowerStates.add(s.toLowerCase(java.util.Locale.ROOT)));
-        Set<String> lowerTypes = new HashSet<>();
-        types.forEach(t -> lowerTypes.add(t.toLowerCase(java.util.Locale.ROOT)));
-        for (Shard shard : shards.values()) {
-            if (!shard.loaded) {
-                error = Errors.COORDINATOR_LOAD_IN_PROGRESS;
-                continue;
-            }
-            for (ClassicGroup group : shard.groups.values()) {
-                synchronized (group) {
-                    if (group.is(GroupState.DEAD)) {
-                        continue;
-                    }
-                    String type = group.consumer != null ? CONSUMER_TYPE : CLASSIC_TYPE;
-                    if (!lowerTypes.isEmpty() && !lowerTypes.contains(type)) {
-                        continue;
-                    }
-                    String state = group.consumer != null ? group.consumer.state() : group.state().displayName();
-                    if (!lowerStates.isEmpty() && !lowerStates.contains(state.toLowerCase(java.util.Locale.ROOT))) {
-                        continue;
-                    }
-                    listed.add(new ListGroupsResponse.ListedGroup()
-                            .setGroupId(group.groupId())
-                            .setProtocolType(group.protocolType == null ? "" : group.protocolType)
-                            .setGroupState(state)
-                            .setGroupType(type));
-                }
-            }
-        }
-        return new ListedGroups(error, listed);
+        return admin.listGroups(states, types);
     }
 
     /** DeleteGroups: empty groups lose their offsets and metadata; others are NON_EMPTY_GROUP. */
     public CompletableFuture<Map<String, Errors>> deleteGroups(List<String> groupIds) {
-        Map<String, Errors> results = new ConcurrentHashMap<>();
-        List<CompletableFuture<Void>> pending = new ArrayList<>();
-        for (String groupId : groupIds) {
-            if (results.containsKey(groupId)) {
-                continue;
-            }
-            CompletableFuture<Void> done = new CompletableFuture<>();
-            pending.add(done);
-            deleteGroup(groupId, error -> {
-                results.put(groupId, error);
-                done.complete(null);
-            });
-        }
-        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(v -> results);
-    }
-
-    private void deleteGroup(String groupId, Consumer<Errors> callback) {
-        Shard shard;
-        try {
-            validateGroupId(groupId);
-            shard = shardFor(groupId);
-        } catch (ApiException e) {
-            callback.accept(e.error());
-            return;
-        }
-        ClassicGroup group = group(shard, groupId);
-        if (group == null) {
-            callback.accept(Errors.GROUP_ID_NOT_FOUND);
-            return;
-        }
-        synchronized (group) {
-            if (group.is(GroupState.DEAD)) {
-                callback.accept(Errors.GROUP_ID_NOT_FOUND);
-                return;
-            }
-            if (!group.is(GroupState.EMPTY) || (group.consumer != null && !group.consumer.isEmpty())) {
-                callback.accept(Errors.NON_EMPTY_GROUP);
-                return;
-            }
-            List<CoordinatorLog.Entry> entries = tombstones(group, allOffsets(group));
-            entries.add(new CoordinatorLog.Entry(GroupRecords.groupKey(groupId), null));
-            if (group.consumer != null) {
-                entries.add(new CoordinatorLog.Entry(GroupRecords.consumerGroupKey(groupId), null));
-            }
-            log.append(group.partition(), entries).whenComplete((ok, failure) -> {
-                synchronized (group) {
-                    if (failure != null) {
-                        callback.accept(groupStoreError(failure));
-                        return;
-                    }
-                    if (!group.is(GroupState.DEAD)) {
-                        group.transitionTo(GroupState.DEAD, now());
-                    }
-                    shard.groups.remove(groupId, group);
-                }
-                LOG.info("Deleted group {}", groupId);
-                callback.accept(Errors.NONE);
-            });
-        }
-    }
-
-    private static List<String[]> allOffsets(ClassicGroup group) {
-        List<String[]> all = new ArrayList<>();
-        group.offsets().forEach((topic, byPartition) -> byPartition.keySet()
-                .forEach(p -> all.add(new String[] {topic, Integer.toString(p)})));
-        return all;
-    }
-
-    private static List<CoordinatorLog.Entry> tombstones(ClassicGroup group, List<String[]> partitions) {
-        List<CoordinatorLog.Entry> entries = new ArrayList<>();
-        for (String[] tp : partitions) {
-            entries.add(new CoordinatorLog.Entry(GroupRecords.offsetKey(group.groupId(), tp[0], Integer.parseInt(tp[1])),
-                    null));
-        }
-        return entries;
-    }
-
-    // ------------------------------------------------------------------ offsets expiry
-
-    private void scheduleOffsetsExpiry() {
-        timer.schedule(config.offsetsRetentionCheckIntervalMs(), () -> {
-            if (closed) {
-                return;
-            }
-            try {
-                expireOffsets();
-            } finally {
-                scheduleOffsetsExpiry();
-            }
-        });
-    }
-
-    /**
-     * Removes expired offsets (KIP-211): of an empty group once it has been empty for the retention
-     * time (measured from the later of the commit and the group becoming empty), of a simple group
-     * from each commit, of a stable consumer group only for topics it no longer subscribes to; an
-     * explicit expire timestamp (OffsetCommit v2-4) wins. An empty group left without offsets is
-     * removed with its metadata.
-     */
-    void expireOffsets() {
-        long now = now();
-        long retention = config.offsetsRetentionMs();
-        for (Shard shard : shards.values()) {
-            if (!shard.loaded) {
-                continue;
-            }
-            for (ClassicGroup group : shard.groups.values()) {
-                synchronized (group) {
-                    if (group.is(GroupState.DEAD)) {
-                        continue;
-                    }
-                    List<String[]> expired = new ArrayList<>();
-                    boolean empty = group.is(GroupState.EMPTY) && (group.consumer == null || group.consumer.isEmpty());
-                    boolean stableConsumer = group.is(GroupState.STABLE)
-                            && ClassicGroup.CONSUMER_PROTOCOL_TYPE.equals(group.protocolType);
-                    group.offsets().forEach((topic, byPartition) -> byPartition.forEach((p, o) -> {
-                        boolean eligible = empty || (stableConsumer && !group.isSubscribedToTopic(topic));
-                        if (!eligible) {
-                            return;
-                        }
-                        boolean isExpired;
-                        if (o.expireTimestamp() >= 0) {
-                            isExpired = now >= o.expireTimestamp();
-                        } else {
-                            long base = empty && group.protocolType != null
-                                    ? Math.max(group.stateTimestampMs(), o.commitTimestamp()) : o.commitTimestamp();
-                            isExpired = now - base >= retention;
-                        }
-                        if (isExpired) {
-                            expired.add(new String[] {topic, Integer.toString(p)});
-                        }
-                    }));
-                    boolean removeGroup = empty && group.pendingJoinMembers.isEmpty() && group.pendingTxnOffsets.isEmpty()
-                            && expired.size() == allOffsets(group).size();
-                    if (expired.isEmpty() && !removeGroup) {
-                        continue;
-                    }
-                    List<CoordinatorLog.Entry> entries = tombstones(group, expired);
-                    if (removeGroup) {
-                        entries.add(new CoordinatorLog.Entry(GroupRecords.groupKey(group.groupId()), null));
-                        if (group.consumer != null) {
-                            entries.add(new CoordinatorLog.Entry(GroupRecords.consumerGroupKey(group.groupId()), null));
-                        }
-                    }
-                    log.append(group.partition(), entries).whenComplete((ok, failure) -> {
-                        synchronized (group) {
-                            if (failure != null) {
-                                LOG.warn("Failed to expire offsets of group {}: {}", group.groupId(), failure.getMessage());
-                                return;
-                            }
-                            for (String[] tp : expired) {
-                                group.removeOffset(tp[0], Integer.parseInt(tp[1]));
-                            }
-                            if (removeGroup && group.is(GroupState.EMPTY) && !group.hasOffsets()) {
-                                group.transitionTo(GroupState.DEAD, now());
-                                shard.groups.remove(group.groupId(), group);
-                                LOG.info("Removed empty group {} with no offsets left", group.groupId());
-                            }
-                        }
-                    });
-                    if (!expired.isEmpty()) {
-                        LOG.info("Expired {} offsets of group {}", expired.size(), group.groupId());
-                    }
-                }
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------ group records
-
-    /** Writes the group's metadata with {@code assignments} (member id -> assignment). */
-    private CompletableFuture<Void> storeGroup(ClassicGroup group, Map<String, byte[]> assignments) {
-        List<GroupRecords.MemberValue> members = new ArrayList<>();
-        for (ClassicMember member : group.members()) {
-            byte[] subscription = member.metadata(group.protocolName);
-            members.add(new GroupRecords.MemberValue(member.memberId(), member.groupInstanceId(), member.clientId,
-                    member.clientHost, member.rebalanceTimeoutMs, member.sessionTimeoutMs,
-                    subscription == null ? ClassicMember.EMPTY : subscription,
-                    assignments.getOrDefault(member.memberId(), ClassicMember.EMPTY)));
-        }
-        GroupRecords.GroupValue value = new GroupRecords.GroupValue(group.protocolType, group.generationId,
-                group.protocolName, group.leaderId, group.stateTimestampMs(), members);
-        return log.append(group.partition(), List.of(new CoordinatorLog.Entry(GroupRecords.groupKey(group.groupId()),
-                GroupRecords.groupValue(value))));
+        return admin.deleteGroups(groupIds);
     }
 
     @Override
     public synchronized void close() {
-        closed = true;
-        for (int partition : new ArrayList<>(shards.keySet())) {
+        shared.close();
+        for (int partition : shared.ledPartitions()) {
             onResignation(partition);
         }
         if (ownedTimer != null) {

@@ -1,12 +1,20 @@
 /**
- * The group coordinator: consumer groups with the classic protocol and their committed offsets.
+ * The group coordinator: consumer groups (classic protocol and KIP-848 consumer protocol) and their
+ * committed offsets.
  *
- * <p>{@link io.krill.broker.group.GroupCoordinator} owns, for each partition of {@code __consumer_offsets}
- * this broker leads, the groups that hash to it ({@code abs(groupId.hashCode()) % partitions}):
- * {@link io.krill.broker.group.ClassicGroup} (state machine Empty / PreparingRebalance /
- * CompletingRebalance / Stable / Dead, generation, selected protocol, leader, members, offsets) and
- * {@link io.krill.broker.group.ClassicMember}. The API handlers in {@code io.krill.broker.api.handlers}
- * translate wire versions and call it.
+ * <p>{@link io.krill.broker.group.GroupCoordinator} is the facade the API handlers in
+ * {@code io.krill.broker.api.handlers} call (they translate wire versions). Its state, in
+ * {@link io.krill.broker.group.GroupContext}, is, for each partition of {@code __consumer_offsets} this
+ * broker leads, a {@link io.krill.broker.group.GroupShard} with the groups that hash to it
+ * ({@code abs(groupId.hashCode()) % partitions}): {@link io.krill.broker.group.ClassicGroup} (state
+ * machine Empty / PreparingRebalance / CompletingRebalance / Stable / Dead, generation, selected
+ * protocol, leader, members, offsets), {@link io.krill.broker.group.ClassicMember}, and for consumer
+ * groups the attached {@link io.krill.broker.group.ConsumerGroup}. The work is split by concern:
+ * {@link io.krill.broker.group.GroupPartitionLoader} (leadership, load, unload),
+ * {@link io.krill.broker.group.ClassicGroupProtocol} and {@link io.krill.broker.group.ClassicRebalancer}
+ * (classic protocol), {@link io.krill.broker.group.ConsumerGroupProtocol} (KIP-848),
+ * {@link io.krill.broker.group.OffsetStore} (offsets) and {@link io.krill.broker.group.GroupAdmin}
+ * (describe, list, delete).
  *
  * <p>Durability: group metadata and offsets are records in the group's partition, in the versioned
  * layout of {@link io.krill.broker.group.GroupRecords}, appended through

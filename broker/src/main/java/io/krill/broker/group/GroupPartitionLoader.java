@@ -1,0 +1,226 @@
+package io.krill.broker.group;
+
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicImage;
+import io.krill.wire.error.Errors;
+import io.netty.buffer.Unpooled;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Which partitions of {@code __consumer_offsets} this broker coordinates: it follows their leadership in
+ * the metadata image, loads each partition it comes to lead (replaying its group, consumer-group and
+ * offset records, and the transactional offsets up to their markers) on the coordinator thread, and
+ * drops the groups of a partition it no longer leads (their waiting requests get NOT_COORDINATOR).
+ * Requests for a partition's groups get COORDINATOR_LOAD_IN_PROGRESS until its load is done.
+ *
+ * <p>Thread-safety: thread-safe; no state of its own (the shards are {@link GroupContext}'s).
+ * {@link #follow} runs under {@link GroupCoordinator}'s monitor, which orders it against close. A load
+ * builds each group under that group's monitor and publishes the shard as loaded only if it is still
+ * the current one; a resignation takes each group's monitor to answer its waiting members.
+ */
+final class GroupPartitionLoader {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupPartitionLoader.class);
+    private static final String TOPIC = GroupCoordinator.TOPIC;
+
+    private final GroupContext shared;
+    private final CoordinatorLog log;
+    private final CoordinatorTimer timer;
+    private final ClassicRebalancer rebalancer;
+    private final ConsumerGroupProtocol consumerGroups;
+
+    GroupPartitionLoader(GroupContext shared, ClassicRebalancer rebalancer, ConsumerGroupProtocol consumerGroups) {
+        this.shared = shared;
+        this.log = shared.log();
+        this.timer = shared.timer();
+        this.rebalancer = rebalancer;
+        this.consumerGroups = consumerGroups;
+    }
+
+    private long now() {
+        return timer.milliseconds();
+    }
+
+    /**
+     * Takes the image: the partition count, and the partitions this broker leads (loaded) or no longer
+     * leads (dropped). Caller holds {@link GroupCoordinator}'s monitor.
+     */
+    void follow(MetadataImage image) {
+        if (shared.closed()) {
+            return;
+        }
+        shared.image(image);
+        TopicImage topic = image.topic(TOPIC);
+        Set<Integer> led = new HashSet<>();
+        if (topic != null) {
+            shared.partitionCount(topic.partitionCount());
+            for (PartitionState state : topic.partitions()) {
+                if (state.leader() == shared.nodeId()) {
+                    led.add(state.partition());
+                }
+            }
+        }
+        for (int partition : led) {
+            if (shared.shard(partition) == null) {
+                onElection(partition);
+            }
+        }
+        for (int partition : shared.ledPartitions()) {
+            if (!led.contains(partition)) {
+                onResignation(partition);
+            }
+        }
+    }
+
+    /** Becomes the coordinator of {@code partition}: loads it on the coordinator thread. */
+    void onElection(int partition) {
+        GroupShard shard = new GroupShard(partition);
+        if (shared.addShard(shard)) {
+            LOG.debug("Loading group coordinator partition {}-{}", TOPIC, partition);
+            timer.execute(() -> load(shard));
+        }
+    }
+
+    /** Stops coordinating {@code partition}: its groups are dropped and their waiting requests told. */
+    void onResignation(int partition) {
+        GroupShard shard = shared.removeShard(partition);
+        if (shard == null) {
+            return;
+        }
+        LOG.debug("Unloading group coordinator partition {}-{}", TOPIC, partition);
+        for (ClassicGroup group : shard.groups.values()) {
+            synchronized (group) {
+                for (ClassicMember member : group.members()) {
+                    rebalancer.answerJoin(group, member, ClassicRebalancer.joinError(member.memberId(), Errors.NOT_COORDINATOR));
+                    ClassicRebalancer.answerSync(group, member, ClassicRebalancer.syncError(Errors.NOT_COORDINATOR));
+                }
+                group.transitionTo(GroupState.DEAD, now());
+            }
+        }
+        shard.groups.clear();
+    }
+
+    private void load(GroupShard shard) {
+        long started = System.nanoTime();
+        Map<String, GroupRecords.GroupValue> groupValues = new HashMap<>();
+        Map<String, GroupRecords.ConsumerGroupValue> consumerValues = new HashMap<>();
+        Map<String, Map<String, Map<Integer, OffsetAndMetadata>>> offsets = new HashMap<>();
+        AtomicInteger records = new AtomicInteger();
+        // Offsets of transactions without a marker yet, per producer id, in log order.
+        Map<Long, List<CoordinatorLog.Entry>> openTxns = new HashMap<>();
+        try {
+            CoordinatorLog.Replayer plain = (keyBytes, valueBytes) -> {
+                records.incrementAndGet();
+                GroupRecords.Key key = GroupRecords.readKey(Unpooled.wrappedBuffer(keyBytes));
+                if (key instanceof GroupRecords.OffsetKey k) {
+                    Map<Integer, OffsetAndMetadata> byPartition = offsets.computeIfAbsent(k.groupId(), g -> new HashMap<>())
+                            .computeIfAbsent(k.topic(), t -> new HashMap<>());
+                    if (valueBytes == null) {
+                        byPartition.remove(k.partition());
+                    } else {
+                        byPartition.put(k.partition(), GroupRecords.readOffsetValue(Unpooled.wrappedBuffer(valueBytes)));
+                    }
+                } else if (key instanceof GroupRecords.GroupKey k) {
+                    if (valueBytes == null) {
+                        groupValues.remove(k.groupId());
+                    } else {
+                        groupValues.put(k.groupId(), GroupRecords.readGroupValue(Unpooled.wrappedBuffer(valueBytes)));
+                    }
+                } else if (key instanceof GroupRecords.ConsumerGroupKey k) {
+                    if (valueBytes == null) {
+                        consumerValues.remove(k.groupId());
+                    } else {
+                        consumerValues.put(k.groupId(),
+                                GroupRecords.readConsumerGroupValue(Unpooled.wrappedBuffer(valueBytes)));
+                    }
+                }
+            };
+            log.replay(shard.partition, new CoordinatorLog.Replayer() {
+                @Override
+                public void replay(byte[] key, byte[] value) {
+                    plain.replay(key, value);
+                }
+
+                @Override
+                public void replayTransactional(long producerId, byte[] key, byte[] value) {
+                    openTxns.computeIfAbsent(producerId, p -> new ArrayList<>()).add(new CoordinatorLog.Entry(key, value));
+                }
+
+                @Override
+                public void replayMarker(long producerId, boolean commit) {
+                    List<CoordinatorLog.Entry> entries = openTxns.remove(producerId);
+                    if (entries != null && commit) {
+                        entries.forEach(e -> plain.replay(e.key(), e.value()));
+                    }
+                }
+            });
+        } catch (RuntimeException e) {
+            LOG.error("Failed to load {}-{}; its groups stay unavailable", TOPIC, shard.partition, e);
+            return;
+        }
+        long now = now();
+        Set<String> groupIds = new HashSet<>(groupValues.keySet());
+        groupIds.addAll(consumerValues.keySet());
+        offsets.forEach((groupId, byTopic) -> {
+            if (byTopic.values().stream().anyMatch(m -> !m.isEmpty())) {
+                groupIds.add(groupId);
+            }
+        });
+        Map<String, List<PendingOffset>> pendingByGroup = pendingTxnOffsets(openTxns);
+        groupIds.addAll(pendingByGroup.keySet());
+        for (String groupId : groupIds) {
+            ClassicGroup group = new ClassicGroup(groupId, shard.partition, now);
+            synchronized (group) {
+                GroupRecords.GroupValue value = groupValues.get(groupId);
+                GroupRecords.ConsumerGroupValue consumerValue = consumerValues.get(groupId);
+                if (consumerValue != null) {
+                    consumerGroups.restoreConsumer(group, consumerValue, now);
+                } else if (value != null) {
+                    rebalancer.restore(group, value, now);
+                }
+                Map<String, Map<Integer, OffsetAndMetadata>> byTopic = offsets.getOrDefault(groupId, Map.of());
+                byTopic.forEach((topic, byPartition) -> byPartition.forEach((p, o) -> group.putOffset(topic, p, o)));
+                for (PendingOffset pending : pendingByGroup.getOrDefault(groupId, List.of())) {
+                    group.pendingTxnOffsets.add(pending.producerId(), pending.topic(), pending.partition(),
+                            pending.offset());
+                }
+                shard.groups.put(groupId, group);
+            }
+        }
+        if (shared.shard(shard.partition) != shard) {
+            return; // resigned meanwhile
+        }
+        shard.loaded = true;
+        if (records.get() > 0) {
+            LOG.info("Loaded {}-{}: {} records, {} groups in {} ms", TOPIC, shard.partition, records.get(),
+                    groupIds.size(), (System.nanoTime() - started) / 1_000_000);
+        }
+    }
+
+    /** An offset of a transaction still open at the end of a load. */
+    private record PendingOffset(long producerId, String topic, int partition, OffsetAndMetadata offset) {
+    }
+
+    /** The offsets of transactions without a marker yet, by group (a tombstone cancels an earlier one). */
+    private static Map<String, List<PendingOffset>> pendingTxnOffsets(Map<Long, List<CoordinatorLog.Entry>> openTxns) {
+        Map<String, List<PendingOffset>> byGroup = new HashMap<>();
+        openTxns.forEach((producerId, entries) -> {
+            for (CoordinatorLog.Entry entry : entries) {
+                if (entry.value() != null
+                        && GroupRecords.readKey(Unpooled.wrappedBuffer(entry.key())) instanceof GroupRecords.OffsetKey k) {
+                    byGroup.computeIfAbsent(k.groupId(), g -> new ArrayList<>()).add(new PendingOffset(producerId,
+                            k.topic(), k.partition(), GroupRecords.readOffsetValue(Unpooled.wrappedBuffer(entry.value()))));
+                }
+            }
+        });
+        return byGroup;
+    }
+}
