@@ -27,8 +27,10 @@ import org.slf4j.LoggerFactory;
  * Keeps this broker's {@link MetadataImage} current from ZooKeeper and tells listeners of every new
  * image, in order, on one thread ({@code krill-metadata-<nodeId>}). Driven by persistent recursive
  * watches, not polling: on each event the thread re-reads the node it names (reads on one session
- * are in order, so a re-read is never older than the event) and publishes a new image once the
- * queue of pending work is empty, so a burst of changes makes one image. After every (re)connection
+ * are in order, so a re-read is never older than the event) and publishes a new image after a batch:
+ * the work queued when the batch began, so a burst of changes makes one image, while work that keeps
+ * arriving (Helix writes dozens of watched nodes while a broker joins) cannot hold back the image, and
+ * the callers waiting for it, until the burst ends. After every (re)connection
  * the whole tree is read again, because ZooKeeper does not replay persistent-watch events missed
  * while disconnected.
  *
@@ -214,6 +216,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
                 return;
             }
             boolean stop = false;
+            int batch = tasks.size(); // the rest of this batch: what was queued when it began
             while (task != null) {
                 if (task.work() == null) {
                     stop = true;
@@ -222,7 +225,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
                 if (execute(task)) {
                     done.add(task);
                 }
-                task = tasks.poll();
+                task = batch-- > 0 ? tasks.poll() : null;
             }
             MetadataImage published = publish();
             for (Task finished : done) {
