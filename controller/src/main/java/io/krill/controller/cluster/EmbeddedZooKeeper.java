@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.jmx.MBeanRegistry;
+import org.apache.zookeeper.jmx.ZKMBeanInfo;
 import org.apache.zookeeper.server.ServerCnxnFactory;
 import org.apache.zookeeper.server.ZooKeeperServer;
 import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
@@ -33,6 +35,11 @@ import org.slf4j.LoggerFactory;
  * out); a power cut or kernel crash can lose the last seconds of metadata changes (topics created,
  * configs altered, leader epochs, the producer-id counter), the same window in which the partition logs,
  * which are not fsynced per write either, lose their newest records.
+ *
+ * <p>It registers no JMX beans (ZooKeeper's registry is process-wide; {@link #start} replaces it with one
+ * that keeps nothing): the server's beans and one per client connection took tens of milliseconds of
+ * every broker start, for an internal server nobody manages through JMX. Krill's own metrics, the
+ * metadata store's included, are on {@code /metrics}.
  *
  * <p>Short session timeouts need a short tick: ZooKeeper grants between {@code minSessionTimeoutMs}
  * and {@code maxSessionTimeoutMs} and checks expiry once per tick.
@@ -73,6 +80,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     public static EmbeddedZooKeeper start(Path dataDir, int port, int tickTimeMs, boolean closeStaleSessions,
                                           boolean fsync) {
         long started = System.nanoTime();
+        MBeanRegistry.setInstance(NoBeans.INSTANCE);
         FileTxnSnapLog txnLog = null;
         ZooKeeperServer server = null;
         try {
@@ -171,6 +179,21 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot close ZooKeeper transaction log", e);
             }
+        }
+    }
+
+    /** ZooKeeper's JMX registry, keeping nothing (see the class comment). */
+    private static final class NoBeans extends MBeanRegistry {
+        static final NoBeans INSTANCE = new NoBeans();
+
+        @Override
+        public void register(ZKMBeanInfo bean, ZKMBeanInfo parent) {
+            // no JMX beans for the embedded server
+        }
+
+        @Override
+        public void unregister(ZKMBeanInfo bean) {
+            // nothing was registered
         }
     }
 }
