@@ -109,23 +109,7 @@ class HelixLayoutTest {
 
     @Test
     void anInstanceConfigFoundMissingIsRemadeBesideTheRest() throws Exception {
-        ZkSession session = new ZkSession(zk.connectString(), 10_000, 5_000, new ZkSession.Listener() {
-            @Override
-            public void onConnected(boolean newSession) {
-            }
-
-            @Override
-            public void onDisconnected() {
-            }
-
-            @Override
-            public void onExpired() {
-            }
-
-            @Override
-            public void onNodeEvent(org.apache.zookeeper.WatchedEvent event) {
-            }
-        });
+        ZkSession session = new ZkSession(zk.connectString(), 10_000, 5_000, new QuietZkListener());
         try {
             session.awaitConnected(5_000);
             ZkPaths paths = new ZkPaths(BY_KRILL);

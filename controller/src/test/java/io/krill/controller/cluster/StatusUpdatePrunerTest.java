@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.nio.file.Path;
 import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.ZooDefs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,7 +20,7 @@ class StatusUpdatePrunerTest {
     @Test
     void deletesOnlyRecordsOverTheLimit() throws Exception {
         try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir, 0);
-             ZkSession session = new ZkSession(zk.connectString(), 10_000, 10_000, new Quiet())) {
+             ZkSession session = new ZkSession(zk.connectString(), 10_000, 10_000, new QuietZkListener())) {
             session.awaitConnected(10_000);
             session.createPath(ROOT + "/orders");
             create(session, ROOT + "/orders/orders_0", StatusUpdatePruner.MAX_BYTES + 1);
@@ -40,7 +39,7 @@ class StatusUpdatePrunerTest {
     @Test
     void nothingToPruneWithoutStatusUpdates() throws Exception {
         try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir, 0);
-             ZkSession session = new ZkSession(zk.connectString(), 10_000, 10_000, new Quiet())) {
+             ZkSession session = new ZkSession(zk.connectString(), 10_000, 10_000, new QuietZkListener())) {
             session.awaitConnected(10_000);
             assertEquals(0, new StatusUpdatePruner(session, ROOT).prune());
         }
@@ -48,23 +47,5 @@ class StatusUpdatePrunerTest {
 
     private static void create(ZkSession session, String path, int bytes) throws Exception {
         session.call(zk -> zk.create(path, new byte[bytes], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
-    }
-
-    private static final class Quiet implements ZkSession.Listener {
-        @Override
-        public void onConnected(boolean newSession) {
-        }
-
-        @Override
-        public void onDisconnected() {
-        }
-
-        @Override
-        public void onExpired() {
-        }
-
-        @Override
-        public void onNodeEvent(WatchedEvent event) {
-        }
     }
 }
