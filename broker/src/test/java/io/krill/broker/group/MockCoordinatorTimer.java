@@ -6,7 +6,7 @@ import java.util.PriorityQueue;
  * A {@link CoordinatorTimer} on a manual clock: tasks run only inside {@link #advance}, in deadline
  * order, on the test's thread. Not thread-safe (one test thread).
  */
-final class MockCoordinatorTimer implements CoordinatorTimer {
+public final class MockCoordinatorTimer implements CoordinatorTimer {
     private record Task(long due, long seq, Runnable runnable) {
     }
 
@@ -31,7 +31,7 @@ final class MockCoordinatorTimer implements CoordinatorTimer {
     }
 
     /** Moves the clock forward, running every task that falls due on the way. */
-    void advance(long ms) {
+    public void advance(long ms) {
         long target = now + ms;
         while (!tasks.isEmpty() && tasks.peek().due <= target) {
             Task task = tasks.poll();

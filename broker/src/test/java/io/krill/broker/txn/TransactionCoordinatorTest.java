@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.krill.broker.group.CoordinatorLog;
+import io.krill.broker.group.MockCoordinatorTimer;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
@@ -34,7 +35,7 @@ class TransactionCoordinatorTest {
     private static final long EXPIRATION = 3_600_000;
     private static final long ABORT_CHECK = 1_000;
 
-    private ManualTimer timer;
+    private MockCoordinatorTimer timer;
     private FakeCoordinatorLog log;
     private final List<Job> markers = new ArrayList<>();
     private final AtomicLong nextProducerId = new AtomicLong(100);
@@ -45,7 +46,7 @@ class TransactionCoordinatorTest {
 
     @BeforeEach
     void setUp() {
-        timer = new ManualTimer();
+        timer = new MockCoordinatorTimer();
         log = new FakeCoordinatorLog();
         coordinator = start(NODE, COORDINATOR_EPOCH);
     }
