@@ -8,14 +8,10 @@ import ch.qos.logback.core.read.CyclicBufferAppender;
 import io.krill.broker.Broker;
 import io.krill.broker.config.BrokerConfig;
 import io.krill.compat.support.BrokerApis;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -66,7 +62,7 @@ public final class KrillBrokerExtension implements BeforeAllCallback, AfterAllCa
             }
         } finally {
             try {
-                deleteRecursively(dataDir);
+                TestFiles.deleteRecursively(dataDir);
             } finally {
                 stopLogCapture();
             }
@@ -151,20 +147,4 @@ public final class KrillBrokerExtension implements BeforeAllCallback, AfterAllCa
         }
     }
 
-    private static void deleteRecursively(Path dir) {
-        if (dir == null || !Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 }

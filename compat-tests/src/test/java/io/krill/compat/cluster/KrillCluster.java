@@ -2,6 +2,7 @@ package io.krill.compat.cluster;
 
 import static org.awaitility.Awaitility.await;
 
+import io.krill.compat.TestFiles;
 import io.krill.controller.cluster.EmbeddedZooKeeper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,7 +12,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -140,7 +140,7 @@ public final class KrillCluster implements AutoCloseable {
                 if (zk != null) {
                     zk.close();
                 }
-                deleteRecursively(dir);
+                TestFiles.deleteRecursively(dir);
             }
             throw e;
         }
@@ -414,7 +414,7 @@ public final class KrillCluster implements AutoCloseable {
                 this::destroyBrokers,
                 this::keepLogs,
                 zooKeeper::close,
-                () -> deleteRecursively(dir),
+                () -> TestFiles.deleteRecursively(dir),
                 () -> {
                     try {
                         Runtime.getRuntime().removeShutdownHook(killer);
@@ -446,7 +446,7 @@ public final class KrillCluster implements AutoCloseable {
     private void keepLogs() {
         Path kept = Path.of(System.getProperty("user.dir"), "target", "cluster-logs", name);
         try {
-            deleteRecursively(kept);
+            TestFiles.deleteRecursively(kept);
             Files.createDirectories(kept);
             for (BrokerProcess b : brokers.values()) {
                 if (Files.exists(b.logFile())) {
@@ -455,23 +455,6 @@ public final class KrillCluster implements AutoCloseable {
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot keep the brokers' logs in " + kept, e);
-        }
-    }
-
-    static void deleteRecursively(Path path) {
-        if (path == null || !Files.exists(path)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(path)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 

@@ -3,6 +3,7 @@ package io.krill.compat.faults;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.krill.compat.TestFiles;
 import io.krill.compat.support.BrokerApis;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -53,7 +54,7 @@ class FaultCampaignTest {
         CampaignSettings settings = CampaignSettings.fromSystemProperties();
         LOG.info("fault campaign: {} (replay with -Dfaults.seed={})", settings, settings.seed());
         Path runDir = Path.of(System.getProperty("user.dir"), "target", "faults", Long.toString(settings.seed()));
-        FaultCluster.deleteRecursively(runDir);
+        TestFiles.deleteRecursively(runDir);
         Path historyFile = runDir.resolve("history.jsonl");
 
         HistoryChecker.Verdict verdict;
@@ -72,7 +73,7 @@ class FaultCampaignTest {
                         + settings.minutes() + " min: " + summary + "\n",
                 StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         if (verdict.clean() && !settings.keep()) {
-            FaultCluster.deleteRecursively(runDir);
+            TestFiles.deleteRecursively(runDir);
         }
         assertTrue(verdict.clean(), () -> "seed " + settings.seed() + ": " + summary + "\nexamples: "
                 + verdict.examples() + "\nhistory and logs kept in " + runDir

@@ -2,6 +2,7 @@ package io.krill.compat.faults;
 
 import static org.awaitility.Awaitility.await;
 
+import io.krill.compat.TestFiles;
 import io.krill.compat.cluster.BrokerProcess;
 import io.krill.compat.cluster.KrillCluster;
 import io.krill.compat.cluster.RawRequests;
@@ -13,7 +14,6 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -139,7 +139,7 @@ final class FaultCluster implements AutoCloseable {
                 if (network != null) {
                     network.close();
                 }
-                deleteRecursively(dir);
+                TestFiles.deleteRecursively(dir);
             }
             throw e;
         }
@@ -312,7 +312,7 @@ final class FaultCluster implements AutoCloseable {
             }
         });
         steps.add(network::close);
-        steps.add(() -> deleteRecursively(dir));
+        steps.add(() -> TestFiles.deleteRecursively(dir));
         for (Runnable step : steps) {
             try {
                 step.run();
@@ -340,28 +340,11 @@ final class FaultCluster implements AutoCloseable {
             for (Path d : dirs.toList()) {
                 Matcher m = name.matcher(d.getFileName().toString());
                 if (m.find() && !ProcessHandle.of(Long.parseLong(m.group(1))).map(ProcessHandle::isAlive).orElse(false)) {
-                    deleteRecursively(d);
+                    TestFiles.deleteRecursively(d);
                 }
             }
         } catch (IOException | RuntimeException e) {
             LOG.warn("cannot sweep {}: {}", tmp, e.toString());
-        }
-    }
-
-    static void deleteRecursively(Path path) {
-        if (path == null || !Files.exists(path)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(path)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 
