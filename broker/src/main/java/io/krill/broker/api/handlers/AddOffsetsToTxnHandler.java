@@ -1,6 +1,6 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.security.authorizer.AclOperation;
@@ -21,31 +21,17 @@ import java.util.Set;
  *
  * <p>Thread-safe: stateless.
  */
-public final class AddOffsetsToTxnHandler implements ApiHandler {
+public final class AddOffsetsToTxnHandler extends AbstractApiHandler {
     private final Authorization authorization;
     private final TransactionCoordinator coordinator;
     private final GroupCoordinator groups;
 
     public AddOffsetsToTxnHandler(TransactionCoordinator coordinator, GroupCoordinator groups,
                                   Authorization authorization) {
+        super(ApiKeys.ADD_OFFSETS_TO_TXN, 0, 4);
         this.authorization = authorization;
         this.coordinator = coordinator;
         this.groups = groups;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.ADD_OFFSETS_TO_TXN;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 4;
     }
 
     @Override

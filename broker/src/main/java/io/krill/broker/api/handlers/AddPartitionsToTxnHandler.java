@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.authorizer.Authorization;
@@ -32,28 +32,14 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Thread-safe: stateless.
  */
-public final class AddPartitionsToTxnHandler implements ApiHandler {
+public final class AddPartitionsToTxnHandler extends AbstractApiHandler {
     private final BrokerContext context;
     private final TransactionCoordinator coordinator;
 
     public AddPartitionsToTxnHandler(BrokerContext context, TransactionCoordinator coordinator) {
+        super(ApiKeys.ADD_PARTITIONS_TO_TXN, 0, 5);
         this.context = context;
         this.coordinator = coordinator;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.ADD_PARTITIONS_TO_TXN;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 5;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.quota.QuotaConfigKeys;
@@ -34,28 +34,14 @@ import java.util.Set;
  * <p>Thread-safe: read-modify-writes of this broker are serialised by one lock; the store serialises the
  * writes.
  */
-public final class AlterClientQuotasHandler implements ApiHandler {
+public final class AlterClientQuotasHandler extends AbstractApiHandler {
     private static final Object ENTITY_CONFIGS = new Object();
 
     private final BrokerContext context;
 
     public AlterClientQuotasHandler(BrokerContext context) {
+        super(ApiKeys.ALTER_CLIENT_QUOTAS, 0, 1);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.ALTER_CLIENT_QUOTAS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 1;
     }
 
     @Override

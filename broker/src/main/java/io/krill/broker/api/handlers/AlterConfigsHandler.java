@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.config.TopicConfigValidator;
 import io.krill.broker.security.authorizer.AclOperation;
@@ -23,26 +23,12 @@ import java.util.Map;
  *
  * <p>Thread-safe: stateless; see {@link ConfigAlteration} for concurrent changes.
  */
-public final class AlterConfigsHandler implements ApiHandler {
+public final class AlterConfigsHandler extends AbstractApiHandler {
     private final BrokerContext context;
 
     public AlterConfigsHandler(BrokerContext context) {
+        super(ApiKeys.ALTER_CONFIGS, 0, 2);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.ALTER_CONFIGS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 2;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.ApiError;
@@ -28,26 +28,12 @@ import java.util.Optional;
  * <p>Thread-safe: stateless; the store serialises the changes. Blocks on the store's writes (a request
  * thread).
  */
-public final class AlterPartitionReassignmentsHandler implements ApiHandler {
+public final class AlterPartitionReassignmentsHandler extends AbstractApiHandler {
     private final BrokerContext context;
 
     public AlterPartitionReassignmentsHandler(BrokerContext context) {
+        super(ApiKeys.ALTER_PARTITION_REASSIGNMENTS, 0, 1);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.ALTER_PARTITION_REASSIGNMENTS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 1;
     }
 
     @Override

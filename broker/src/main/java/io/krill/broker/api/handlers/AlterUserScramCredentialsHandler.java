@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.scram.ScramCredentials;
@@ -34,26 +34,12 @@ import java.util.Set;
  *
  * <p>Thread-safe: stateless; entity changes go through the store's atomic {@code updateEntityConfigs}.
  */
-public final class AlterUserScramCredentialsHandler implements ApiHandler {
+public final class AlterUserScramCredentialsHandler extends AbstractApiHandler {
     private final BrokerContext context;
 
     public AlterUserScramCredentialsHandler(BrokerContext context) {
+        super(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, 0, 0);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.ALTER_USER_SCRAM_CREDENTIALS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 0;
     }
 
     private record Failure(Errors error, String message) {

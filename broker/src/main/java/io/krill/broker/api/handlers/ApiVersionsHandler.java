@@ -1,5 +1,6 @@
 package io.krill.broker.api.handlers;
 
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.ApiHandlerRegistry;
 import io.krill.broker.api.Request;
@@ -19,7 +20,7 @@ import java.util.regex.Pattern;
  *
  * <p>Thread-safe: stateless but for the registry, which is set once.
  */
-public final class ApiVersionsHandler implements ApiHandler {
+public final class ApiVersionsHandler extends AbstractApiHandler {
     /** KIP-511: what a client may call itself. */
     private static final Pattern SOFTWARE = Pattern.compile("[a-zA-Z0-9](?:[a-zA-Z0-9\\-.]*[a-zA-Z0-9])?");
 
@@ -32,24 +33,10 @@ public final class ApiVersionsHandler implements ApiHandler {
      * {@code clusterId} answer KIP-1242's check that a client reached the broker it meant to.
      */
     public ApiVersionsHandler(Supplier<ApiHandlerRegistry> registry, int nodeId, Supplier<String> clusterId) {
+        super(ApiKeys.API_VERSIONS, 0, 5);
         this.registry = registry;
         this.nodeId = nodeId;
         this.clusterId = clusterId;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.API_VERSIONS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 5;
     }
 
     @Override

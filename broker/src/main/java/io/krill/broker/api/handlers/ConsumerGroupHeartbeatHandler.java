@@ -1,6 +1,6 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.security.authorizer.AclOperation;
@@ -19,28 +19,14 @@ import java.util.TreeSet;
  *
  * <p>Thread-safe: stateless.
  */
-public final class ConsumerGroupHeartbeatHandler implements ApiHandler {
+public final class ConsumerGroupHeartbeatHandler extends AbstractApiHandler {
     private final GroupCoordinator coordinator;
     private final Authorization authorization;
 
     public ConsumerGroupHeartbeatHandler(GroupCoordinator coordinator, Authorization authorization) {
+        super(ApiKeys.CONSUMER_GROUP_HEARTBEAT, 0, 1);
         this.coordinator = coordinator;
         this.authorization = authorization;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.CONSUMER_GROUP_HEARTBEAT;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 1;
     }
 
     @Override

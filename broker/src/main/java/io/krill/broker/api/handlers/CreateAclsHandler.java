@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclBinding;
@@ -23,26 +23,12 @@ import java.util.List;
  *
  * <p>Thread-safe: stateless.
  */
-public final class CreateAclsHandler implements ApiHandler {
+public final class CreateAclsHandler extends AbstractApiHandler {
     private final BrokerContext context;
 
     public CreateAclsHandler(BrokerContext context) {
+        super(ApiKeys.CREATE_ACLS, 1, 3);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.CREATE_ACLS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 1;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 3;
     }
 
     @Override

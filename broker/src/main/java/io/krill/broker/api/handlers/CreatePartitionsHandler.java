@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.MetadataImage;
@@ -29,26 +29,12 @@ import java.util.Set;
  *
  * <p>Thread-safe: stateless; the store serialises changes.
  */
-public final class CreatePartitionsHandler implements ApiHandler {
+public final class CreatePartitionsHandler extends AbstractApiHandler {
     private final BrokerContext context;
 
     public CreatePartitionsHandler(BrokerContext context) {
+        super(ApiKeys.CREATE_PARTITIONS, 0, 3);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.CREATE_PARTITIONS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 3;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.config.ConfigDescriber;
 import io.krill.broker.config.ConfigException;
@@ -38,7 +38,7 @@ import java.util.Set;
  *
  * <p>Thread-safe: stateless; the store serialises concurrent creations.
  */
-public final class CreateTopicsHandler implements ApiHandler {
+public final class CreateTopicsHandler extends AbstractApiHandler {
     /**
      * Kafka's controller refuses an operation writing more than 10,000 metadata records (about one per
      * partition); Krill keeps that bound, which also caps the log directories one request creates.
@@ -48,22 +48,8 @@ public final class CreateTopicsHandler implements ApiHandler {
     private final BrokerContext context;
 
     public CreateTopicsHandler(BrokerContext context) {
+        super(ApiKeys.CREATE_TOPICS, 2, 7);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.CREATE_TOPICS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 2;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 7;
     }
 
     @Override

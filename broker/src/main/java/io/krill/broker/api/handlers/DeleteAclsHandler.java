@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclBinding;
@@ -24,26 +24,12 @@ import java.util.List;
  *
  * <p>Thread-safe: stateless.
  */
-public final class DeleteAclsHandler implements ApiHandler {
+public final class DeleteAclsHandler extends AbstractApiHandler {
     private final BrokerContext context;
 
     public DeleteAclsHandler(BrokerContext context) {
+        super(ApiKeys.DELETE_ACLS, 1, 3);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.DELETE_ACLS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 1;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 3;
     }
 
     @Override

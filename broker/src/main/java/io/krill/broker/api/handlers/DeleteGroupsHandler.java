@@ -1,6 +1,6 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.security.authorizer.AclOperation;
@@ -21,28 +21,14 @@ import java.util.Set;
  *
  * <p>Thread-safe: stateless.
  */
-public final class DeleteGroupsHandler implements ApiHandler {
+public final class DeleteGroupsHandler extends AbstractApiHandler {
     private final GroupCoordinator coordinator;
     private final Authorization authorization;
 
     public DeleteGroupsHandler(GroupCoordinator coordinator, Authorization authorization) {
+        super(ApiKeys.DELETE_GROUPS, 0, 2);
         this.coordinator = coordinator;
         this.authorization = authorization;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.DELETE_GROUPS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 2;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.partition.Partition;
@@ -29,7 +29,7 @@ import java.util.Map;
  *
  * <p>Thread-safe: stateless; the log serialises changes of its start offset.
  */
-public final class DeleteRecordsHandler implements ApiHandler {
+public final class DeleteRecordsHandler extends AbstractApiHandler {
     /** Kafka's "truncate to the high watermark" offset, and the low watermark of a failed partition. */
     private static final long HIGH_WATERMARK = -1L;
     private static final long INVALID_LOW_WATERMARK = -1L;
@@ -37,22 +37,8 @@ public final class DeleteRecordsHandler implements ApiHandler {
     private final BrokerContext context;
 
     public DeleteRecordsHandler(BrokerContext context) {
+        super(ApiKeys.DELETE_RECORDS, 0, 2);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.DELETE_RECORDS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 2;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.MetadataImage;
@@ -32,26 +32,12 @@ import java.util.UUID;
  *
  * <p>Thread-safe: stateless; the store serialises deletions.
  */
-public final class DeleteTopicsHandler implements ApiHandler {
+public final class DeleteTopicsHandler extends AbstractApiHandler {
     private final BrokerContext context;
 
     public DeleteTopicsHandler(BrokerContext context) {
+        super(ApiKeys.DELETE_TOPICS, 1, 6);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.DELETE_TOPICS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 1;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 6;
     }
 
     @Override

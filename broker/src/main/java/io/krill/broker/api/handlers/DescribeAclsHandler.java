@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclBinding;
 import io.krill.broker.security.authorizer.AclBindingFilter;
@@ -24,26 +24,12 @@ import java.util.Map;
  *
  * <p>Thread-safe: stateless.
  */
-public final class DescribeAclsHandler implements ApiHandler {
+public final class DescribeAclsHandler extends AbstractApiHandler {
     private final BrokerContext context;
 
     public DescribeAclsHandler(BrokerContext context) {
+        super(ApiKeys.DESCRIBE_ACLS, 1, 3);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.DESCRIBE_ACLS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 1;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 3;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.quota.QuotaConfigKeys;
@@ -29,7 +29,7 @@ import java.util.Set;
  *
  * <p>Thread-safe: stateless, answers from one image.
  */
-public final class DescribeClientQuotasHandler implements ApiHandler {
+public final class DescribeClientQuotasHandler extends AbstractApiHandler {
     private static final byte EXACT = 0;
     private static final byte DEFAULT = 1;
     private static final byte SPECIFIED = 2;
@@ -37,22 +37,8 @@ public final class DescribeClientQuotasHandler implements ApiHandler {
     private final BrokerContext context;
 
     public DescribeClientQuotasHandler(BrokerContext context) {
+        super(ApiKeys.DESCRIBE_CLIENT_QUOTAS, 0, 1);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.DESCRIBE_CLIENT_QUOTAS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 1;
     }
 
     @Override

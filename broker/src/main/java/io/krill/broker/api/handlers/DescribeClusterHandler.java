@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.controller.metadata.BrokerInfo;
 import io.krill.controller.metadata.MetadataImage;
@@ -20,29 +20,15 @@ import io.krill.wire.protocol.ApiMessage;
  *
  * <p>Thread-safe: stateless.
  */
-public final class DescribeClusterHandler implements ApiHandler {
+public final class DescribeClusterHandler extends AbstractApiHandler {
     private static final byte BROKERS = 1;
     private static final byte CONTROLLERS = 2;
 
     private final BrokerContext context;
 
     public DescribeClusterHandler(BrokerContext context) {
+        super(ApiKeys.DESCRIBE_CLUSTER, 0, 2);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.DESCRIBE_CLUSTER;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 2;
     }
 
     @Override

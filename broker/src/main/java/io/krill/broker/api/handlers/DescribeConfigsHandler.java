@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.config.ConfigDescriber;
 import io.krill.broker.config.ConfigSynonym;
@@ -29,26 +29,12 @@ import java.util.List;
  *
  * <p>Thread-safe: stateless.
  */
-public final class DescribeConfigsHandler implements ApiHandler {
+public final class DescribeConfigsHandler extends AbstractApiHandler {
     private final BrokerContext context;
 
     public DescribeConfigsHandler(BrokerContext context) {
+        super(ApiKeys.DESCRIBE_CONFIGS, 1, 4);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.DESCRIBE_CONFIGS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 1;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 4;
     }
 
     @Override

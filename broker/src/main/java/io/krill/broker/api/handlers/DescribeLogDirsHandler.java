@@ -1,6 +1,6 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.authorizer.Authorization;
@@ -31,28 +31,14 @@ import java.util.Set;
  *
  * <p>Thread-safe: stateless; reads the log manager's snapshot of its logs.
  */
-public final class DescribeLogDirsHandler implements ApiHandler {
+public final class DescribeLogDirsHandler extends AbstractApiHandler {
     private final Authorization authorization;
     private final LogManager logManager;
 
     public DescribeLogDirsHandler(LogManager logManager, Authorization authorization) {
+        super(ApiKeys.DESCRIBE_LOG_DIRS, 1, 5);
         this.authorization = authorization;
         this.logManager = logManager;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.DESCRIBE_LOG_DIRS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 1;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 5;
     }
 
     @Override

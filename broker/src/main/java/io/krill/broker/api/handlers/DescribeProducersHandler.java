@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.partition.Partition;
@@ -23,26 +23,12 @@ import io.krill.wire.protocol.ApiMessage;
  *
  * <p>Thread-safe: stateless.
  */
-public final class DescribeProducersHandler implements ApiHandler {
+public final class DescribeProducersHandler extends AbstractApiHandler {
     private final BrokerContext context;
 
     public DescribeProducersHandler(BrokerContext context) {
+        super(ApiKeys.DESCRIBE_PRODUCERS, 0, 0);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.DESCRIBE_PRODUCERS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 0;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.authorizer.Authorization;
@@ -34,26 +34,12 @@ import java.util.function.ToIntFunction;
  *
  * <p>Thread-safe: stateless; one metadata image per request.
  */
-public final class DescribeTopicPartitionsHandler implements ApiHandler {
+public final class DescribeTopicPartitionsHandler extends AbstractApiHandler {
     private final BrokerContext context;
 
     public DescribeTopicPartitionsHandler(BrokerContext context) {
+        super(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, 0, 0);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.DESCRIBE_TOPIC_PARTITIONS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 0;
     }
 
     @Override

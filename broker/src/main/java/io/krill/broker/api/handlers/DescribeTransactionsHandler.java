@@ -1,6 +1,6 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.authorizer.Authorization;
@@ -19,28 +19,14 @@ import java.util.Set;
  *
  * <p>Thread-safe: stateless.
  */
-public final class DescribeTransactionsHandler implements ApiHandler {
+public final class DescribeTransactionsHandler extends AbstractApiHandler {
     private final Authorization authorization;
     private final TransactionCoordinator coordinator;
 
     public DescribeTransactionsHandler(TransactionCoordinator coordinator, Authorization authorization) {
+        super(ApiKeys.DESCRIBE_TRANSACTIONS, 0, 0);
         this.authorization = authorization;
         this.coordinator = coordinator;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.DESCRIBE_TRANSACTIONS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 0;
     }
 
     @Override

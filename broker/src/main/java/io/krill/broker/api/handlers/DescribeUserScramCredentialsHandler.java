@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.scram.ScramCredential;
@@ -31,29 +31,15 @@ import java.util.TreeMap;
  *
  * <p>Thread-safe: stateless; reads one immutable image per request.
  */
-public final class DescribeUserScramCredentialsHandler implements ApiHandler {
+public final class DescribeUserScramCredentialsHandler extends AbstractApiHandler {
     static final String USERNAME_MUST_NOT_BE_EMPTY = "Username must not be empty";
     static final String DOES_NOT_EXIST = "Attempt to describe a user credential that does not exist";
 
     private final BrokerContext context;
 
     public DescribeUserScramCredentialsHandler(BrokerContext context) {
+        super(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, 0, 0);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 0;
     }
 
     @Override

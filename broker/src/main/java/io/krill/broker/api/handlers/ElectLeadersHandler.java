@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.ApiError;
@@ -34,26 +34,12 @@ import java.util.Set;
  * <p>Thread-safe: stateless; the store serialises the elections. Blocks on the store's writes (a
  * request thread).
  */
-public final class ElectLeadersHandler implements ApiHandler {
+public final class ElectLeadersHandler extends AbstractApiHandler {
     private final BrokerContext context;
 
     public ElectLeadersHandler(BrokerContext context) {
+        super(ApiKeys.ELECT_LEADERS, 0, 2);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.ELECT_LEADERS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 2;
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.authorizer.Authorization;
@@ -18,28 +18,14 @@ import io.krill.wire.protocol.ApiMessage;
  *
  * <p>Thread-safe: stateless.
  */
-public final class EndTxnHandler implements ApiHandler {
+public final class EndTxnHandler extends AbstractApiHandler {
     private final Authorization authorization;
     private final TransactionCoordinator coordinator;
 
     public EndTxnHandler(TransactionCoordinator coordinator, Authorization authorization) {
+        super(ApiKeys.END_TXN, 0, 4);
         this.authorization = authorization;
         this.coordinator = coordinator;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.END_TXN;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 4;
     }
 
     @Override

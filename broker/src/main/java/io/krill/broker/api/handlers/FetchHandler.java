@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.net.LogSliceRecords;
@@ -41,7 +41,7 @@ import java.util.List;
  *
  * <p>Thread-safe: stateless.
  */
-public final class FetchHandler implements ApiHandler {
+public final class FetchHandler extends AbstractApiHandler {
     private static final byte READ_COMMITTED = 1;
 
     private final BrokerContext context;
@@ -53,23 +53,9 @@ public final class FetchHandler implements ApiHandler {
 
     /** @param quotas the consumer_byte_rate quotas, which throttle consumers that go over them */
     public FetchHandler(BrokerContext context, ClientQuotas quotas) {
+        super(ApiKeys.FETCH, 4, 17);
         this.context = context;
         this.quotas = quotas;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.FETCH;
-    }
-
-    @Override
-    public short minVersion() {
-        return 4;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 17;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.group.OffsetsTopic;
@@ -32,7 +32,7 @@ import java.util.function.IntSupplier;
  *
  * <p>Thread-safe: stateless.
  */
-public final class FindCoordinatorHandler implements ApiHandler {
+public final class FindCoordinatorHandler extends AbstractApiHandler {
     private static final byte GROUP = 0;
     private static final byte TRANSACTION = 1;
 
@@ -42,24 +42,10 @@ public final class FindCoordinatorHandler implements ApiHandler {
 
     public FindCoordinatorHandler(BrokerContext context, GroupCoordinator coordinator,
                                   TransactionCoordinator transactions) {
+        super(ApiKeys.FIND_COORDINATOR, 0, 6);
         this.context = context;
         this.coordinator = coordinator;
         this.transactions = transactions;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.FIND_COORDINATOR;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 6;
     }
 
     @Override

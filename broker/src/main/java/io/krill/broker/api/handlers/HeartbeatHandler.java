@@ -1,6 +1,6 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.security.authorizer.AclOperation;
@@ -16,28 +16,14 @@ import io.krill.wire.protocol.ApiMessage;
  *
  * <p>Thread-safe: stateless.
  */
-public final class HeartbeatHandler implements ApiHandler {
+public final class HeartbeatHandler extends AbstractApiHandler {
     private final GroupCoordinator coordinator;
     private final Authorization authorization;
 
     public HeartbeatHandler(GroupCoordinator coordinator, Authorization authorization) {
+        super(ApiKeys.HEARTBEAT, 0, 4);
         this.coordinator = coordinator;
         this.authorization = authorization;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.HEARTBEAT;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 4;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.config.AlterConfigOp;
 import io.krill.broker.config.DynamicBrokerConfig;
@@ -25,26 +25,12 @@ import java.util.List;
  *
  * <p>Thread-safe: stateless; see {@link ConfigAlteration} for concurrent changes.
  */
-public final class IncrementalAlterConfigsHandler implements ApiHandler {
+public final class IncrementalAlterConfigsHandler extends AbstractApiHandler {
     private final BrokerContext context;
 
     public IncrementalAlterConfigsHandler(BrokerContext context) {
+        super(ApiKeys.INCREMENTAL_ALTER_CONFIGS, 0, 1);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.INCREMENTAL_ALTER_CONFIGS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 1;
     }
 
     @Override

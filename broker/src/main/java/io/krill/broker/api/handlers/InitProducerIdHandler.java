@@ -1,6 +1,6 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.authorizer.Authorization;
@@ -22,31 +22,17 @@ import io.krill.wire.protocol.ApiMessage;
  *
  * <p>Thread-safe.
  */
-public final class InitProducerIdHandler implements ApiHandler {
+public final class InitProducerIdHandler extends AbstractApiHandler {
     private final Authorization authorization;
     private final ProducerIdManager producerIds;
     private final TransactionCoordinator coordinator;
 
     public InitProducerIdHandler(ProducerIdManager producerIds, TransactionCoordinator coordinator,
                                  Authorization authorization) {
+        super(ApiKeys.INIT_PRODUCER_ID, 0, 5);
         this.authorization = authorization;
         this.producerIds = producerIds;
         this.coordinator = coordinator;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.INIT_PRODUCER_ID;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 5;
     }
 
     @Override

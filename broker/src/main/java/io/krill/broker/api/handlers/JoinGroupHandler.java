@@ -1,6 +1,6 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.security.authorizer.AclOperation;
@@ -18,28 +18,14 @@ import io.krill.wire.protocol.ApiMessage;
  *
  * <p>Thread-safe: stateless.
  */
-public final class JoinGroupHandler implements ApiHandler {
+public final class JoinGroupHandler extends AbstractApiHandler {
     private final GroupCoordinator coordinator;
     private final Authorization authorization;
 
     public JoinGroupHandler(GroupCoordinator coordinator, Authorization authorization) {
+        super(ApiKeys.JOIN_GROUP, 0, 9);
         this.coordinator = coordinator;
         this.authorization = authorization;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.JOIN_GROUP;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 9;
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.security.authorizer.AclOperation;
@@ -20,28 +20,14 @@ import java.util.List;
  *
  * <p>Thread-safe: stateless.
  */
-public final class ListGroupsHandler implements ApiHandler {
+public final class ListGroupsHandler extends AbstractApiHandler {
     private final GroupCoordinator coordinator;
     private final Authorization authorization;
 
     public ListGroupsHandler(GroupCoordinator coordinator, Authorization authorization) {
+        super(ApiKeys.LIST_GROUPS, 0, 5);
         this.coordinator = coordinator;
         this.authorization = authorization;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.LIST_GROUPS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 5;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.partition.Partition;
@@ -25,7 +25,7 @@ import java.util.Optional;
  *
  * <p>Thread-safe: stateless.
  */
-public final class ListOffsetsHandler implements ApiHandler {
+public final class ListOffsetsHandler extends AbstractApiHandler {
     private static final byte READ_COMMITTED = 1;
     private static final long UNKNOWN = -1;
     /** KIP-1005: the highest offset in remote storage. */
@@ -34,22 +34,8 @@ public final class ListOffsetsHandler implements ApiHandler {
     private final BrokerContext context;
 
     public ListOffsetsHandler(BrokerContext context) {
+        super(ApiKeys.LIST_OFFSETS, 1, 10);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.LIST_OFFSETS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 1;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 10;
     }
 
     @Override

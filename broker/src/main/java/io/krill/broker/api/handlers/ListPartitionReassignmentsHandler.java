@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.PartitionReassignment;
@@ -28,29 +28,15 @@ import java.util.TreeMap;
  *
  * <p>Thread-safe: stateless; reads one metadata image.
  */
-public final class ListPartitionReassignmentsHandler implements ApiHandler {
+public final class ListPartitionReassignmentsHandler extends AbstractApiHandler {
     private static final Comparator<TopicPartitionKey> ORDER =
             Comparator.comparing(TopicPartitionKey::topic).thenComparingInt(TopicPartitionKey::partition);
 
     private final BrokerContext context;
 
     public ListPartitionReassignmentsHandler(BrokerContext context) {
+        super(ApiKeys.LIST_PARTITION_REASSIGNMENTS, 0, 0);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.LIST_PARTITION_REASSIGNMENTS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 0;
     }
 
     @Override

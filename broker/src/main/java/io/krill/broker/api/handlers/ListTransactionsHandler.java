@@ -1,6 +1,6 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.authorizer.Authorization;
@@ -22,28 +22,14 @@ import java.util.regex.PatternSyntaxException;
  *
  * <p>Thread-safe: stateless.
  */
-public final class ListTransactionsHandler implements ApiHandler {
+public final class ListTransactionsHandler extends AbstractApiHandler {
     private final Authorization authorization;
     private final TransactionCoordinator coordinator;
 
     public ListTransactionsHandler(TransactionCoordinator coordinator, Authorization authorization) {
+        super(ApiKeys.LIST_TRANSACTIONS, 0, 2);
         this.authorization = authorization;
         this.coordinator = coordinator;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.LIST_TRANSACTIONS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 2;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.authorizer.Authorization;
@@ -34,29 +34,15 @@ import java.util.UUID;
  *
  * <p>Thread-safe: stateless.
  */
-public final class MetadataHandler implements ApiHandler {
+public final class MetadataHandler extends AbstractApiHandler {
     /** Kafka's value for "authorized operations not requested". */
     private static final int AUTHORIZED_OPERATIONS_OMITTED = Integer.MIN_VALUE;
 
     private final BrokerContext context;
 
     public MetadataHandler(BrokerContext context) {
+        super(ApiKeys.METADATA, 0, 13);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.METADATA;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 13;
     }
 
     @Override

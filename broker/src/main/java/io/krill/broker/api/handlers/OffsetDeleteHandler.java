@@ -1,6 +1,6 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.security.authorizer.AclOperation;
@@ -20,28 +20,14 @@ import java.util.Set;
  *
  * <p>Thread-safe: stateless.
  */
-public final class OffsetDeleteHandler implements ApiHandler {
+public final class OffsetDeleteHandler extends AbstractApiHandler {
     private final GroupCoordinator coordinator;
     private final Authorization authorization;
 
     public OffsetDeleteHandler(GroupCoordinator coordinator, Authorization authorization) {
+        super(ApiKeys.OFFSET_DELETE, 0, 0);
         this.coordinator = coordinator;
         this.authorization = authorization;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.OFFSET_DELETE;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 0;
     }
 
     @Override

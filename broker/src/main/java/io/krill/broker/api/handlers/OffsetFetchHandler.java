@@ -1,6 +1,6 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.security.authorizer.AclOperation;
@@ -23,28 +23,14 @@ import java.util.Set;
  *
  * <p>Thread-safe: stateless.
  */
-public final class OffsetFetchHandler implements ApiHandler {
+public final class OffsetFetchHandler extends AbstractApiHandler {
     private final GroupCoordinator coordinator;
     private final Authorization authorization;
 
     public OffsetFetchHandler(GroupCoordinator coordinator, Authorization authorization) {
+        super(ApiKeys.OFFSET_FETCH, 1, 9);
         this.coordinator = coordinator;
         this.authorization = authorization;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.OFFSET_FETCH;
-    }
-
-    @Override
-    public short minVersion() {
-        return 1;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 9;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.partition.Partition;
@@ -26,26 +26,12 @@ import io.krill.wire.protocol.ApiMessage;
  *
  * <p>Thread-safe: stateless.
  */
-public final class OffsetForLeaderEpochHandler implements ApiHandler {
+public final class OffsetForLeaderEpochHandler extends AbstractApiHandler {
     private final BrokerContext context;
 
     public OffsetForLeaderEpochHandler(BrokerContext context) {
+        super(ApiKeys.OFFSET_FOR_LEADER_EPOCH, 2, 4);
         this.context = context;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.OFFSET_FOR_LEADER_EPOCH;
-    }
-
-    @Override
-    public short minVersion() {
-        return 2;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 4;
     }
 
     @Override

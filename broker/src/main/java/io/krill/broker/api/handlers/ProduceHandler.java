@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.partition.Partition;
@@ -41,7 +41,7 @@ import java.util.List;
  *
  * <p>Thread-safe: stateless.
  */
-public final class ProduceHandler implements ApiHandler {
+public final class ProduceHandler extends AbstractApiHandler {
     private final BrokerContext context;
     private final TransactionalProduceCheck transactionCheck;
     private final ClientQuotas quotas;
@@ -58,24 +58,10 @@ public final class ProduceHandler implements ApiHandler {
 
     /** @param quotas the producer_byte_rate quotas, which throttle clients that go over them */
     public ProduceHandler(BrokerContext context, TransactionalProduceCheck transactionCheck, ClientQuotas quotas) {
+        super(ApiKeys.PRODUCE, 0, 13);
         this.context = context;
         this.transactionCheck = transactionCheck;
         this.quotas = quotas;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.PRODUCE;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 13;
     }
 
     @Override

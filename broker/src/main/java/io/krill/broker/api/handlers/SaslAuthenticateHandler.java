@@ -1,6 +1,6 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authentication.SaslServerAuthenticator;
 import io.krill.wire.error.Errors;
@@ -17,20 +17,9 @@ import io.krill.wire.protocol.ApiMessage;
  *
  * <p>Thread-safe: stateless (the per-connection state is the connection's authenticator).
  */
-public final class SaslAuthenticateHandler implements ApiHandler {
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.SASL_AUTHENTICATE;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 2;
+public final class SaslAuthenticateHandler extends AbstractApiHandler {
+    public SaslAuthenticateHandler() {
+        super(ApiKeys.SASL_AUTHENTICATE, 0, 2);
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authentication.SaslServerAuthenticator;
 import io.krill.wire.error.Errors;
@@ -19,20 +19,9 @@ import java.util.List;
  *
  * <p>Thread-safe: stateless (the per-connection state is the connection's authenticator).
  */
-public final class SaslHandshakeHandler implements ApiHandler {
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.SASL_HANDSHAKE;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 1;
+public final class SaslHandshakeHandler extends AbstractApiHandler {
+    public SaslHandshakeHandler() {
+        super(ApiKeys.SASL_HANDSHAKE, 0, 1);
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.security.authorizer.AclOperation;
@@ -22,28 +22,14 @@ import java.util.Set;
  *
  * <p>Thread-safe: stateless.
  */
-public final class TxnOffsetCommitHandler implements ApiHandler {
+public final class TxnOffsetCommitHandler extends AbstractApiHandler {
     private final GroupCoordinator coordinator;
     private final Authorization authorization;
 
     public TxnOffsetCommitHandler(GroupCoordinator coordinator, Authorization authorization) {
+        super(ApiKeys.TXN_OFFSET_COMMIT, 0, 4);
         this.coordinator = coordinator;
         this.authorization = authorization;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.TXN_OFFSET_COMMIT;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 4;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.ApiHandler;
+import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
@@ -37,28 +37,14 @@ import java.util.List;
  *
  * <p>Thread-safe: stateless.
  */
-public final class WriteTxnMarkersHandler implements ApiHandler {
+public final class WriteTxnMarkersHandler extends AbstractApiHandler {
     private final BrokerContext context;
     private final GroupCoordinator groups;
 
     public WriteTxnMarkersHandler(BrokerContext context, GroupCoordinator groups) {
+        super(ApiKeys.WRITE_TXN_MARKERS, 1, 2);
         this.context = context;
         this.groups = groups;
-    }
-
-    @Override
-    public ApiKeys apiKey() {
-        return ApiKeys.WRITE_TXN_MARKERS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 1;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 2;
     }
 
     @Override
