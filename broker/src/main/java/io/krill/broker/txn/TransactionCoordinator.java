@@ -149,8 +149,8 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
     /** Follows the image the broker starts with and starts the timeout and expiry checks. */
     public void startup(MetadataImage image) {
         follow(image);
-        scheduleTimeoutCheck();
-        scheduleExpiry();
+        every(config.abortTimedOutIntervalMs(), this::abortTimedOutTransactions);
+        every(config.removeExpiredIntervalMs(), this::expireTransactionalIds);
     }
 
     @Override
@@ -617,82 +617,70 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
 
     // ------------------------------------------------------------------ timers
 
-    private void scheduleTimeoutCheck() {
-        timer.schedule(config.abortTimedOutIntervalMs(), () -> {
+    /** Runs {@code work} every {@code intervalMs} on the coordinator's timer until the coordinator closes. */
+    private void every(long intervalMs, Runnable work) {
+        timer.schedule(intervalMs, () -> {
             if (closed) {
                 return;
             }
             try {
-                abortTimedOutTransactions();
+                work.run();
             } finally {
-                scheduleTimeoutCheck();
+                every(intervalMs, work);
             }
         });
     }
 
-    /** Fences and aborts every open transaction older than its timeout. */
-    void abortTimedOutTransactions() {
-        long now = now();
+    /** Each transactional id of every loaded partition, with its metadata's lock held. */
+    private void forEachLoaded(java.util.function.BiConsumer<Shard, TransactionMetadata> action) {
         for (Shard shard : shards.values()) {
             if (!shard.loaded) {
                 continue;
             }
             for (TransactionMetadata md : shard.txns.values()) {
                 synchronized (md) {
-                    TransactionValue v = md.current();
-                    if (v.state() != TransactionState.ONGOING || md.hasPendingTransition()
-                            || v.txnStartTimestamp() + v.timeoutMs() > now) {
-                        continue;
-                    }
-                    LOG.info("Aborting the transaction of transactional id {} (producer id {}, epoch {}): open for more "
-                            + "than its timeout of {} ms", md.transactionalId(), v.producerId(), v.producerEpoch(),
-                            v.timeoutMs());
-                    fenceAndAbort(shard, md, error -> {
-                        if (error != Errors.NONE) {
-                            LOG.info("Aborting the timed-out transaction of {} failed with {}; will retry",
-                                    md.transactionalId(), error);
-                        }
-                    });
+                    action.accept(shard, md);
                 }
             }
         }
     }
 
-    private void scheduleExpiry() {
-        timer.schedule(config.removeExpiredIntervalMs(), () -> {
-            if (closed) {
+    /** Fences and aborts every open transaction older than its timeout. */
+    void abortTimedOutTransactions() {
+        long now = now();
+        forEachLoaded((shard, md) -> {
+            TransactionValue v = md.current();
+            if (v.state() != TransactionState.ONGOING || md.hasPendingTransition()
+                    || v.txnStartTimestamp() + v.timeoutMs() > now) {
                 return;
             }
-            try {
-                expireTransactionalIds();
-            } finally {
-                scheduleExpiry();
-            }
+            LOG.info("Aborting the transaction of transactional id {} (producer id {}, epoch {}): open for more "
+                    + "than its timeout of {} ms", md.transactionalId(), v.producerId(), v.producerEpoch(),
+                    v.timeoutMs());
+            fenceAndAbort(shard, md, error -> {
+                if (error != Errors.NONE) {
+                    LOG.info("Aborting the timed-out transaction of {} failed with {}; will retry",
+                            md.transactionalId(), error);
+                }
+            });
         });
     }
 
     /** Forgets transactional ids without a transaction that have not changed for transactional.id.expiration.ms. */
     void expireTransactionalIds() {
         long now = now();
-        for (Shard shard : shards.values()) {
-            if (!shard.loaded) {
-                continue;
+        forEachLoaded((shard, md) -> {
+            TransactionValue v = md.current();
+            if (!v.state().isIdle() || md.hasPendingTransition()
+                    || v.lastUpdateTimestamp() + config.transactionalIdExpirationMs() > now) {
+                return;
             }
-            for (TransactionMetadata md : shard.txns.values()) {
-                synchronized (md) {
-                    TransactionValue v = md.current();
-                    if (!v.state().isIdle() || md.hasPendingTransition()
-                            || v.lastUpdateTimestamp() + config.transactionalIdExpirationMs() > now) {
-                        continue;
-                    }
-                    write(shard, md, v.withState(TransactionState.DEAD, now), error -> {
-                        if (error == Errors.NONE) {
-                            LOG.info("Transactional id {} expired", md.transactionalId());
-                        }
-                    });
+            write(shard, md, v.withState(TransactionState.DEAD, now), error -> {
+                if (error == Errors.NONE) {
+                    LOG.info("Transactional id {} expired", md.transactionalId());
                 }
-            }
-        }
+            });
+        });
     }
 
     // ------------------------------------------------------------------ admin
