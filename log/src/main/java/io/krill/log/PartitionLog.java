@@ -673,7 +673,7 @@ public final class PartitionLog implements AutoCloseable {
         for (int attempt = 0; ; attempt++) {
             checkOnline();
             try {
-                return fetchOffsetByTimestampOnce(timestamp);
+                return SegmentLookups.offsetByTimestamp(segments, epochCache, logStartOffset, logEndOffset(), timestamp);
             } catch (SegmentClosedException e) {
                 if (attempt >= 10) {
                     throw new KafkaStorageException("segments of " + topicPartition + " keep closing under a lookup");
@@ -684,57 +684,6 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
-    private Optional<TimestampAndOffset> fetchOffsetByTimestampOnce(long timestamp) throws IOException {
-        long start = logStartOffset;
-        if (timestamp == EARLIEST_TIMESTAMP || timestamp == EARLIEST_LOCAL_TIMESTAMP) {
-            return Optional.of(new TimestampAndOffset(RecordBatch.NO_TIMESTAMP, start, epochCache.epochForOffset(start)));
-        }
-        if (timestamp == LATEST_TIMESTAMP) {
-            return Optional.of(new TimestampAndOffset(RecordBatch.NO_TIMESTAMP, logEndOffset(), epochCache.latestEpoch()));
-        }
-        if (timestamp == MAX_TIMESTAMP) {
-            LogSegment best = null;
-            TimeIndex.TimestampOffset max = null;
-            for (LogSegment s : segments.values()) {
-                TimeIndex.TimestampOffset m = s.maxTimestampAndOffset();
-                if (m.timestamp() >= 0 && m.offset() >= start && (max == null || m.timestamp() > max.timestamp())) {
-                    max = m;
-                    best = s;
-                }
-            }
-            if (best == null) {
-                return Optional.empty();
-            }
-            TimestampAndOffset t = best.recordWithTimestamp(max.offset(), max.timestamp());
-            return Optional.ofNullable(t).map(this::withEpoch);
-        }
-        if (timestamp < 0) {
-            throw new IllegalArgumentException("unsupported ListOffsets timestamp " + timestamp);
-        }
-        long leo = logEndOffset();
-        for (LogSegment s : segments.values()) {
-            if (s.baseOffset >= leo) {
-                break;
-            }
-            Long nextBase = segments.higherKey(s.baseOffset);
-            if (nextBase != null && nextBase <= start) {
-                continue;
-            }
-            if (s.maxTimestampAndOffset().timestamp() < timestamp) {
-                continue;
-            }
-            TimestampAndOffset t = s.findOffsetByTimestamp(timestamp, start);
-            if (t != null && t.offset() < leo) {
-                return Optional.of(withEpoch(t));
-            }
-        }
-        return Optional.empty();
-    }
-
-    private TimestampAndOffset withEpoch(TimestampAndOffset t) {
-        return new TimestampAndOffset(t.timestamp(), t.offset(), epochCache.epochForOffset(t.offset()));
-    }
-
     /**
      * Aborted transactions overlapping [{@code startOffset}, {@code upperBoundOffset}) for a
      * read_committed fetch, from the transaction indexes of the segments from the one holding
@@ -742,26 +691,11 @@ public final class PartitionLog implements AutoCloseable {
      */
     public List<AbortedTxn> collectAbortedTransactions(long startOffset, long upperBoundOffset) {
         checkOnline();
-        List<AbortedTxn> result = new ArrayList<>();
         try {
-            Long base = segments.floorKey(startOffset);
-            Collection<LogSegment> range = (base == null ? segments : segments.tailMap(base)).values();
-            for (LogSegment s : range) {
-                if (s.txnIndex().entries() == 0) {
-                    continue;
-                }
-                TransactionIndex.SearchResult r = s.txnIndex().collectAbortedTxns(startOffset, upperBoundOffset);
-                result.addAll(r.abortedTxns());
-                if (r.complete()) {
-                    break;
-                }
-            }
-        } catch (java.nio.file.NoSuchFileException e) {
-            // a segment deleted under us: its transactions are below the log start offset now
+            return SegmentLookups.abortedTransactions(segments, startOffset, upperBoundOffset);
         } catch (IOException e) {
             throw fail("transaction index read of " + topicPartition, e);
         }
-        return result;
     }
 
     // =============================================================== offsets and state
