@@ -939,30 +939,8 @@ public final class PartitionLog implements AutoCloseable {
         lock.lock();
         try {
             checkOnline();
-            LogConfig cfg = config;
-            long now = time.milliseconds();
-            List<LogSegment> deletable = new ArrayList<>();
-            long totalSize = size();
-            long excess = cfg.deleteEnabled() && cfg.retentionBytes() >= 0 ? totalSize - cfg.retentionBytes() : 0;
-            LogSegment active = segments.lastEntry().getValue();
-            for (LogSegment s : segments.values()) {
-                if (s == active) {
-                    break;
-                }
-                long nextBase = segments.higherKey(s.baseOffset);
-                if (nextBase > highWatermark) {
-                    break;
-                }
-                boolean belowStart = nextBase <= logStartOffset;
-                boolean expired = cfg.deleteEnabled() && cfg.retentionMs() >= 0
-                        && now - s.largestTimestamp() > cfg.retentionMs();
-                boolean overSize = excess - s.size() >= 0 && cfg.deleteEnabled() && cfg.retentionBytes() >= 0;
-                if (!(belowStart || expired || overSize)) {
-                    break;
-                }
-                deletable.add(s);
-                excess -= s.size();
-            }
+            List<LogSegment> deletable = LogRetention.deletableSegments(segments, config, time.milliseconds(),
+                    highWatermark, logStartOffset);
             if (deletable.isEmpty()) {
                 return 0;
             }
@@ -1018,14 +996,7 @@ public final class PartitionLog implements AutoCloseable {
     private void deleteOldSegmentsBelowStart() {
         lock.lock();
         try {
-            List<LogSegment> deletable = new ArrayList<>();
-            LogSegment active = segments.lastEntry().getValue();
-            for (LogSegment s : segments.values()) {
-                if (s == active || segments.higherKey(s.baseOffset) > logStartOffset) {
-                    break;
-                }
-                deletable.add(s);
-            }
+            List<LogSegment> deletable = LogRetention.segmentsBelowLogStart(segments, logStartOffset);
             for (LogSegment s : deletable) {
                 segments.remove(s.baseOffset);
             }
