@@ -46,6 +46,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Failure: an I/O error marks the log offline, reports it to the {@link LogDirFailureHandler}, and
  * every later call throws {@link KafkaStorageException}.
+ *
+ * <p>Parts: {@link LogLoader} opens the directory and recovers it (once, before the log is published);
+ * {@link SegmentLookups} answers offset-by-timestamp and aborted-transaction lookups (lock-free, like
+ * reads); {@link LogRetention} chooses the segments retention and DeleteRecords delete (under the lock).
+ * Appends, reads, flush, truncation, segment swaps and close stay here, with the state they change.
  */
 public final class PartitionLog implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PartitionLog.class);
