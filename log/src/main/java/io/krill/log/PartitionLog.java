@@ -1,7 +1,5 @@
 package io.krill.log;
 
-import io.krill.log.checkpoint.CorruptCheckpointException;
-import io.krill.log.checkpoint.LeaderEpochCheckpointFile;
 import io.krill.log.epoch.EpochEndOffset;
 import io.krill.log.epoch.LeaderEpochCache;
 import io.krill.log.producer.CompletedTxn;
@@ -16,7 +14,6 @@ import io.krill.wire.record.RecordBatch;
 import io.krill.wire.record.TimestampType;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -29,7 +26,6 @@ import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +46,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Failure: an I/O error marks the log offline, reports it to the {@link LogDirFailureHandler}, and
  * every later call throws {@link KafkaStorageException}.
+ *
+ * <p>Parts: {@link LogLoader} opens the directory and recovers it (once, before the log is published);
+ * {@link SegmentLookups} answers offset-by-timestamp and aborted-transaction lookups (lock-free, like
+ * reads); {@link LogRetention} chooses the segments retention and DeleteRecords delete (under the lock).
+ * Appends, reads, flush, truncation, segment swaps and close stay here, with the state they change.
  */
 public final class PartitionLog implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PartitionLog.class);
@@ -68,11 +69,9 @@ public final class PartitionLog implements AutoCloseable {
     private final LogDirFailureHandler failureHandler;
     private final ReentrantLock lock = new ReentrantLock();
     private final ReentrantLock flushLock = new ReentrantLock();
-    private final ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
+    private final ConcurrentSkipListMap<Long, LogSegment> segments;
     private final RecordBatch appendFlyweight = new RecordBatch();
     private final LeaderEpochCache epochCache;
-    /** The leader-epoch checkpoint was missing or unreadable at load: rebuild it from the log. */
-    private boolean epochCheckpointLost;
     private final ProducerStateManager producerState;
     private volatile LogConfig config;
     private volatile LogOffsetMetadata nextOffsetMetadata;
@@ -98,16 +97,21 @@ public final class PartitionLog implements AutoCloseable {
         this.scheduler = b.scheduler;
         this.fileCache = b.fileCache;
         this.failureHandler = b.failureHandler;
-        Files.createDirectories(dir);
-        this.epochCache = loadEpochCache();
-        this.producerState = new ProducerStateManager(dir, b.producerIdExpirationMs);
         this.lastFlushTimeMs = time.milliseconds();
+        LogLoader.LoadedLog loaded;
         lock.lock();
         try {
-            load(b.recoveryPoint, b.logStartOffset, b.hadCleanShutdown);
+            loaded = LogLoader.load(b, topicPartition);
         } finally {
             lock.unlock();
         }
+        this.segments = loaded.segments();
+        this.epochCache = loaded.epochCache();
+        this.producerState = loaded.producerState();
+        this.nextOffsetMetadata = loaded.nextOffsetMetadata();
+        this.logStartOffset = loaded.logStartOffset();
+        this.recoveryPoint = loaded.recoveryPoint();
+        this.flushedOffset = loaded.recoveryPoint();
     }
 
     /** Starts building a log for the partition directory {@code dir} (named {@code <topic>-<partition>}). */
@@ -117,16 +121,17 @@ public final class PartitionLog implements AutoCloseable {
 
     /** Settings for opening a {@link PartitionLog}; everything but the directory has a default. */
     public static final class Builder {
-        private final Path dir;
-        private LogConfig config = LogConfig.DEFAULT;
-        private Time time = Time.SYSTEM;
-        private Scheduler scheduler = Scheduler.IMMEDIATE;
-        private OpenFileCache fileCache;
-        private LogDirFailureHandler failureHandler = LogDirFailureHandler.NONE;
-        private long recoveryPoint = 0;
-        private long logStartOffset = 0;
-        private boolean hadCleanShutdown = false;
-        private long producerIdExpirationMs = 86_400_000L;
+        // Package-private: the LogLoader reads the settings it loads with.
+        final Path dir;
+        LogConfig config = LogConfig.DEFAULT;
+        Time time = Time.SYSTEM;
+        Scheduler scheduler = Scheduler.IMMEDIATE;
+        OpenFileCache fileCache;
+        LogDirFailureHandler failureHandler = LogDirFailureHandler.NONE;
+        long recoveryPoint = 0;
+        long logStartOffset = 0;
+        boolean hadCleanShutdown = false;
+        long producerIdExpirationMs = 86_400_000L;
 
         private Builder(Path dir) {
             this.dir = dir;
@@ -153,316 +158,6 @@ public final class PartitionLog implements AutoCloseable {
                 fileCache = new OpenFileCache(64);
             }
             return new PartitionLog(this);
-        }
-    }
-
-    // =============================================================== loading and recovery
-
-    private LeaderEpochCache loadEpochCache() throws IOException {
-        LeaderEpochCheckpointFile file = new LeaderEpochCheckpointFile(dir.resolve(LeaderEpochCheckpointFile.FILE_NAME));
-        epochCheckpointLost = !Files.exists(file.file());
-        try {
-            return new LeaderEpochCache(file);
-        } catch (CorruptCheckpointException e) {
-            log.warn("{}: {}; rebuilding the leader epoch cache from the log", topicPartition, e.getMessage());
-            Files.deleteIfExists(file.file());
-            epochCheckpointLost = true;
-            return new LeaderEpochCache(file);
-        }
-    }
-
-    private void load(long checkpointedRecoveryPoint, long checkpointedLogStart, boolean hadCleanShutdown)
-            throws IOException {
-        removeTempFilesAndCompleteSwaps();
-        try (Stream<Path> files = Files.list(dir)) {
-            for (Path f : (Iterable<Path>) files::iterator) {
-                String name = f.getFileName().toString();
-                long base = LogFileNames.offsetOf(name);
-                if (base >= 0 && name.endsWith(LogFileNames.LOG)) {
-                    segments.put(base, LogSegment.open(dir, base, config, fileCache, time, false, ""));
-                }
-            }
-        }
-        if (segments.isEmpty()) {
-            long base = Math.max(0, checkpointedLogStart);
-            segments.put(base, LogSegment.open(dir, base, config, fileCache, time, true, ""));
-        }
-        long firstBase = segments.firstKey();
-        logStartOffset = Math.max(checkpointedLogStart, firstBase);
-
-        // Where recovery starts: the segment holding the recovery point after a crash, or an earlier
-        // segment whose transaction index cannot be trusted.
-        long recoverFrom = Long.MAX_VALUE;
-        if (!hadCleanShutdown) {
-            Long floor = segments.floorKey(Math.max(checkpointedRecoveryPoint, firstBase));
-            recoverFrom = floor == null ? firstBase : floor;
-        }
-        for (LogSegment s : segments.values()) {
-            if (s.txnIndexCorrupt() && s.baseOffset < recoverFrom) {
-                recoverFrom = s.baseOffset;
-            }
-        }
-        // Indexes of trusted segments that were missing or malformed are rebuilt from the batch headers.
-        for (LogSegment s : segments.values()) {
-            if (s.needsIndexRebuild()) {
-                log.warn("{}: indexes of segment {} are missing or malformed; rebuilding them from the log",
-                        topicPartition, s.baseOffset);
-            }
-        }
-        for (LogSegment s : segments.headMap(recoverFrom).values()) {
-            if (s.needsIndexRebuild() && s != segments.lastEntry().getValue()) {
-                s.activate();
-                s.onBecomeInactive();
-            }
-        }
-
-        if (recoverFrom != Long.MAX_VALUE) {
-            recoverSegmentsFrom(recoverFrom);
-        }
-        LogSegment last = segments.lastEntry().getValue();
-        last.activate();
-        long leo = last.readNextOffset();
-        nextOffsetMetadata = new LogOffsetMetadata(leo, last.baseOffset, last.size());
-        if (logStartOffset > leo) {
-            logStartOffset = leo;
-        }
-        if (recoverFrom != Long.MAX_VALUE) {
-            for (LogSegment s : segments.tailMap(recoverFrom).values()) {
-                s.flush();
-            }
-            recoveryPoint = leo;
-        } else {
-            recoveryPoint = Math.min(Math.max(checkpointedRecoveryPoint, firstBase), leo);
-        }
-        flushedOffset = recoveryPoint;
-
-        if (epochCheckpointLost && recoverFrom > firstBase) {
-            rebuildEpochCache(firstBase, recoverFrom == Long.MAX_VALUE ? leo : recoverFrom);
-        }
-        epochCache.truncateFromEnd(leo);
-        epochCache.truncateFromStart(logStartOffset);
-
-        producerState.deleteSnapshotsAfter(leo);
-        if (recoverFrom == Long.MAX_VALUE) {
-            reloadProducerState(leo);
-        } else {
-            producerState.updateMapEndOffset(leo);
-        }
-        producerState.deleteSnapshotsBefore(segments.firstKey());
-        log.info("{}: loaded {} segments, log start {}, LEO {}, recovery point {}{}", topicPartition, segments.size(),
-                logStartOffset, leo, recoveryPoint, hadCleanShutdown ? "" : " (recovered after an unclean shutdown)");
-    }
-
-    /** Deletes temporary and half-written files and completes committed compaction swaps. */
-    private void removeTempFilesAndCompleteSwaps() throws IOException {
-        List<Path> logSwaps = new ArrayList<>();
-        List<Path> files;
-        try (Stream<Path> s = Files.list(dir)) {
-            files = s.toList();
-        }
-        for (Path f : files) {
-            String name = f.getFileName().toString();
-            if (name.endsWith(LogFileNames.DELETED) || name.endsWith(LogFileNames.CLEANED)
-                    || name.endsWith(io.krill.log.checkpoint.AtomicFile.TMP_SUFFIX)) {
-                Files.deleteIfExists(f);
-            } else if (name.endsWith(LogFileNames.LOG + LogFileNames.SWAP)) {
-                logSwaps.add(f);
-            }
-        }
-        for (Path swapLog : logSwaps) {
-            completeSwap(swapLog);
-        }
-        // Index swaps without a log swap belong to a compaction that never committed.
-        try (Stream<Path> s = Files.list(dir)) {
-            for (Path f : (Iterable<Path>) s::iterator) {
-                if (f.getFileName().toString().endsWith(LogFileNames.SWAP)) {
-                    Files.deleteIfExists(f);
-                }
-            }
-        }
-    }
-
-    /**
-     * Finishes a committed compaction swap found at load. The cleaned segment at base X replaces every
-     * segment whose base lies in [X, next offset of the swap). Renames happen indexes first, log last, so
-     * while {@code X.log.swap} exists: an index type with an {@code X.<type>.swap} file still has the old
-     * segment's file under the regular name (delete it, rename the swap); one without was already renamed.
-     */
-    private void completeSwap(Path swapLog) throws IOException {
-        long base = LogFileNames.offsetOf(swapLog.getFileName().toString());
-        long swapNext = base;
-        FileRecords swapRecords = FileRecords.open(swapLog, fileCache, false);
-        try (LogSegment.HeaderScanner scan = new LogSegment.HeaderScanner(swapRecords, 0, swapRecords.sizeInBytes())) {
-            while (scan.next()) {
-                swapNext = scan.lastOffset + 1;
-            }
-        } finally {
-            swapRecords.close();
-        }
-        try (Stream<Path> s = Files.list(dir)) {
-            for (Path f : (Iterable<Path>) s::iterator) {
-                String name = f.getFileName().toString();
-                long offset = LogFileNames.offsetOf(name);
-                boolean regular = name.endsWith(LogFileNames.LOG) || name.endsWith(LogFileNames.INDEX)
-                        || name.endsWith(LogFileNames.TIME_INDEX) || name.endsWith(LogFileNames.TXN_INDEX);
-                if (regular && offset > base && offset < swapNext) {
-                    Files.delete(f);
-                }
-            }
-        }
-        for (String type : new String[] {LogFileNames.INDEX, LogFileNames.TIME_INDEX, LogFileNames.TXN_INDEX}) {
-            Path swap = LogFileNames.file(dir, base, type, LogFileNames.SWAP);
-            if (Files.exists(swap)) {
-                Path target = LogFileNames.file(dir, base, type, "");
-                Files.deleteIfExists(target);
-                Files.move(swap, target);
-            }
-        }
-        Path target = LogFileNames.file(dir, base, LogFileNames.LOG, "");
-        Files.deleteIfExists(target);
-        Files.move(swapLog, target);
-        io.krill.log.checkpoint.AtomicFile.fsyncDirectory(dir);
-        log.info("{}: completed an interrupted compaction swap at offset {} (up to {})", topicPartition, base, swapNext);
-    }
-
-    private void recoverSegmentsFrom(long recoverFrom) throws IOException {
-        // Producer state as of recoverFrom: the latest snapshot at or below it plus the batches in between.
-        long firstBase = segments.firstKey();
-        producerState.deleteSnapshotsAfter(recoverFrom);
-        producerState.loadFromSnapshot(recoverFrom, firstBase);
-        replayProducerState(Math.max(producerState.mapEndOffset(), firstBase), recoverFrom);
-        List<LogSegment> toRecover = new ArrayList<>(segments.tailMap(recoverFrom).values());
-        for (int i = 0; i < toRecover.size(); i++) {
-            LogSegment s = toRecover.get(i);
-            s.activate();
-            int truncated = s.recover(this::onRecoveredBatch);
-            boolean lastKept = truncated > 0 || i == toRecover.size() - 1;
-            if (truncated > 0) {
-                for (LogSegment later : toRecover.subList(i + 1, toRecover.size())) {
-                    log.warn("{}: deleting segment {} after a truncated one", topicPartition, later.baseOffset);
-                    segments.remove(later.baseOffset);
-                    later.deleteFiles();
-                }
-            }
-            if (lastKept) {
-                break;
-            }
-            s.onBecomeInactive();
-        }
-    }
-
-    private void onRecoveredBatch(LogSegment segment, RecordBatch batch) throws IOException {
-        if (batch.partitionLeaderEpoch() >= 0) {
-            OptionalInt latest = epochCache.latestEpoch();
-            if (latest.isEmpty() || batch.partitionLeaderEpoch() > latest.getAsInt()) {
-                epochCache.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
-            }
-        }
-        applyReplayedBatch(batch, segment);
-        producerState.updateMapEndOffset(batch.lastOffset() + 1);
-    }
-
-    /** Applies one batch to producer state outside an append (recovery and replay). */
-    private void applyReplayedBatch(RecordBatch batch, LogSegment txnIndexTarget) throws IOException {
-        if (!batch.hasProducerId()) {
-            return;
-        }
-        Map<Long, ProducerAppendInfo> staged = new LinkedHashMap<>(2);
-        CompletedTxn completed = stageProducerBatch(batch, AppendOrigin.REPLICATION, staged);
-        for (ProducerAppendInfo info : staged.values()) {
-            producerState.update(info);
-        }
-        if (completed != null) {
-            completeTxn(completed, txnIndexTarget);
-        }
-    }
-
-    private void completeTxn(CompletedTxn txn, LogSegment txnIndexTarget) throws IOException {
-        if (txn.aborted() && txnIndexTarget != null) {
-            long lso = producerState.lastStableOffset(txn);
-            txnIndexTarget.txnIndex().append(new AbortedTxn(txn.producerId(), txn.firstOffset(), txn.lastOffset(), lso));
-        }
-        producerState.completeTxn(txn);
-    }
-
-    /** Stages one batch's effect on its producer; returns the transaction a marker completes. */
-    private CompletedTxn stageProducerBatch(RecordBatch batch, AppendOrigin origin, Map<Long, ProducerAppendInfo> staged) {
-        long pid = batch.producerId();
-        ProducerAppendInfo info = staged.computeIfAbsent(pid, p -> producerState.prepareUpdate(p, origin));
-        if (batch.isControl()) {
-            // The one record decoded on the append path: a control batch's single record says abort or commit.
-            ControlRecordType[] type = {ControlRecordType.UNKNOWN};
-            int[] coordinatorEpoch = {-1};
-            batch.forEachRecord(r -> {
-                type[0] = ControlRecords.type(r);
-                if (type[0].isTransactionMarker()) {
-                    coordinatorEpoch[0] = ControlRecords.coordinatorEpoch(r);
-                }
-                return false;
-            });
-            if (!type[0].isTransactionMarker()) {
-                return null;
-            }
-            return info.appendEndTxnMarker(type[0] == ControlRecordType.ABORT, batch.producerEpoch(),
-                    coordinatorEpoch[0], batch.baseOffset(), batch.maxTimestamp());
-        }
-        info.appendDataBatch(batch.producerEpoch(), batch.baseSequence(), batch.lastSequence(), batch.maxTimestamp(),
-                batch.baseOffset(), batch.lastOffset(), batch.isTransactional());
-        return null;
-    }
-
-    /** Replays batches in [from, to) into producer state (no transaction index writes). */
-    private void replayProducerState(long from, long to) throws IOException {
-        if (from >= to) {
-            return;
-        }
-        Long startBase = segments.floorKey(from);
-        Collection<LogSegment> range = (startBase == null ? segments : segments.tailMap(startBase)).values();
-        for (LogSegment s : range) {
-            if (s.baseOffset >= to) {
-                break;
-            }
-            int start = s.indexedPosition(from);
-            try (BatchReader reader = new BatchReader(s.records(), start, s.size(), 64 * 1024)) {
-                RecordBatch batch;
-                while ((batch = reader.next()) != null) {
-                    if (batch.baseOffset() >= to) {
-                        break;
-                    }
-                    if (batch.lastOffset() >= from) {
-                        applyReplayedBatch(batch, null);
-                    }
-                }
-            }
-        }
-        producerState.updateMapEndOffset(to);
-    }
-
-    /** Producer state for the log below {@code leo}: latest snapshot then replay. */
-    private void reloadProducerState(long leo) throws IOException {
-        long firstBase = segments.firstKey();
-        producerState.loadFromSnapshot(leo, firstBase);
-        replayProducerState(Math.max(producerState.mapEndOffset(), firstBase), leo);
-        producerState.updateMapEndOffset(leo);
-    }
-
-    private void rebuildEpochCache(long from, long to) throws IOException {
-        for (LogSegment s : segments.values()) {
-            if (s.baseOffset >= to) {
-                break;
-            }
-            try (LogSegment.HeaderScanner scan = new LogSegment.HeaderScanner(s.records(), 0, s.size())) {
-                while (scan.next()) {
-                    if (scan.baseOffset >= to) {
-                        break;
-                    }
-                    int epoch = scan.partitionLeaderEpoch;
-                    OptionalInt latest = epochCache.latestEpoch();
-                    if (epoch >= 0 && (latest.isEmpty() || epoch > latest.getAsInt())) {
-                        epochCache.assign(epoch, scan.baseOffset);
-                    }
-                }
-            }
         }
     }
 
@@ -669,7 +364,7 @@ public final class PartitionLog implements AutoCloseable {
                 producers = new LinkedHashMap<>();
                 completed = new ArrayList<>(0);
             }
-            CompletedTxn txn = stageProducerBatch(batch, origin, staged);
+            CompletedTxn txn = stageProducerBatch(producerState, batch, origin, staged);
             if (txn != null) {
                 completed.add(txn);
             }
@@ -707,7 +402,7 @@ public final class PartitionLog implements AutoCloseable {
                 producerState.update(p);
             }
             for (CompletedTxn txn : completed) {
-                completeTxn(txn, segment);
+                completeTxn(producerState, txn, segment);
             }
         }
         producerState.updateMapEndOffset(lastOffset + 1);
@@ -717,6 +412,46 @@ public final class PartitionLog implements AutoCloseable {
         return new AppendInfo(firstOffset, lastOffset, maxTimestamp, offsetOfMaxTimestamp, logAppendTime ? now : -1,
                 logStartOffset, batchCount, recordCount, end - start,
                 producers == null ? List.of() : new ArrayList<>(producers.values()), false);
+    }
+
+    /** Ends a transaction in producer state; an abort is also written to {@code txnIndexTarget}'s index. */
+    static void completeTxn(ProducerStateManager producerState, CompletedTxn txn, LogSegment txnIndexTarget)
+            throws IOException {
+        if (txn.aborted() && txnIndexTarget != null) {
+            long lso = producerState.lastStableOffset(txn);
+            txnIndexTarget.txnIndex().append(new AbortedTxn(txn.producerId(), txn.firstOffset(), txn.lastOffset(), lso));
+        }
+        producerState.completeTxn(txn);
+    }
+
+    /**
+     * Stages one batch's effect on its producer; returns the transaction a marker completes. Shared by
+     * appends and the {@link LogLoader}'s replay.
+     */
+    static CompletedTxn stageProducerBatch(ProducerStateManager producerState, RecordBatch batch, AppendOrigin origin,
+            Map<Long, ProducerAppendInfo> staged) {
+        long pid = batch.producerId();
+        ProducerAppendInfo info = staged.computeIfAbsent(pid, p -> producerState.prepareUpdate(p, origin));
+        if (batch.isControl()) {
+            // The one record decoded on the append path: a control batch's single record says abort or commit.
+            ControlRecordType[] type = {ControlRecordType.UNKNOWN};
+            int[] coordinatorEpoch = {-1};
+            batch.forEachRecord(r -> {
+                type[0] = ControlRecords.type(r);
+                if (type[0].isTransactionMarker()) {
+                    coordinatorEpoch[0] = ControlRecords.coordinatorEpoch(r);
+                }
+                return false;
+            });
+            if (!type[0].isTransactionMarker()) {
+                return null;
+            }
+            return info.appendEndTxnMarker(type[0] == ControlRecordType.ABORT, batch.producerEpoch(),
+                    coordinatorEpoch[0], batch.baseOffset(), batch.maxTimestamp());
+        }
+        info.appendDataBatch(batch.producerEpoch(), batch.baseSequence(), batch.lastSequence(), batch.maxTimestamp(),
+                batch.baseOffset(), batch.lastOffset(), batch.isTransactional());
+        return null;
     }
 
     private LogSegment maybeRoll(int appendBytes, long firstOffset, long lastOffset, long now, LogConfig cfg)
@@ -943,7 +678,7 @@ public final class PartitionLog implements AutoCloseable {
         for (int attempt = 0; ; attempt++) {
             checkOnline();
             try {
-                return fetchOffsetByTimestampOnce(timestamp);
+                return SegmentLookups.offsetByTimestamp(segments, epochCache, logStartOffset, logEndOffset(), timestamp);
             } catch (SegmentClosedException e) {
                 if (attempt >= 10) {
                     throw new KafkaStorageException("segments of " + topicPartition + " keep closing under a lookup");
@@ -954,57 +689,6 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
-    private Optional<TimestampAndOffset> fetchOffsetByTimestampOnce(long timestamp) throws IOException {
-        long start = logStartOffset;
-        if (timestamp == EARLIEST_TIMESTAMP || timestamp == EARLIEST_LOCAL_TIMESTAMP) {
-            return Optional.of(new TimestampAndOffset(RecordBatch.NO_TIMESTAMP, start, epochCache.epochForOffset(start)));
-        }
-        if (timestamp == LATEST_TIMESTAMP) {
-            return Optional.of(new TimestampAndOffset(RecordBatch.NO_TIMESTAMP, logEndOffset(), epochCache.latestEpoch()));
-        }
-        if (timestamp == MAX_TIMESTAMP) {
-            LogSegment best = null;
-            TimeIndex.TimestampOffset max = null;
-            for (LogSegment s : segments.values()) {
-                TimeIndex.TimestampOffset m = s.maxTimestampAndOffset();
-                if (m.timestamp() >= 0 && m.offset() >= start && (max == null || m.timestamp() > max.timestamp())) {
-                    max = m;
-                    best = s;
-                }
-            }
-            if (best == null) {
-                return Optional.empty();
-            }
-            TimestampAndOffset t = best.recordWithTimestamp(max.offset(), max.timestamp());
-            return Optional.ofNullable(t).map(this::withEpoch);
-        }
-        if (timestamp < 0) {
-            throw new IllegalArgumentException("unsupported ListOffsets timestamp " + timestamp);
-        }
-        long leo = logEndOffset();
-        for (LogSegment s : segments.values()) {
-            if (s.baseOffset >= leo) {
-                break;
-            }
-            Long nextBase = segments.higherKey(s.baseOffset);
-            if (nextBase != null && nextBase <= start) {
-                continue;
-            }
-            if (s.maxTimestampAndOffset().timestamp() < timestamp) {
-                continue;
-            }
-            TimestampAndOffset t = s.findOffsetByTimestamp(timestamp, start);
-            if (t != null && t.offset() < leo) {
-                return Optional.of(withEpoch(t));
-            }
-        }
-        return Optional.empty();
-    }
-
-    private TimestampAndOffset withEpoch(TimestampAndOffset t) {
-        return new TimestampAndOffset(t.timestamp(), t.offset(), epochCache.epochForOffset(t.offset()));
-    }
-
     /**
      * Aborted transactions overlapping [{@code startOffset}, {@code upperBoundOffset}) for a
      * read_committed fetch, from the transaction indexes of the segments from the one holding
@@ -1012,26 +696,11 @@ public final class PartitionLog implements AutoCloseable {
      */
     public List<AbortedTxn> collectAbortedTransactions(long startOffset, long upperBoundOffset) {
         checkOnline();
-        List<AbortedTxn> result = new ArrayList<>();
         try {
-            Long base = segments.floorKey(startOffset);
-            Collection<LogSegment> range = (base == null ? segments : segments.tailMap(base)).values();
-            for (LogSegment s : range) {
-                if (s.txnIndex().entries() == 0) {
-                    continue;
-                }
-                TransactionIndex.SearchResult r = s.txnIndex().collectAbortedTxns(startOffset, upperBoundOffset);
-                result.addAll(r.abortedTxns());
-                if (r.complete()) {
-                    break;
-                }
-            }
-        } catch (java.nio.file.NoSuchFileException e) {
-            // a segment deleted under us: its transactions are below the log start offset now
+            return SegmentLookups.abortedTransactions(segments, startOffset, upperBoundOffset);
         } catch (IOException e) {
             throw fail("transaction index read of " + topicPartition, e);
         }
-        return result;
     }
 
     // =============================================================== offsets and state
@@ -1213,7 +882,7 @@ public final class PartitionLog implements AutoCloseable {
             flushedOffset = Math.min(flushedOffset, leo);
             epochCache.truncateFromEnd(leo);
             producerState.deleteSnapshotsAfter(leo);
-            reloadProducerState(leo);
+            LogLoader.reloadProducerState(producerState, segments, leo);
             deleteSegmentFiles(removed);
             log.info("{}: truncated to {} (LEO {})", topicPartition, targetOffset, leo);
             return true;
@@ -1275,30 +944,8 @@ public final class PartitionLog implements AutoCloseable {
         lock.lock();
         try {
             checkOnline();
-            LogConfig cfg = config;
-            long now = time.milliseconds();
-            List<LogSegment> deletable = new ArrayList<>();
-            long totalSize = size();
-            long excess = cfg.deleteEnabled() && cfg.retentionBytes() >= 0 ? totalSize - cfg.retentionBytes() : 0;
-            LogSegment active = segments.lastEntry().getValue();
-            for (LogSegment s : segments.values()) {
-                if (s == active) {
-                    break;
-                }
-                long nextBase = segments.higherKey(s.baseOffset);
-                if (nextBase > highWatermark) {
-                    break;
-                }
-                boolean belowStart = nextBase <= logStartOffset;
-                boolean expired = cfg.deleteEnabled() && cfg.retentionMs() >= 0
-                        && now - s.largestTimestamp() > cfg.retentionMs();
-                boolean overSize = excess - s.size() >= 0 && cfg.deleteEnabled() && cfg.retentionBytes() >= 0;
-                if (!(belowStart || expired || overSize)) {
-                    break;
-                }
-                deletable.add(s);
-                excess -= s.size();
-            }
+            List<LogSegment> deletable = LogRetention.deletableSegments(segments, config, time.milliseconds(),
+                    highWatermark, logStartOffset);
             if (deletable.isEmpty()) {
                 return 0;
             }
@@ -1354,14 +1001,7 @@ public final class PartitionLog implements AutoCloseable {
     private void deleteOldSegmentsBelowStart() {
         lock.lock();
         try {
-            List<LogSegment> deletable = new ArrayList<>();
-            LogSegment active = segments.lastEntry().getValue();
-            for (LogSegment s : segments.values()) {
-                if (s == active || segments.higherKey(s.baseOffset) > logStartOffset) {
-                    break;
-                }
-                deletable.add(s);
-            }
+            List<LogSegment> deletable = LogRetention.segmentsBelowLogStart(segments, logStartOffset);
             for (LogSegment s : deletable) {
                 segments.remove(s.baseOffset);
             }
@@ -1441,7 +1081,7 @@ public final class PartitionLog implements AutoCloseable {
      * segments' last offset. Crash-safe sequence: rename the cleaned files to {@code .swap} (the log file
      * last: {@code X.log.swap} is the commit point), swap the map entries, rename the old segments' files
      * to {@code .deleted} (deleted later), rename the swap files to their final names (log last). A restart
-     * after the commit point completes the swap ({@link #completeSwap}); one before it discards the
+     * after the commit point completes the swap ({@link LogLoader}); one before it discards the
      * {@code .cleaned}/{@code .swap} files and keeps the old segments. Aborts (returns false, deleting
      * the cleaned files) if the log changed meanwhile so that the old segments are not all still there.
      */
