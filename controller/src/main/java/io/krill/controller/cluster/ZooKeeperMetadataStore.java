@@ -48,11 +48,11 @@ import org.slf4j.LoggerFactory;
  * ({@link PreferredLeaderBalancer}).
  *
  * <p>This class owns the lifecycle (connecting, joining Helix, controlled shutdown) and the
- * controller's periodic tasks; the changes are made by its parts, which share a {@link StoreContext}:
+ * controller thread; the work is done by its parts, which share a {@link StoreContext}:
  * {@link TopicWriter}, {@link EntityConfigWriter}, {@link ProducerIdBlocks}, {@link IsrChangeWriter},
  * {@link OperatorCommands}; Helix calls {@link ReplicaRolesHandler} (this broker's replicas) and
  * {@link LeaderlessMarker} (its rebalancer's inputs); {@link ControllerNudger} makes Helix's pipeline
- * run on record changes.
+ * run on record changes; {@link PeriodicControllerTasks} balances leaders and prunes status updates.
  *
  * <p>Thread-safe: changes may come from any thread (never a Netty event loop: they block); images are
  * published and listeners told on the notification thread ({@link MetadataWatcher}); Helix calls in on
@@ -70,8 +70,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     private final PartitionRecords records;
     private final ExecutorService controllerWork;
     private final ReassignmentCompleter reassignmentCompleter;
-    private final PreferredLeaderBalancer leaderBalancer;
-    private final StatusUpdatePruner statusUpdatePruner;
+    private final PeriodicControllerTasks periodicTasks;
     private final StoreContext context;
     private final TopicWriter topics;
     private final EntityConfigWriter entityConfigs;
@@ -128,9 +127,8 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         this.nudger = new ControllerNudger(context, controllerWork, () -> participant != null);
         this.reassignmentCompleter = new ReassignmentCompleter(nodeId, controllerWork, this::isActiveController,
                 operatorCommands::completeReassignment);
-        this.leaderBalancer = new PreferredLeaderBalancer(config.leaderImbalancePerBrokerPercentage(),
+        this.periodicTasks = new PeriodicControllerTasks(context, controllerWork, this::isActiveController,
                 this::electLeaders);
-        this.statusUpdatePruner = new StatusUpdatePruner(session, paths.controllerStatusUpdates());
         try {
             prepareParticipant();
             session.awaitConnected(config.operationTimeoutMs());
@@ -207,10 +205,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                 }
                 participant = joining;
                 fence.joined(true);
-                if (config.autoLeaderRebalance()) {
-                    scheduleLeaderImbalanceCheck();
-                }
-                scheduleStatusUpdatePruning();
+                periodicTasks.start();
                 LOG.info("broker {} joined cluster {} (Helix session {})", nodeId, config.clusterName(),
                         joining.sessionId());
             }
@@ -333,42 +328,6 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     public Map<TopicPartitionKey, ApiError> alterPartitionReassignments(
             Map<TopicPartitionKey, Optional<List<Integer>>> targets, boolean allowReplicationFactorChange) {
         return operatorCommands.alterPartitionReassignments(targets, allowReplicationFactorChange);
-    }
-
-    /** Every interval, on the controller thread; the next check is scheduled even if this one fails. */
-    private void scheduleLeaderImbalanceCheck() {
-        if (closed) {
-            return;
-        }
-        CompletableFuture.delayedExecutor(config.leaderImbalanceCheckIntervalMs(), TimeUnit.MILLISECONDS,
-                controllerWork).execute(() -> {
-                    try {
-                        if (isActiveController()) {
-                            leaderBalancer.check(image());
-                        }
-                    } finally {
-                        scheduleLeaderImbalanceCheck();
-                    }
-                });
-    }
-
-    /** Every {@link StatusUpdatePruner#INTERVAL_MS}, on the controller thread, by the active controller. */
-    private void scheduleStatusUpdatePruning() {
-        if (closed) {
-            return;
-        }
-        CompletableFuture.delayedExecutor(StatusUpdatePruner.INTERVAL_MS, TimeUnit.MILLISECONDS, controllerWork)
-                .execute(() -> {
-                    try {
-                        if (isActiveController()) {
-                            statusUpdatePruner.prune();
-                        }
-                    } catch (RuntimeException e) {
-                        LOG.warn("pruning Helix status updates failed: {}", e.toString());
-                    } finally {
-                        scheduleStatusUpdatePruning();
-                    }
-                });
     }
 
     /** Joined, open, unfenced, and Helix's controller: the one broker that completes and rebalances. */
