@@ -1,0 +1,94 @@
+package io.krill.controller.cluster;
+
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.PartitionState;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
+import java.util.HashSet;
+
+/**
+ * A partition leader's ISR changes (Kafka's AlterPartition), written as compare-and-sets of the
+ * partition's record ({@link PartitionRecords}).
+ *
+ * <p>Thread-safe: no state of its own; concurrent writers are ordered by the records' versions.
+ */
+final class IsrChangeWriter {
+    private static final int MAX_ATTEMPTS = 10;
+
+    private final StoreContext context;
+    private final PartitionRecords records;
+
+    IsrChangeWriter(StoreContext context) {
+        this.context = context;
+        this.records = context.records();
+    }
+
+    /**
+     * The ISR change of a leader, as a compare-and-set on the partition's record: the caller must be
+     * the leader at {@code expected}'s leader epoch (else FENCED_LEADER_EPOCH) and the record still at
+     * {@code expected}'s partition epoch (else INVALID_UPDATE_VERSION); the ISR must keep the leader,
+     * stay within the replicas, and add only live brokers (else INELIGIBLE_REPLICA).
+     */
+    PartitionState alterPartition(String topic, PartitionState expected, PartitionState proposed) {
+        context.ensureOpen();
+        checkProposal(topic, expected, proposed);
+        int partition = expected.partition();
+        PartitionState written = context.guarded(() -> {
+            for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+                PartitionRecords.Versioned current = records.read(topic, partition);
+                if (current == null) {
+                    throw new ApiException(Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this "
+                            + "topic-partition: " + topic + "-" + partition);
+                }
+                PartitionState state = current.state();
+                PartitionState intended = new PartitionState(partition, expected.leader(), expected.leaderEpoch(),
+                        state.replicas(), proposed.isr(), expected.partitionEpoch() + 1, state.addingReplicas(),
+                        state.removingReplicas());
+                if (state.leaderEpoch() != expected.leaderEpoch() || state.leader() != expected.leader()) {
+                    throw new ApiException(Errors.FENCED_LEADER_EPOCH, "leader " + expected.leader() + " at epoch "
+                            + expected.leaderEpoch() + " of " + topic + "-" + partition + " is fenced: the leader is "
+                            + state.leader() + " at epoch " + state.leaderEpoch());
+                }
+                if (state.partitionEpoch() != expected.partitionEpoch()) {
+                    if (state.equals(intended) && attempt > 0) {
+                        return state; // our own write, retried after a lost connection
+                    }
+                    throw new ApiException(Errors.INVALID_UPDATE_VERSION, "partition epoch " + expected.partitionEpoch()
+                            + " of " + topic + "-" + partition + " is stale, current is " + state.partitionEpoch());
+                }
+                if (records.compareAndSet(topic, current, intended)) {
+                    return intended;
+                }
+            }
+            throw new ApiException(Errors.INVALID_UPDATE_VERSION, "partition " + topic + "-" + partition
+                    + " kept changing");
+        });
+        context.await(context.watcher().refreshPartition(topic, partition));
+        return written;
+    }
+
+    private void checkProposal(String topic, PartitionState expected, PartitionState proposed) {
+        String where = topic + "-" + expected.partition();
+        if (proposed.partition() != expected.partition() || proposed.leader() != expected.leader()
+                || proposed.leaderEpoch() != expected.leaderEpoch()) {
+            throw new ApiException(Errors.INVALID_REQUEST, "an ISR change of " + where
+                    + " may not change the partition, leader or leader epoch");
+        }
+        if (!proposed.isr().contains(proposed.leader())) {
+            throw new ApiException(Errors.INVALID_REQUEST, "the ISR of " + where + " must include its leader "
+                    + proposed.leader());
+        }
+        if (new HashSet<>(proposed.isr()).size() != proposed.isr().size()
+                || !expected.replicas().containsAll(proposed.isr())) {
+            throw new ApiException(Errors.INVALID_REQUEST, "ISR " + proposed.isr() + " of " + where
+                    + " is not a set of its replicas " + expected.replicas());
+        }
+        MetadataImage current = context.image();
+        for (int replica : proposed.isr()) {
+            if (!expected.isr().contains(replica) && current.broker(replica) == null) {
+                throw new ApiException(Errors.INELIGIBLE_REPLICA, "broker " + replica + " cannot join the ISR of "
+                        + where + ": it is not live");
+            }
+        }
+    }
+}
