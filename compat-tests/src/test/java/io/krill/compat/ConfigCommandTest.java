@@ -8,8 +8,6 @@ import io.krill.compat.support.Clients;
 import io.krill.compat.support.ToolRunner;
 import io.krill.compat.support.ToolRunner.Result;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,10 +33,7 @@ class ConfigCommandTest {
     Path tmp;
 
     private Result configs(String... extra) {
-        List<String> args = new ArrayList<>(List.of("--bootstrap-server", KRILL.bootstrapServers(), "--command-config",
-                Clients.configFile(tmp, KRILL.bootstrapServers()).toString()));
-        args.addAll(List.of(extra));
-        return ToolRunner.run("kafka-configs", ConfigCommand::main, Duration.ofSeconds(60), args.toArray(String[]::new));
+        return ToolRunner.kafkaConfigs(tmp, KRILL.bootstrapServers(), extra);
     }
 
     /** "  name=value sensitive=false synonyms={...}" lines of a describe, as name -> value. */

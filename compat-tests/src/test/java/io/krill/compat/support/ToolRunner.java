@@ -5,6 +5,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -93,6 +94,18 @@ public final class ToolRunner {
 
     public static Result run(String tool, ToolMain main, Duration timeout, String... args) {
         return runWithInput(tool, main, timeout, "", args);
+    }
+
+    /**
+     * kafka-configs ({@code ConfigCommand}) against {@code bootstrap}, with a client config file written
+     * under {@code dir}, then {@code args}.
+     */
+    public static Result kafkaConfigs(Path dir, String bootstrap, String... args) {
+        List<String> all = new ArrayList<>(List.of("--bootstrap-server", bootstrap, "--command-config",
+                Clients.configFile(dir, bootstrap).toString()));
+        all.addAll(List.of(args));
+        return run("kafka-configs", org.apache.kafka.tools.ConfigCommand::main, Duration.ofSeconds(60),
+                all.toArray(String[]::new));
     }
 
     /** Like {@link #run}, with {@code stdin} as the tool's standard input. */
