@@ -1,6 +1,7 @@
 package io.krill.broker.replication;
 
 import io.krill.broker.partition.Partition;
+import io.krill.broker.security.InterBrokerChannel;
 import io.krill.controller.metadata.BrokerInfo;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.log.LogException;
@@ -60,7 +61,7 @@ final class ReplicaFetcher implements Runnable {
     private final Map<TopicPartition, Follower> partitions = new LinkedHashMap<>();
     private final Thread thread;
     private volatile boolean running = true;
-    private volatile BrokerChannel channel;
+    private volatile InterBrokerChannel channel;
 
     /** A followed partition: fixed to one leader epoch; a new epoch means a new Follower. */
     private static final class Follower {
@@ -124,7 +125,7 @@ final class ReplicaFetcher implements Runnable {
         } finally {
             lock.unlock();
         }
-        BrokerChannel current = channel;
+        InterBrokerChannel current = channel;
         if (current != null) {
             current.close();
         }
@@ -144,7 +145,7 @@ final class ReplicaFetcher implements Runnable {
                 if (!awaitWork(truncating, fetching)) {
                     continue;
                 }
-                BrokerChannel connection = connect();
+                InterBrokerChannel connection = connect();
                 if (!truncating.isEmpty()) {
                     truncate(connection, truncating);
                 }
@@ -205,8 +206,8 @@ final class ReplicaFetcher implements Runnable {
         }
     }
 
-    private BrokerChannel connect() throws IOException {
-        BrokerChannel current = channel;
+    private InterBrokerChannel connect() throws IOException {
+        InterBrokerChannel current = channel;
         if (current != null) {
             return current;
         }
@@ -222,7 +223,7 @@ final class ReplicaFetcher implements Runnable {
             }
             endpoint = leader.endpoints().values().iterator().next();
         }
-        BrokerChannel opened = BrokerChannel.connect(context.connector(), new InetSocketAddress(endpoint.host(), endpoint.port()),
+        InterBrokerChannel opened = InterBrokerChannel.connect(context.connector(), new InetSocketAddress(endpoint.host(), endpoint.port()),
                 context.socketTimeoutMs(), context.receiveBufferBytes(), name, context.maxResponseBytes());
         channel = opened;
         if (!running) {
@@ -233,7 +234,7 @@ final class ReplicaFetcher implements Runnable {
     }
 
     private void disconnect() {
-        BrokerChannel current = channel;
+        InterBrokerChannel current = channel;
         channel = null;
         if (current != null) {
             current.close();
@@ -242,7 +243,7 @@ final class ReplicaFetcher implements Runnable {
 
     // ------------------------------------------------------------------ truncation (KIP-101/279)
 
-    private void truncate(BrokerChannel connection, List<Follower> followers) throws IOException {
+    private void truncate(InterBrokerChannel connection, List<Follower> followers) throws IOException {
         Map<String, OffsetForLeaderEpochRequest.OffsetForLeaderTopic> topics = new LinkedHashMap<>();
         List<Follower> asked = new ArrayList<>();
         for (Follower f : followers) {
@@ -323,7 +324,7 @@ final class ReplicaFetcher implements Runnable {
 
     // ------------------------------------------------------------------ fetching
 
-    private void fetch(BrokerChannel connection, List<Follower> followers) throws IOException {
+    private void fetch(InterBrokerChannel connection, List<Follower> followers) throws IOException {
         Map<String, FetchRequest.FetchTopic> topics = new LinkedHashMap<>();
         Map<TopicPartition, Long> fetchOffsets = new HashMap<>();
         Map<TopicPartition, Follower> sent = new HashMap<>();
@@ -419,7 +420,7 @@ final class ReplicaFetcher implements Runnable {
      * election), which truncates to its end, or its log now starts after ours ends, which restarts this
      * log at the leader's start.
      */
-    private void resetOutOfRange(BrokerChannel connection, Follower f) throws IOException {
+    private void resetOutOfRange(InterBrokerChannel connection, Follower f) throws IOException {
         long leaderEnd = listOffset(connection, f, -1L);
         long leaderStart = listOffset(connection, f, -2L);
         lock.lock();
@@ -443,7 +444,7 @@ final class ReplicaFetcher implements Runnable {
         }
     }
 
-    private long listOffset(BrokerChannel connection, Follower f, long timestamp) throws IOException {
+    private long listOffset(InterBrokerChannel connection, Follower f, long timestamp) throws IOException {
         TopicPartition tp = f.partition.topicPartition();
         ListOffsetsRequest request = new ListOffsetsRequest().setReplicaId(context.nodeId())
                 .setTopics(List.of(new ListOffsetsRequest.ListOffsetsTopic().setName(tp.topic())

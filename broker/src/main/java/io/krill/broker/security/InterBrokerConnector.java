@@ -9,7 +9,6 @@ import io.krill.broker.security.sasl.SaslMechanisms;
 import io.krill.broker.security.ssl.SslFactory;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
-import io.krill.wire.message.RequestHeader;
 import io.krill.wire.message.ResponseHeader;
 import io.krill.wire.message.SaslAuthenticateRequest;
 import io.krill.wire.message.SaslAuthenticateResponse;
@@ -154,11 +153,7 @@ public final class InterBrokerConnector {
                                                  int correlationId, String clientId, ApiMessage body, T response)
             throws IOException {
         ByteBuf request = Unpooled.buffer(256);
-        request.writeInt(0);
-        new RequestHeader().setRequestApiKey(api.id()).setRequestApiVersion(version).setCorrelationId(correlationId)
-                .setClientId(clientId).write(request, api.requestHeaderVersion(version));
-        body.write(request, version);
-        request.setInt(0, request.readableBytes() - 4);
+        InterBrokerChannel.writeRequest(request, api, version, correlationId, clientId, body);
         out.write(request.array(), request.arrayOffset(), request.readableBytes());
         out.flush();
         int size = in.readInt();

@@ -1,6 +1,7 @@
 package io.krill.broker.txn;
 
 import io.krill.broker.group.CoordinatorTimer;
+import io.krill.broker.security.InterBrokerChannel;
 import io.krill.broker.security.InterBrokerConnector;
 import io.krill.controller.metadata.BrokerInfo;
 import io.krill.controller.metadata.MetadataImage;
@@ -8,6 +9,7 @@ import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.log.TopicPartition;
 import io.krill.wire.error.Errors;
+import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.WriteTxnMarkersRequest;
 import io.krill.wire.message.WriteTxnMarkersResponse;
 import java.io.IOException;
@@ -34,7 +36,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>One thread per destination broker ({@code txn-marker-sender-<node>-to-<destination>}) drains its
  * queue and sends what it found as one request (one marker entry per transaction) over a blocking
- * {@link MarkerChannel}, waiting for the answer: the leader answers once the in-sync replicas have the
+ * {@link InterBrokerChannel}, waiting for the answer: the leader answers once the in-sync replicas have the
  * markers. A partition whose leader is unknown, moved, or failed retriably is routed again after
  * {@value #RETRY_BACKOFF_MS} ms on the coordinator's timer; a partition of a deleted topic counts as
  * done (nothing is left to mark); a connection failure retries everything it carried.
@@ -46,6 +48,9 @@ public final class TransactionMarkerSender implements MarkerWriter, AutoCloseabl
     private static final Logger LOG = LoggerFactory.getLogger(TransactionMarkerSender.class);
     static final long RETRY_BACKOFF_MS = 100;
     private static final int MAX_MARKERS_PER_REQUEST = 1000;
+    /** WriteTxnMarkers v1 (flexible), which every Krill broker serves. */
+    private static final short MARKERS_VERSION = 1;
+    private static final int MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
     private final int nodeId;
     private final Supplier<MetadataImage> image;
@@ -188,7 +193,7 @@ public final class TransactionMarkerSender implements MarkerWriter, AutoCloseabl
         final LinkedBlockingQueue<Item> queue = new LinkedBlockingQueue<>();
         final Thread thread;
         volatile boolean running = true;
-        private volatile MarkerChannel channel;
+        private volatile InterBrokerChannel channel;
 
         Destination(int brokerId, InetSocketAddress address) {
             this.brokerId = brokerId;
@@ -245,7 +250,7 @@ public final class TransactionMarkerSender implements MarkerWriter, AutoCloseabl
             byJob.forEach((job, partitions) -> request.markers().add(marker(job.markers, partitions)));
             WriteTxnMarkersResponse response;
             try {
-                response = connect().send(request);
+                response = connect().call(ApiKeys.WRITE_TXN_MARKERS, MARKERS_VERSION, request);
             } catch (IOException e) {
                 LOG.info("Sending transaction markers to broker {} failed ({}); retrying", brokerId, e.getMessage());
                 disconnect();
@@ -293,10 +298,11 @@ public final class TransactionMarkerSender implements MarkerWriter, AutoCloseabl
             }
         }
 
-        private MarkerChannel connect() throws IOException {
-            MarkerChannel current = channel;
+        private InterBrokerChannel connect() throws IOException {
+            InterBrokerChannel current = channel;
             if (current == null) {
-                current = MarkerChannel.connect(connector, address, timeoutMs, "txn-marker-sender-" + nodeId);
+                current = InterBrokerChannel.connect(connector, address, timeoutMs, 0,
+                        "txn-marker-sender-" + nodeId, MAX_RESPONSE_BYTES);
                 channel = current;
                 if (!running || closed) {
                     current.close();
@@ -307,7 +313,7 @@ public final class TransactionMarkerSender implements MarkerWriter, AutoCloseabl
         }
 
         private void disconnect() {
-            MarkerChannel current = channel;
+            InterBrokerChannel current = channel;
             channel = null;
             if (current != null) {
                 current.close();

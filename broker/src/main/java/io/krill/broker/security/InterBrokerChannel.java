@@ -1,7 +1,5 @@
-package io.krill.broker.replication;
+package io.krill.broker.security;
 
-import io.krill.broker.security.InterBrokerConnection;
-import io.krill.broker.security.InterBrokerConnector;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.RequestHeader;
 import io.krill.wire.message.ResponseHeader;
@@ -17,14 +15,15 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 
 /**
- * A blocking Kafka-protocol connection from this broker to another, one request at a time: what a
- * replica fetcher needs, since it waits for each answer before asking again. The response buffer is
- * reused, so a response (and the record slices it holds) is valid only until the next {@link #call}:
- * fetched batches go from it straight into the log, with no copy per record.
+ * A blocking Kafka-protocol connection from this broker to another, one request at a time, over the
+ * inter-broker listener's security ({@link InterBrokerConnector}): what a replica fetcher and the
+ * transaction marker sender need, since each waits for an answer before asking again. The response
+ * buffer is reused, so a response (and the record slices it holds) is valid only until the next
+ * {@link #call}: fetched batches go from it straight into the log, with no copy per record.
  *
- * <p>Not thread-safe: owned by one fetcher thread ({@link #close} may come from another to unblock it).
+ * <p>Not thread-safe: owned by one thread ({@link #close} may come from another to unblock it).
  */
-final class BrokerChannel implements AutoCloseable {
+public final class InterBrokerChannel implements AutoCloseable {
     private final InterBrokerConnection connection;
     private final Socket socket;
     private final DataInputStream in;
@@ -35,7 +34,7 @@ final class BrokerChannel implements AutoCloseable {
     private byte[] response = new byte[64 * 1024];
     private int correlationId;
 
-    private BrokerChannel(InterBrokerConnection connection, String clientId, int maxResponseBytes)
+    private InterBrokerChannel(InterBrokerConnection connection, String clientId, int maxResponseBytes)
             throws IOException {
         this.connection = connection;
         this.socket = connection.socket();
@@ -50,11 +49,11 @@ final class BrokerChannel implements AutoCloseable {
      * @param timeoutMs        connect timeout and the longest wait for any response
      * @param maxResponseBytes a larger response is a protocol error (the connection is dropped)
      */
-    static BrokerChannel connect(InterBrokerConnector connector, InetSocketAddress address, int timeoutMs,
+    public static InterBrokerChannel connect(InterBrokerConnector connector, InetSocketAddress address, int timeoutMs,
                                  int receiveBufferBytes, String clientId, int maxResponseBytes) throws IOException {
         InterBrokerConnection connection = connector.connect(address, timeoutMs, receiveBufferBytes, clientId);
         try {
-            return new BrokerChannel(connection, clientId, maxResponseBytes);
+            return new InterBrokerChannel(connection, clientId, maxResponseBytes);
         } catch (IOException | RuntimeException e) {
             connection.close();
             throw e;
@@ -62,15 +61,11 @@ final class BrokerChannel implements AutoCloseable {
     }
 
     /** Sends {@code body} and waits for its response. */
-    <T extends ApiMessage> T call(ApiKeys api, short version, ApiMessage body) throws IOException {
+    public <T extends ApiMessage> T call(ApiKeys api, short version, ApiMessage body) throws IOException {
         connection.maybeReauthenticate();
         int id = ++correlationId;
         request.clear();
-        request.writeInt(0);
-        new RequestHeader().setRequestApiKey(api.id()).setRequestApiVersion(version).setCorrelationId(id)
-                .setClientId(clientId).write(request, api.requestHeaderVersion(version));
-        body.write(request, version);
-        request.setInt(0, request.readableBytes() - 4);
+        writeRequest(request, api, version, id, clientId, body);
         out.write(request.array(), request.arrayOffset(), request.readableBytes());
         out.flush();
 
@@ -98,6 +93,17 @@ final class BrokerChannel implements AutoCloseable {
         } catch (MalformedMessageException e) {
             throw new IOException("malformed " + api + " response from " + socket.getRemoteSocketAddress(), e);
         }
+    }
+
+    /** Appends {@code body} to {@code buf} as one request frame: the size, the request header, the body. */
+    static void writeRequest(ByteBuf buf, ApiKeys api, short version, int correlationId, String clientId,
+                             ApiMessage body) {
+        int start = buf.writerIndex();
+        buf.writeInt(0);
+        new RequestHeader().setRequestApiKey(api.id()).setRequestApiVersion(version).setCorrelationId(correlationId)
+                .setClientId(clientId).write(buf, api.requestHeaderVersion(version));
+        body.write(buf, version);
+        buf.setInt(start, buf.writerIndex() - start - 4);
     }
 
     @Override
