@@ -2,7 +2,6 @@ package io.krill.compat;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.krill.compat.support.Clients;
 import io.krill.compat.support.ToolRunner;
@@ -67,21 +66,15 @@ class PerformanceToolsTest {
         assertTrue(result.out().contains("Avg latency:"), "every record read back intact:\n" + result.describe());
         assertTrue(result.out().contains("Percentiles: 50th ="), result.describe());
         // Then the tool commits its consumer's offsets (commitSync), which needs the group coordinator.
-        if (KRILL.apis().serves(ApiKeys.FIND_COORDINATOR, ApiKeys.OFFSET_COMMIT)) {
-            assertEquals(0, result.exitCode(), result.describe());
-        } else {
-            assertEquals(1, result.exitCode(), result.describe());
-            assertEquals("The node does not support FIND_COORDINATOR", result.err().lines().findFirst().orElse(""),
-                    "the only failure is the final commitSync without a group coordinator:\n" + result.describe());
-        }
+        KRILL.apis().assertServes("the tool's final commitSync", ApiKeys.FIND_COORDINATOR, ApiKeys.OFFSET_COMMIT);
+        assertEquals(0, result.exitCode(), result.describe());
     }
 
     @Test
     void consumerPerformance() {
-        assumeTrue(KRILL.apis().serves(ApiKeys.FIND_COORDINATOR, ApiKeys.JOIN_GROUP, ApiKeys.SYNC_GROUP,
-                ApiKeys.HEARTBEAT, ApiKeys.OFFSET_FETCH), "ConsumerPerformance 4.4 only subscribes (no --partition "
-                + "option): it needs the group coordinator (FindCoordinator, JoinGroup, SyncGroup, Heartbeat), which "
-                + "Krill does not serve yet; this test runs as soon as the broker advertises them");
+        // ConsumerPerformance 4.4 only subscribes (no --partition option): it needs the group coordinator.
+        KRILL.apis().assertServes("ConsumerPerformance's consumer group", ApiKeys.FIND_COORDINATOR, ApiKeys.JOIN_GROUP,
+                ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.OFFSET_FETCH);
         String topic = "perf-consumer";
         int records = 5_000;
         List<String> values = IntStream.range(0, records).mapToObj(i -> "value-" + i).collect(Collectors.toList());

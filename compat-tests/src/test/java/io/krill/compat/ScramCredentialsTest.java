@@ -29,7 +29,6 @@ import org.apache.kafka.common.errors.ResourceNotFoundException;
 import org.apache.kafka.common.errors.UnacceptableCredentialException;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.tools.ConfigCommand;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -97,8 +96,7 @@ class ScramCredentialsTest {
     @Test
     void kafkaConfigsDescribesUsersAndKeepsTheirQuotas() throws Exception {
         // kafka-configs --describe --entity-type users asks for quotas first (DescribeClientQuotas)
-        Assumptions.assumeTrue(KRILL.apis().serves(ApiKeys.DESCRIBE_CLIENT_QUOTAS, ApiKeys.ALTER_CLIENT_QUOTAS),
-                "client quotas are not served by this build");
+        KRILL.apis().assertServes("kafka-configs on users", ApiKeys.DESCRIBE_CLIENT_QUOTAS, ApiKeys.ALTER_CLIENT_QUOTAS);
         configs("--alter", "--add-config", "producer_byte_rate=1048576", "--entity-type", "users",
                 "--entity-name", "bob").assertSuccess();
         configs("--alter", "--add-config", "SCRAM-SHA-512=[iterations=4096,password=bob-secret]",

@@ -46,7 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
  * against one Krill broker. The stock Java consumer reads the output topic; the last count of every
  * word must be its number of occurrences in the input. With the record cache off every update is
  * emitted, so under exactly_once_v2 the counts of a word must be exactly 1, 2, ..., n: nothing
- * duplicated, nothing lost. exactly_once_v2 is skipped until the broker advertises transactions.
+ * duplicated, nothing lost. exactly_once_v2 fails at once (naming the missing APIs) if the broker does
+ * not advertise the transaction APIs.
  */
 class StreamsWordCountTest {
     @RegisterExtension
@@ -74,7 +75,7 @@ class StreamsWordCountTest {
 
     @Test
     void wordCountExactlyOnceV2() throws Exception {
-        TransactionApis.assumeServed(KRILL.apis());
+        TransactionApis.assertServed(KRILL.apis());
         Map<String, List<Long>> counts = runWordCount("wc-eos", StreamsConfig.EXACTLY_ONCE_V2);
         assertEquals(expectedCounts(), lastValues(counts));
         Map<String, List<Long>> sequences = new HashMap<>();

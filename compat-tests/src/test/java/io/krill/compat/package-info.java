@@ -18,8 +18,14 @@
  *   <li>The 4.4 Java client itself: ProduceConsumeTest, ClientEdgeCasesTest, LogAppendTimeTest.</li>
  * </ul>
  *
- * <p>Tests of features the broker does not serve yet assume on what it advertises in ApiVersions
- * ({@link io.krill.compat.support.BrokerApis}), so that they start running when it does. A test that
- * shows a broker bug is {@code @Disabled} with the bug in its reason.
+ * <p>A test is skipped only when its environment is truly missing (kcat or confluent_kafka not installed,
+ * not root for the fault campaign); never because of what the broker advertises. Every API is served,
+ * so a test that needs some asserts on ApiVersions ({@link io.krill.compat.support.BrokerApis#assertServes},
+ * {@link io.krill.compat.support.TransactionApis}): a handler dropped from the broker's table fails it,
+ * naming the API. A test that shows a broker bug is {@code @Disabled} with the bug in its reason.
+ *
+ * <p>No test can wait forever: conditions are awaited with a bound (Awaitility's {@code atMost}), futures,
+ * joins and processes with a timeout that fails the test; nothing asserts on wall-clock time (timing is
+ * bench/'s), and a deliberate quiet period is an Awaitility {@code during}, not a bare sleep.
  */
 package io.krill.compat;

@@ -7,7 +7,9 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -18,8 +20,9 @@ import org.apache.kafka.common.requests.ResponseHeader;
 
 /**
  * What a broker says it serves, asked with one ApiVersions v3 request on a plain socket (encoded and
- * decoded by kafka-clients). Tests of features the broker does not serve yet (consumer groups) assume
- * on it, so that they run by themselves the day the broker advertises the API.
+ * decoded by kafka-clients). Krill serves every API its tests drive, so a test asserts on it
+ * ({@link #assertServes}) rather than skipping: a handler dropped from the broker's table fails the tests
+ * that need it, naming the missing APIs, instead of turning them into skips that hide the regression.
  */
 public final class BrokerApis {
     private final Map<ApiKeys, short[]> versions;
@@ -68,6 +71,20 @@ public final class BrokerApis {
             }
         }
         return true;
+    }
+
+    /** Those of {@code keys} that the broker does not advertise, in the order given. */
+    public List<ApiKeys> missing(ApiKeys... keys) {
+        return Arrays.stream(keys).filter(key -> !versions.containsKey(key)).toList();
+    }
+
+    /** Fails (an AssertionError naming them) unless the broker advertises every one of {@code keys}. */
+    public void assertServes(String why, ApiKeys... keys) {
+        List<ApiKeys> missing = missing(keys);
+        if (!missing.isEmpty()) {
+            throw new AssertionError("the broker does not advertise " + missing + " in ApiVersions, which " + why
+                    + " needs (every API is served: a handler missing from the broker's table is a regression)");
+        }
     }
 
     public Map<ApiKeys, short[]> versions() {

@@ -1,14 +1,11 @@
 package io.krill.compat.support;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
- * The guard of tests that need transactions: they are skipped while the broker does not advertise the
- * APIs a transactional producer calls, and start running by themselves once it does. InitProducerId is
- * advertised for idempotent producers already; a broker that serves AddPartitionsToTxn and EndTxn also
- * gives producer ids to transactional ids.
+ * The check of tests that need transactions: the broker must advertise every API a transactional producer
+ * (and a transactional consume-transform-produce loop) calls. It fails the test when one is missing, so a
+ * transaction handler dropped from the broker's table shows as a failure, not as a skip.
  */
 public final class TransactionApis {
     private static final ApiKeys[] KEYS = {ApiKeys.INIT_PRODUCER_ID, ApiKeys.ADD_PARTITIONS_TO_TXN,
@@ -17,9 +14,8 @@ public final class TransactionApis {
     private TransactionApis() {
     }
 
-    public static void assumeServed(BrokerApis apis) {
-        assumeTrue(apis.serves(KEYS), "the broker does not advertise the transaction APIs (InitProducerId, "
-                + "AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, TxnOffsetCommit) yet; this test runs by itself once "
-                + "it does");
+    /** Fails unless the broker advertises InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, TxnOffsetCommit. */
+    public static void assertServed(BrokerApis apis) {
+        apis.assertServes("a transactional producer", KEYS);
     }
 }
