@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Starts a Krill broker in the foreground.
+# Starts a Krill broker in the foreground. In a source checkout the first start builds the distribution
+# (bin/krill-run-class.sh says so); any failure exits non-zero with the reason on stderr.
 #   bin/krill-server-start.sh [config/server.properties] [--override key=value ...]
 # With no arguments: a single node on localhost:9092, data under ./data (config/server.properties).
 set -euo pipefail
@@ -8,6 +9,11 @@ config="$base_dir/config/server.properties"
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then
   config=$1
   shift
+fi
+if [ ! -f "$config" ] || [ ! -r "$config" ]; then
+  echo "krill: configuration file $config is not a readable file" >&2
+  echo "usage: $0 [server.properties] [--override key=value ...]" >&2
+  exit 1
 fi
 # The class-data-sharing archive of the broker's classes, next to libs/ (bin/krill-cds-archive.sh makes it;
 # used only when it is there and matches the jars and the JVM; KRILL_CDS=off ignores it).
