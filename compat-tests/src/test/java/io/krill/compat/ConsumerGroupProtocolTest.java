@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -31,6 +32,7 @@ import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.tools.consumer.group.ConsumerGroupCommand;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -67,7 +69,7 @@ class ConsumerGroupProtocolTest {
             thread = new Thread(() -> {
                 while (!stop.get()) {
                     consumer.poll(Duration.ofMillis(100)).forEach(r -> seen.merge(r.value(), 1, Integer::sum));
-                    consumer.commitSync();
+                    consumer.commitSync(Duration.ofSeconds(30));
                     assignment = Set.copyOf(consumer.assignment());
                 }
                 consumer.close();
@@ -79,6 +81,9 @@ class ConsumerGroupProtocolTest {
         public void close() throws InterruptedException {
             stop.set(true);
             thread.join(30_000);
+            if (thread.isAlive()) {
+                throw new AssertionError("the polling thread did not stop within 30 s");
+            }
         }
     }
 
@@ -91,14 +96,8 @@ class ConsumerGroupProtocolTest {
         }
     }
 
-    private static void await(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(100);
-        }
+    private static void await(String what, java.util.function.BooleanSupplier condition) {
+        Awaitility.await(what).atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(condition::getAsBoolean);
     }
 
     @Test
@@ -120,7 +119,7 @@ class ConsumerGroupProtocolTest {
 
             try (Admin admin = Admin.create(Clients.base(KRILL.bootstrapServers()))) {
                 List<GroupListing> groups = new ArrayList<>(admin.listGroups(
-                        new ListGroupsOptions().withTypes(Set.of(GroupType.CONSUMER))).all().get());
+                        new ListGroupsOptions().withTypes(Set.of(GroupType.CONSUMER))).all().get(30, TimeUnit.SECONDS));
                 assertTrue(groups.stream().anyMatch(g -> g.groupId().equals(group)), groups.toString());
             }
 
@@ -135,7 +134,7 @@ class ConsumerGroupProtocolTest {
         }
         try (Admin admin = Admin.create(Clients.base(KRILL.bootstrapServers()))) {
             Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
-                    .partitionsToOffsetAndMetadata().get();
+                    .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
             long total = offsets.values().stream().mapToLong(OffsetAndMetadata::offset).sum();
             assertEquals(1800, total, offsets.toString());
         }
@@ -154,7 +153,7 @@ class ConsumerGroupProtocolTest {
             ConsumerGroupDescription[] holder = new ConsumerGroupDescription[1];
             await("a stable group", () -> {
                 try {
-                    holder[0] = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+                    holder[0] = admin.describeConsumerGroups(List.of(group)).all().get(30, TimeUnit.SECONDS).get(group);
                 } catch (Exception e) {
                     throw new AssertionError(e);
                 }
@@ -179,12 +178,12 @@ class ConsumerGroupProtocolTest {
             assertEquals(expected, described);
             assertEquals(6, described.size());
 
-            List<GroupListing> groups = new ArrayList<>(admin.listGroups().all().get());
+            List<GroupListing> groups = new ArrayList<>(admin.listGroups().all().get(30, TimeUnit.SECONDS));
             GroupListing listing = groups.stream().filter(g -> g.groupId().equals(group)).findFirst()
                     .orElseThrow(() -> new AssertionError(groups.toString()));
             assertEquals(GroupType.CONSUMER, listing.type().orElseThrow(), groups.toString());
             assertEquals(GroupState.STABLE, listing.groupState().orElseThrow(), groups.toString());
-            List<ConsumerGroupListing> consumerGroups = new ArrayList<>(admin.listConsumerGroups().all().get());
+            List<ConsumerGroupListing> consumerGroups = new ArrayList<>(admin.listConsumerGroups().all().get(30, TimeUnit.SECONDS));
             assertTrue(consumerGroups.stream().anyMatch(g -> g.groupId().equals(group)), consumerGroups.toString());
 
             Result members = ToolRunner.run("kafka-consumer-groups", ConsumerGroupCommand::main, WAIT,

@@ -40,6 +40,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -85,7 +86,9 @@ class ConsumerGroupTest {
             produce(topic, 1, count);
             int expected = count + 1;
             await(() -> consumers.stream().mapToInt(c -> c.records.size()).sum() >= expected, "all records consumed");
-            Thread.sleep(500);
+            Awaitility.await("no record delivered twice: exactly " + expected + " for 500 ms")
+                    .during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> consumers.stream().mapToInt(c -> c.records.size()).sum() == expected);
             Map<String, Integer> seen = new HashMap<>();
             for (PollingConsumer c : consumers) {
                 for (ConsumerRecord<String, String> r : c.records) {
@@ -129,11 +132,12 @@ class ConsumerGroupTest {
         PollingConsumer victim = new PollingConsumer(group, topic, shortSession);
         try {
             awaitAssignments(List.of(survivor, victim), 3, 3);
-            long stopped = System.nanoTime();
             victim.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP));
+            // Removed by session expiry (6 s), not by a LeaveGroup: nothing moves for the first 4 s.
+            Awaitility.await("the survivor keeps its 3 partitions while the victim's session lasts")
+                    .during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> survivor.assignment().size() == 3);
             await(() -> survivor.assignment().size() == 6, "the survivor takes over every partition");
-            long tookMs = (System.nanoTime() - stopped) / 1_000_000;
-            assertTrue(tookMs >= 4000, "removed by session expiry, not by a LeaveGroup (" + tookMs + " ms)");
         } finally {
             victim.close();
             survivor.close();
@@ -161,8 +165,9 @@ class ConsumerGroupTest {
             second = new PollingConsumer(group, topic, staticMember);
             PollingConsumer restarted = second;
             await(() -> restarted.assignment().equals(staticPartitions), "the new instance gets the same partitions");
-            Thread.sleep(1000);
-            assertEquals(dynamicRebalances, dynamic.assignedCalls.get(), "no rebalance for the other member");
+            Awaitility.await("no rebalance for the other member, for 1 s").during(Duration.ofSeconds(1))
+                    .atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> dynamic.assignedCalls.get() == dynamicRebalances);
 
             restarted.close();
             await(() -> dynamic.assignment().size() == 6, "the static member is removed after its session timeout");
@@ -187,9 +192,9 @@ class ConsumerGroupTest {
         PollingConsumer two = new PollingConsumer(g2, topic, withProtocol(protocol));
         try {
             await(() -> one.records.size() >= count && two.records.size() >= count, "both groups read everything");
-            Thread.sleep(300);
-            assertEquals(count, one.records.size());
-            assertEquals(count, two.records.size());
+            Awaitility.await("each group read each record once: " + count + " each, for 300 ms")
+                    .during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> one.records.size() == count && two.records.size() == count);
             try (Admin admin = admin()) {
                 await(() -> committedTotal(admin, g1, topic) == count, "group 1 committed");
                 assertEquals(0, committedTotal(admin, g2, topic), "group 2 committed nothing");
@@ -343,19 +348,9 @@ class ConsumerGroupTest {
         }, "assignments of sizes " + java.util.Arrays.toString(sizes));
     }
 
+    /** Awaits {@code condition} for at most a minute (Awaitility), failing with {@code what} otherwise. */
     static void await(java.util.function.BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for: " + what);
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
+        Awaitility.await(what).atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(condition::getAsBoolean);
     }
 
     /**
@@ -466,6 +461,10 @@ class ConsumerGroupTest {
                 thread.join(60_000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted while closing " + thread.getName(), e);
+            }
+            if (thread.isAlive()) {
+                throw new AssertionError(thread.getName() + " did not stop within 60 s of close()");
             }
         }
     }

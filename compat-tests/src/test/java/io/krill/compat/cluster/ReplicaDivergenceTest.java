@@ -44,8 +44,9 @@ class ReplicaDivergenceTest {
     /**
      * How long the followers stay frozen before the divergent writes: a follower's fetch that was waiting
      * on the leader when it froze is answered (empty) within replica.fetch.wait.max.ms; wait well past it,
-     * so no answer carrying the divergent records can sit in a frozen follower's socket buffer. This is
-     * the one deliberate sleep: nothing a client can observe tells that the leader answered those fetches.
+     * so no answer carrying the divergent records can sit in a frozen follower's socket buffer. Nothing a
+     * client can observe tells that the leader answered those fetches, so this is a deliberate quiet period,
+     * checked throughout (Awaitility's during): the followers stay frozen and in the leader's ISR.
      */
     private static final long QUIET_MS = 6L * FETCH_WAIT_MAX_MS;
 
@@ -72,7 +73,10 @@ class ReplicaDivergenceTest {
             toOldLeader.partitionsFor(topic);
             followers.forEach(cluster::pause);
             try {
-                Thread.sleep(QUIET_MS);
+                await("followers frozen and in the ISR for " + QUIET_MS + " ms").during(Duration.ofMillis(QUIET_MS))
+                        .atMost(Duration.ofMillis(QUIET_MS).plusSeconds(10)).pollInterval(Duration.ofMillis(100))
+                        .until(() -> followers.stream().noneMatch(cluster.liveBrokers()::contains)
+                                && cluster.metadata(oldLeader, topic, 0).inSyncReplicaIds.containsAll(followers));
                 List<RecordMetadata> acks = new ArrayList<>();
                 for (int i = 0; i < 5; i++) {
                     divergent.add("divergent-" + i);
