@@ -1,5 +1,6 @@
 package io.krill.broker.group;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,6 +32,7 @@ import io.krill.wire.message.OffsetFetchResponse;
 import io.krill.wire.message.SyncGroupRequest;
 import io.krill.wire.message.SyncGroupResponse;
 import io.krill.wire.protocol.ApiMessage;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +45,10 @@ import org.junit.jupiter.api.Test;
  * each JoinGroup version (KIP-394 from v4), and the admin APIs. Catches fields a version cannot carry.
  */
 class GroupApiVersionsTest {
+    /** A liveness bound for loading a partition of {@code __consumer_offsets}, not a speed requirement. */
+    private static final Duration LOAD_PATIENCE = Duration.ofSeconds(30);
+    private static final Duration POLL = Duration.ofMillis(20);
+
     private static TestBroker broker;
     private static RawClient client;
 
@@ -155,14 +161,12 @@ class GroupApiVersionsTest {
         }
     }
 
-    private static JoinGroupResponse joinUntilLoaded(short version, JoinGroupRequest join) throws Exception {
-        for (int attempt = 0; ; attempt++) {
-            JoinGroupResponse response = call(ApiKeys.JOIN_GROUP, version, join);
-            if (response.errorCode() != Errors.COORDINATOR_LOAD_IN_PROGRESS.code() || attempt > 100) {
-                return response;
-            }
-            Thread.sleep(20);
-        }
+    /** Joins, again while the group's coordinator is loading; fails if it is still loading after {@link #LOAD_PATIENCE}. */
+    private static JoinGroupResponse joinUntilLoaded(short version, JoinGroupRequest join) {
+        return await("JoinGroup v" + version + " of " + join.groupId() + " answered by a loaded coordinator")
+                .atMost(LOAD_PATIENCE).pollInterval(POLL)
+                .until(() -> (JoinGroupResponse) call(ApiKeys.JOIN_GROUP, version, join),
+                        response -> response.errorCode() != Errors.COORDINATOR_LOAD_IN_PROGRESS.code());
     }
 
     private static long fetchCommitted(short version, String group, String topic, int partition) throws Exception {
@@ -172,7 +176,11 @@ class GroupApiVersionsTest {
                             new OffsetFetchRequest.OffsetFetchRequestTopics().setName(topic)
                                     .setPartitionIndexes(List.of(partition)))))));
             assertEquals(Errors.NONE.code(), response.groups().get(0).errorCode());
-            return response.groups().get(0).topics().get(0).partitions().get(0).committedOffset();
+            OffsetFetchResponse.OffsetFetchResponsePartitions fetched =
+                    response.groups().get(0).topics().get(0).partitions().get(0);
+            assertEquals(partition, fetched.partitionIndex());
+            assertEquals(Errors.NONE.code(), fetched.errorCode(), "offset fetch v" + version + " of partition " + partition);
+            return fetched.committedOffset();
         }
         OffsetFetchResponse response = call(ApiKeys.OFFSET_FETCH, version, new OffsetFetchRequest().setGroupId(group)
                 .setTopics(List.of(new OffsetFetchRequest.OffsetFetchRequestTopic().setName(topic)
@@ -181,9 +189,13 @@ class GroupApiVersionsTest {
         if (version >= 2) {
             OffsetFetchResponse all = call(ApiKeys.OFFSET_FETCH, version, new OffsetFetchRequest().setGroupId(group)
                     .setTopics(null));
+            assertEquals(Errors.NONE.code(), all.errorCode());
             assertEquals(1, all.topics().size(), "null topics: every committed offset");
         }
-        return response.topics().get(0).partitions().get(0).committedOffset();
+        OffsetFetchResponse.OffsetFetchResponsePartition fetched = response.topics().get(0).partitions().get(0);
+        assertEquals(partition, fetched.partitionIndex());
+        assertEquals(Errors.NONE.code(), fetched.errorCode(), "offset fetch v" + version + " of partition " + partition);
+        return fetched.committedOffset();
     }
 
     @Test
@@ -194,16 +206,14 @@ class GroupApiVersionsTest {
                                 new OffsetCommitRequest.OffsetCommitRequestPartition().setPartitionIndex(0)
                                         .setCommittedOffset(5), new OffsetCommitRequest.OffsetCommitRequestPartition()
                                         .setPartitionIndex(1).setCommittedOffset(6)))));
-        short error;
-        int attempts = 0;
-        do {
-            OffsetCommitResponse response = call(ApiKeys.OFFSET_COMMIT, (short) 9, simple);
-            error = response.topics().get(0).partitions().get(0).errorCode();
-            if (error == Errors.COORDINATOR_LOAD_IN_PROGRESS.code()) {
-                Thread.sleep(20);
-            }
-        } while (error == Errors.COORDINATOR_LOAD_IN_PROGRESS.code() && ++attempts < 100);
-        assertEquals(Errors.NONE.code(), error);
+        OffsetCommitResponse simpleCommit = await("OffsetCommit of admin-group answered by a loaded coordinator")
+                .atMost(LOAD_PATIENCE).pollInterval(POLL)
+                .until(() -> (OffsetCommitResponse) call(ApiKeys.OFFSET_COMMIT, (short) 9, simple),
+                        response -> response.topics().get(0).partitions().get(0).errorCode()
+                                != Errors.COORDINATOR_LOAD_IN_PROGRESS.code());
+        for (OffsetCommitResponse.OffsetCommitResponsePartition p : simpleCommit.topics().get(0).partitions()) {
+            assertEquals(Errors.NONE.code(), p.errorCode(), "commit of partition " + p.partitionIndex());
+        }
         for (short v = 0; v <= 5; v++) {
             DescribeGroupsResponse described = call(ApiKeys.DESCRIBE_GROUPS, v, new DescribeGroupsRequest()
                     .setGroups(List.of("admin-group", "no-such-group")));
@@ -221,6 +231,7 @@ class GroupApiVersionsTest {
                         .setName("t").setPartitions(List.of(new OffsetDeleteRequest.OffsetDeleteRequestPartition()
                                 .setPartitionIndex(1))))));
         assertEquals(Errors.NONE.code(), deleted.errorCode());
+        assertEquals(Errors.NONE.code(), deleted.topics().get(0).partitions().get(0).errorCode());
         assertEquals(-1, fetchCommitted((short) 9, "admin-group", "t", 1));
         assertEquals(5, fetchCommitted((short) 9, "admin-group", "t", 0));
         OffsetDeleteResponse unknown = call(ApiKeys.OFFSET_DELETE, (short) 0, new OffsetDeleteRequest()

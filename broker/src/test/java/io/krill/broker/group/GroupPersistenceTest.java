@@ -1,5 +1,6 @@
 package io.krill.broker.group;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -29,6 +30,7 @@ import io.krill.wire.message.SyncGroupResponse;
 import io.krill.wire.protocol.ApiMessage;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -44,6 +46,9 @@ import org.junit.jupiter.api.Test;
  * loads.
  */
 class GroupPersistenceTest {
+    /** A liveness bound for loading {@code __consumer_offsets}, not a speed requirement. */
+    private static final Duration LOAD_PATIENCE = Duration.ofSeconds(30);
+
     private Path dataDir;
     private Broker broker;
     private RawClient client;
@@ -75,10 +80,8 @@ class GroupPersistenceTest {
         client = new RawClient(broker.boundAddresses().get(0).getPort());
         FindCoordinatorResponse found = call(ApiKeys.FIND_COORDINATOR, (short) 3, new FindCoordinatorRequest().setKey("a"));
         assertEquals(Errors.NONE.code(), found.errorCode());
-        long deadline = System.currentTimeMillis() + 10_000;
-        while (!allLoaded() && System.currentTimeMillis() < deadline) {
-            Thread.sleep(10);
-        }
+        await("the coordinators of groups a, b and c have loaded").atMost(LOAD_PATIENCE)
+                .pollInterval(Duration.ofMillis(10)).until(this::allLoaded);
     }
 
     private boolean allLoaded() throws Exception {
@@ -115,9 +118,11 @@ class GroupPersistenceTest {
     private Map<Integer, Long> committed(String group) throws Exception {
         OffsetFetchResponse response = call(ApiKeys.OFFSET_FETCH, (short) 8, new OffsetFetchRequest()
                 .setGroups(List.of(group(group))));
+        assertEquals(Errors.NONE.code(), response.groups().get(0).errorCode(), "offset fetch of group " + group);
         Map<Integer, Long> offsets = new HashMap<>();
         for (OffsetFetchResponse.OffsetFetchResponseTopics topic : response.groups().get(0).topics()) {
             for (OffsetFetchResponse.OffsetFetchResponsePartitions p : topic.partitions()) {
+                assertEquals(Errors.NONE.code(), p.errorCode(), "offset fetch of " + group + " partition " + p.partitionIndex());
                 offsets.put(p.partitionIndex(), p.committedOffset());
             }
         }
@@ -127,6 +132,7 @@ class GroupPersistenceTest {
     private DescribeGroupsResponse.DescribedGroup describe(String group) throws Exception {
         DescribeGroupsResponse response = call(ApiKeys.DESCRIBE_GROUPS, (short) 5, new DescribeGroupsRequest()
                 .setGroups(List.of(group)));
+        assertEquals(Errors.NONE.code(), response.groups().get(0).errorCode(), "describe group " + group);
         return response.groups().get(0);
     }
 
@@ -150,6 +156,7 @@ class GroupPersistenceTest {
                 .setProtocols(new ArrayList<>(List.of(new JoinGroupRequest.JoinGroupRequestProtocol().setName("range")
                         .setMetadata(new byte[] {7}))));
         JoinGroupResponse required = call(ApiKeys.JOIN_GROUP, (short) 9, join);
+        assertEquals(Errors.MEMBER_ID_REQUIRED.code(), required.errorCode());
         JoinGroupResponse joined = call(ApiKeys.JOIN_GROUP, (short) 9, join.setMemberId(required.memberId()));
         assertEquals(Errors.NONE.code(), joined.errorCode());
         String member = joined.memberId();
