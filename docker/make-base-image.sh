@@ -1,12 +1,24 @@
 #!/usr/bin/env bash
-# Makes a local Java 17 runtime image to build Krill's image from where no image registry is reachable:
-# a minimal Debian (debootstrap, from a Debian package mirror) with openjdk-17-jre-headless, imported into
-# podman (or docker) as localhost/krill-base-jre17. Idempotent: does nothing if the image exists.
-#   docker/make-base-image.sh [image]
+# Makes the local images the Dockerfile's two stages build from where no image registry is reachable:
+# a minimal Debian (debootstrap, from a Debian package mirror) imported into podman (or docker).
+#   docker/make-base-image.sh [image]           the runtime: openjdk-17-jre-headless (localhost/krill-base-jre17)
+#   docker/make-base-image.sh --build [image]   the build stage: openjdk-17-jdk-headless and Maven
+#                                               (localhost/krill-build-jdk17)
+# Idempotent: does nothing if the image exists.
 # Environment: CONTAINER_CLI (podman), DEBIAN_SUITE (bookworm), DEBIAN_MIRROR (http://deb.debian.org/debian).
 # Needs root (debootstrap) and the debootstrap package.
 set -euo pipefail
-image=${1:-localhost/krill-base-jre17}
+kind=runtime
+if [ "${1:-}" = --build ]; then kind=build; shift; fi
+if [ $kind = build ]; then
+  image=${1:-localhost/krill-build-jdk17}
+  packages=openjdk-17-jdk-headless,maven,bash
+  what="openjdk-17-jdk-headless + maven"
+else
+  image=${1:-localhost/krill-base-jre17}
+  packages=openjdk-17-jre-headless,bash
+  what="openjdk-17-jre-headless"
+fi
 cli=${CONTAINER_CLI:-podman}
 suite=${DEBIAN_SUITE:-bookworm}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
@@ -30,13 +42,22 @@ trap cleanup EXIT
 
 echo "debootstrap $suite from $mirror into $rootfs"
 start=$(date +%s)
-debootstrap --variant=minbase --include=openjdk-17-jre-headless,bash "$suite" "$rootfs" "$mirror"
+debootstrap --variant=minbase --include="$packages" "$suite" "$rootfs" "$mirror"
 
-# Smaller image: no package caches, lists, documentation or manuals (the JRE does not need them).
+# The build stage downloads from Maven Central over TLS: trust the CAs this host added locally (an
+# intercepting proxy's, a company's), as the host's own Maven does. Debian's hook adds them to Java's cacerts.
+if [ $kind = build ] && compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  cp /usr/local/share/ca-certificates/*.crt "$rootfs/usr/local/share/ca-certificates/"
+  mount -t proc proc "$rootfs/proc"
+  chroot "$rootfs" update-ca-certificates
+  umount "$rootfs/proc"
+fi
+
+# Smaller image: no package caches, lists, documentation or manuals (Java and Maven do not need them).
 rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/log/*.log \
   "$rootfs"/usr/share/doc/* "$rootfs"/usr/share/man/* "$rootfs"/usr/share/info/*
 java_home=$(cd "$rootfs" && ls -d usr/lib/jvm/java-17-openjdk-* | head -n 1)
-[ -n "$java_home" ] || { echo "no JRE 17 under $rootfs/usr/lib/jvm" >&2; exit 1; }
+[ -n "$java_home" ] || { echo "no Java 17 under $rootfs/usr/lib/jvm" >&2; exit 1; }
 "$rootfs/$java_home/bin/java" -version 2>&1 | head -n 1 || true
 
 tar --numeric-owner -C "$rootfs" -c . | "$cli" import \
@@ -44,7 +65,7 @@ tar --numeric-owner -C "$rootfs" -c . | "$cli" import \
   --change "ENV JAVA_HOME=/$java_home" \
   --change "ENV LANG=C.UTF-8" \
   --change 'CMD ["/bin/bash"]' \
-  --message "Debian $suite minbase + openjdk-17-jre-headless (docker/make-base-image.sh)" \
+  --message "Debian $suite minbase + $what (docker/make-base-image.sh)" \
   - "$image"
 echo "Made $image in $(( $(date +%s) - start )) s"
 "$cli" image ls "$image"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds Krill's container image and checks that it runs like `docker run -p 9092:9092 apache/kafka`:
-#   1. the distribution (Maven, only if broker/target/krill/ has none) and the local JRE base image
-#      (docker/make-base-image.sh, only if missing), then the image from the Dockerfile;
+#   1. the local build and runtime base images (docker/make-base-image.sh, only if missing), then the image
+#      from the Dockerfile, which builds the distribution from source in its build stage;
 #   2. a run configured the apache/kafka way (KAFKA_* variables of Kafka's KRaft quick start, listeners moved
 #      to a free port from 19192): KRaft-only keys logged as not applicable, the variables applied (cluster
 #      id, partitions, advertised listener, heap), health check, kcat produce/consume from the host, non-root,
@@ -14,6 +14,7 @@
 #   KRILL_TEST_CLI         podman --runtime=runc --cgroup-manager=cgroupfs
 #   KRILL_TEST_RUN_OPTS    --network=host --ulimit nofile=1024:1024 --ulimit nproc=1000:1000
 #   KRILL_TEST_BUILD_OPTS  the same as the run options
+#   BUILD_IMAGE            localhost/krill-build-jdk17 (the Dockerfile's build stage: JDK 17 and Maven)
 #   BASE_IMAGE             localhost/krill-base-jre17
 #   KRILL_IMAGE            localhost/krill:test
 #   KRILL_TEST_PORT        19192 (the first port tried for the configured run)
@@ -25,6 +26,7 @@ read -r -a cli <<<"${KRILL_TEST_CLI:-podman --runtime=runc --cgroup-manager=cgro
 read -r -a run_opts <<<"${KRILL_TEST_RUN_OPTS:---network=host --ulimit nofile=1024:1024 --ulimit nproc=1000:1000}"
 read -r -a build_opts <<<"${KRILL_TEST_BUILD_OPTS:-${run_opts[*]}}"
 base_image=${BASE_IMAGE:-localhost/krill-base-jre17}
+build_image=${BUILD_IMAGE:-localhost/krill-build-jdk17}
 image=${KRILL_IMAGE:-localhost/krill:test}
 first_port=${KRILL_TEST_PORT:-19192}
 records=100
@@ -177,29 +179,23 @@ jvm_ms() { logs "$1" | sed -n -E 's/.*Started in ([0-9]+) ms after the JVM.*/\1/
 command -v kcat >/dev/null || fail "kcat is not installed (apt-get install kcat)"
 ctr --version >/dev/null || fail "no container CLI: ${cli[*]}"
 
-# ---- 1. distribution, base image, image ----
-dist=$(ls -td broker/target/krill/krill-*/ 2>/dev/null | head -n 1 || true)
-if [ -z "$dist" ] || [ ! -d "$dist/libs" ]; then
-  step "building the distribution: mvn -B -q -DskipTests -pl broker -am package"
-  mvn -B -q -o -DskipTests -pl broker -am package || mvn -B -q -DskipTests -pl broker -am package \
-    || fail "maven package"
-  dist=$(ls -td broker/target/krill/krill-*/ | head -n 1)
-fi
-version=$(basename "$dist")
-version=${version#krill-}
-step "distribution: $dist"
+# ---- 1. base images, image (built from source in the Dockerfile's build stage) ----
+for pair in "$build_image:--build" "$base_image:"; do
+  img=${pair%:*}
+  flag=${pair##*:}
+  if ! ctr image inspect "$img" >/dev/null 2>&1; then
+    step "making the base image $img"
+    # shellcheck disable=SC2086
+    CONTAINER_CLI=${cli[0]} docker/make-base-image.sh $flag "$img" || fail "docker/make-base-image.sh $flag"
+  fi
+done
 
-if ! ctr image inspect "$base_image" >/dev/null 2>&1; then
-  step "making the base image $base_image"
-  CONTAINER_CLI=${cli[0]} docker/make-base-image.sh "$base_image" || fail "docker/make-base-image.sh"
-fi
-
-step "building $image from $base_image"
+step "building $image from source: build stage $build_image, runtime $base_image"
 format=()
 is_podman && format=(--format docker) # the OCI format drops HEALTHCHECK
 build_start=$(now_ms)
-ctr build "${format[@]}" "${build_opts[@]}" --build-arg "BASE_IMAGE=$base_image" \
-  --build-arg "KRILL_VERSION=$version" -t "$image" . || fail "image build"
+ctr build "${format[@]}" "${build_opts[@]}" --build-arg "BUILD_IMAGE=$build_image" \
+  --build-arg "BASE_IMAGE=$base_image" -t "$image" . || fail "image build"
 build_s=$(( ($(now_ms) - build_start) / 1000 ))
 ctr image inspect "$image" | grep -q docker-healthcheck.sh || fail "$image has no HEALTHCHECK"
 image_mb=$(( $(ctr image inspect --format '{{.Size}}' "$image") / 1000000 ))
