@@ -7,13 +7,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+/**
+ * Every wait is bounded and fails with its own message; each test as a whole fails after 60 s, even if
+ * it is stuck in a loop that ignores interrupts (it runs on a separate thread).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class DelayedOperationPurgatoryTest {
+    /** How long a racing thread may take to start or to finish. */
+    private static final long THREAD_PATIENCE_SECONDS = 20;
+
     private final DelayedOperationPurgatory<String> purgatory = new DelayedOperationPurgatory<>("test");
 
     @AfterEach
@@ -79,7 +89,7 @@ class DelayedOperationPurgatoryTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> op.completions.get() == 1);
         assertTrue(op.expired);
         op.events.incrementAndGet();
-        purgatory.checkAndComplete("a");
+        assertEquals(0, purgatory.checkAndComplete("a"), "an expired operation does not complete again");
         assertEquals(1, op.completions.get());
     }
 
@@ -90,18 +100,22 @@ class DelayedOperationPurgatoryTest {
         CountingOperation[] ops = new CountingOperation[operations];
         Thread[] threads = new Thread[4];
         CountDownLatch start = new CountDownLatch(1);
+        ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
         for (int t = 0; t < threads.length; t++) {
             threads[t] = new Thread(() -> {
                 try {
-                    start.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+                    if (!start.await(THREAD_PATIENCE_SECONDS, TimeUnit.SECONDS)) {
+                        throw new AssertionError("not started within " + THREAD_PATIENCE_SECONDS + " s");
+                    }
+                    for (int i = 0; i < 5000; i++) {
+                        events.incrementAndGet();
+                        purgatory.checkAndComplete("k");
+                    }
+                } catch (Throwable e) {
+                    errors.add(e);
                 }
-                for (int i = 0; i < 5000; i++) {
-                    events.incrementAndGet();
-                    purgatory.checkAndComplete("k");
-                }
-            });
+            }, "racing-events-" + t);
+            threads[t].setDaemon(true);
             threads[t].start();
         }
         start.countDown();
@@ -110,7 +124,18 @@ class DelayedOperationPurgatoryTest {
             purgatory.tryCompleteElseWatch(ops[i], List.of("k"));
         }
         for (Thread thread : threads) {
-            thread.join(TimeUnit.SECONDS.toMillis(30));
+            thread.join(TimeUnit.SECONDS.toMillis(THREAD_PATIENCE_SECONDS));
+            assertFalse(thread.isAlive(), thread.getName() + " still running after " + THREAD_PATIENCE_SECONDS + " s");
+        }
+        assertTrue(errors.isEmpty(), () -> "racing threads failed: " + errors);
+        // The last checkAndComplete ran after the last event: an operation whose condition then held
+        // completed, whether it was watched before that check or watched after it (and re-checked).
+        int racedEvents = events.get();
+        for (int i = 0; i < operations; i++) {
+            if (ops[i].needed <= racedEvents) {
+                assertEquals(1, ops[i].completions.get(), "operation " + i + " needs " + ops[i].needed
+                        + " events of " + racedEvents + ": a lost wake-up");
+            }
         }
         events.addAndGet(3); // operations registered after the racing threads ended need these
         purgatory.checkAndComplete("k");
@@ -118,5 +143,6 @@ class DelayedOperationPurgatoryTest {
             assertEquals(1, op.completions.get(), "every operation completes exactly once");
             assertFalse(op.expired);
         }
+        assertEquals(0, purgatory.watched(), "completed operations are no longer listed");
     }
 }
