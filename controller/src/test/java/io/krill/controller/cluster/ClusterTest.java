@@ -29,6 +29,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -211,15 +213,36 @@ class ClusterTest {
         TopicImage ordersBefore = any.image().topic("orders");
         PartitionState soloBefore = any.image().topic("solo").partition(0);
         assertTrue(ordersBefore.partitions().stream().anyMatch(p -> p.leader() == victim));
+        // Every image of another broker that shows one of the victim's partitions led elsewhere must
+        // find the victim fenced already: it fences at the disconnect, before ZooKeeper expires its
+        // session, and only that expiry lets the controller elect another leader.
+        AtomicBoolean cutOffPeriod = new AtomicBoolean(true); // until the heal, after which it may lead again
+        AtomicInteger takeoversSeen = new AtomicInteger();
+        List<String> unfencedTakeovers = new CopyOnWriteArrayList<>();
+        for (ZooKeeperMetadataStore store : others) {
+            store.addListener((previous, current) -> {
+                if (!cutOffPeriod.get()) {
+                    return;
+                }
+                TopicImage orders = current.topic("orders");
+                for (PartitionState was : ordersBefore.partitions()) {
+                    PartitionState now = orders == null ? null : orders.partition(was.partition());
+                    if (was.leader() == victim && now != null && now.hasLeader() && now.leader() != victim) {
+                        takeoversSeen.incrementAndGet();
+                        if (!cutOff.isFenced()) {
+                            unfencedTakeovers.add("broker " + store.nodeId() + " saw " + now);
+                        }
+                    }
+                }
+            });
+        }
 
-        long cutAt = System.nanoTime();
         proxies.get(victim).cut();
-        await().atMost(PATIENCE).until(cutOff::isFenced);
-        long fencedMs = millisSince(cutAt);
 
         // Its leaderships move to ISR members with a higher epoch; live ISR leaders stay; the
         // partition whose only replica it is has no leader; another broker becomes controller.
-        await().atMost(PATIENCE).untilAsserted(() -> {
+        // PATIENCE is a liveness bound on the whole failover (expiry, election), not a speed requirement.
+        await("failover after broker " + victim + " was cut off").atMost(PATIENCE).untilAsserted(() -> {
             for (ZooKeeperMetadataStore store : others) {
                 MetadataImage image = store.image();
                 assertNotEquals(victim, image.controllerId());
@@ -240,16 +263,16 @@ class ClusterTest {
                 assertTrue(solo.leaderEpoch() > soloBefore.leaderEpoch());
             }
         });
-        long failoverMs = millisSince(cutAt);
+        assertTrue(takeoversSeen.get() > 0, "the other brokers' listeners saw the new leaders");
+        assertEquals(List.of(), unfencedTakeovers, "new leaders while broker " + victim + " was not fenced");
         assertTrue(cutOff.isFenced(), "still fenced while cut off");
         TopicImage ordersAfterFailover = others.get(0).image().topic("orders");
 
         // It comes back with a new session: it resigns, leaves the ISRs, and leads nothing it lost;
         // only the partition of which it is the last ISR member comes back to it.
-        long healAt = System.nanoTime();
+        cutOffPeriod.set(false);
         proxies.get(victim).heal();
-        await().atMost(PATIENCE).until(() -> !cutOff.isFenced());
-        long rejoinMs = millisSince(healAt);
+        await("broker " + victim + " rejoins").atMost(PATIENCE).until(() -> !cutOff.isFenced());
         await().atMost(PATIENCE).untilAsserted(() -> {
             for (ZooKeeperMetadataStore store : stores.values()) {
                 MetadataImage image = store.image();
@@ -267,9 +290,8 @@ class ClusterTest {
         });
         awaitSameImages();
         assertEquals(List.of(true, false), fencing, "fenced once, unfenced once");
-        System.out.printf("failover: fenced %d ms after the cut, leaders moved after %d ms (session timeout %d ms);"
-                + " rejoined %d ms after healing%n", fencedMs, failoverMs, SESSION_TIMEOUT_MS, rejoinMs);
-        assertTrue(failoverMs < SESSION_TIMEOUT_MS + 6_000, "failover took " + failoverMs + " ms");
+        assertEquals(0, cutOff.listenerFailures() + others.stream().mapToLong(ZooKeeperMetadataStore::listenerFailures)
+                .sum(), "listener failures");
     }
 
     private void awaitLeaders(String topic) {
@@ -297,9 +319,5 @@ class ClusterTest {
         List<String> brokers = image.brokers().stream().map(BrokerInfo::toString).sorted().toList();
         List<String> topics = image.topics().stream().map(TopicImage::toString).sorted().toList();
         return image.clusterId() + " controller " + image.controllerId() + " " + brokers + " " + topics;
-    }
-
-    private static long millisSince(long nanos) {
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
     }
 }
