@@ -1,10 +1,12 @@
 package io.krill.compat.faults;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.krill.compat.TestFiles;
 import io.krill.compat.support.BrokerApis;
+import io.krill.compat.support.TransactionApis;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,10 +17,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,8 +36,15 @@ import org.slf4j.LoggerFactory;
  * {@code target/faults/summaries.log}; the history (and the processes' logs) stay under
  * {@code target/faults/<seed>/} when the run is not clean, for a replay with {@code -Dfaults.seed}.
  *
- * <p>Transactional producers run only when the broker advertises AddPartitionsToTxn and EndTxn; the
- * KIP-848 group only when it advertises ConsumerGroupHeartbeat. Everything else runs regardless.
+ * <p>The broker must advertise the transaction APIs and ConsumerGroupHeartbeat (KIP-848): the campaign fails
+ * at once otherwise, rather than run without its transactional producers or its KIP-848 group. A controlled
+ * shutdown that gets stuck fails the run ({@code stuck shutdowns} in the verdict).
+ *
+ * <p>Bounded by {@link CampaignSettings#budget()}, {@code -Dfaults.minutes} plus
+ * {@link CampaignSettings#OVERHEAD}, so the default run and a long one ({@code -Dfaults.minutes=15}) need no
+ * other setting: the method's {@code @Timeout} (a day, on the test's own thread) only takes it out of the
+ * build's per-test default, and a {@link Watchdog} interrupts the campaign once it overruns its budget, after
+ * which the test fails saying so (the cluster is still torn down, on this thread).
  *
  * <p>Needs root (namespaces, iptables, a tmpfs mount): skipped without it, except under CI, where it fails.
  */
@@ -45,6 +57,7 @@ class FaultCampaignTest {
     private static final int SMALL_DISK_MB = 512;
 
     @Test
+    @Timeout(value = 24, unit = TimeUnit.HOURS, threadMode = Timeout.ThreadMode.SAME_THREAD)
     void noAcknowledgedWriteIsLostUnderFaults() throws Exception {
         boolean canRun = NetworkLab.available();
         if (System.getenv("CI") != null) {
@@ -58,14 +71,24 @@ class FaultCampaignTest {
         Path historyFile = runDir.resolve("history.jsonl");
 
         HistoryChecker.Verdict verdict;
+        Watchdog watchdog = new Watchdog(settings.budget());
         try (FaultCluster cluster = FaultCluster.start(settings.brokers(), SMALL_DISK_MB)) {
             try (History history = new History(historyFile)) {
-                runCampaign(cluster, history, settings);
+                try {
+                    runCampaign(cluster, history, settings);
+                } finally {
+                    watchdog.disarm(); // what follows (history, logs, teardown) runs whole, uninterrupted
+                }
             } finally {
                 cluster.keepLogs(runDir.resolve("logs"));
             }
             verdict = HistoryChecker.check(historyFile);
+        } catch (Exception | AssertionError e) {
+            watchdog.disarm();
+            watchdog.failIfFired(e);
+            throw e;
         }
+        watchdog.failIfFired(null);
         String summary = verdict.summary();
         LOG.info("seed {}: {}", settings.seed(), summary);
         Files.writeString(runDir.getParent().resolve("summaries.log"),
@@ -75,28 +98,81 @@ class FaultCampaignTest {
         if (verdict.clean() && !settings.keep()) {
             TestFiles.deleteRecursively(runDir);
         }
-        assertTrue(verdict.clean(), () -> "seed " + settings.seed() + ": " + summary + "\nexamples: "
-                + verdict.examples() + "\nhistory and logs kept in " + runDir
-                + "; replay with -Dfaults.seed=" + settings.seed());
+        String replay = "\nexamples: " + verdict.examples() + "\nhistory and logs kept in " + runDir
+                + "; replay with -Dfaults.seed=" + settings.seed();
+        assertEquals(0, verdict.stuckShutdowns(), () -> "seed " + settings.seed() + ": a controlled shutdown got "
+                + "stuck: " + summary + replay);
+        assertTrue(verdict.clean(), () -> "seed " + settings.seed() + ": " + summary + replay);
+    }
+
+    /**
+     * Interrupts the thread that made it once {@code budget} has passed, unless disarmed first: the
+     * campaign's waits end on the interrupt; {@link #disarm} (before the teardown, so that it runs whole)
+     * clears it again, and {@link #failIfFired} turns whatever came of it into a failure that says the
+     * campaign overran its budget.
+     */
+    private static final class Watchdog {
+        private final Duration budget;
+        private final Object lock = new Object();
+        private boolean armed = true;
+        private volatile boolean fired;
+        private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "fault-campaign-watchdog");
+            t.setDaemon(true);
+            return t;
+        });
+
+        Watchdog(Duration budget) {
+            this.budget = budget;
+            Thread campaign = Thread.currentThread();
+            timer.schedule(() -> {
+                synchronized (lock) {
+                    if (armed) {
+                        fired = true;
+                        LOG.error("the fault campaign overran its budget of {}: interrupting it", minutes(budget));
+                        campaign.interrupt();
+                    }
+                }
+            }, budget.toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        /** No interrupt from now on; one already delivered is cleared. Idempotent. */
+        void disarm() {
+            synchronized (lock) {
+                armed = false;
+            }
+            timer.shutdownNow();
+            if (fired) {
+                Thread.interrupted();
+            }
+        }
+
+        void failIfFired(Throwable cause) {
+            if (fired) {
+                throw new AssertionError("the fault campaign did not finish within its budget of "
+                        + minutes(budget) + " (-Dfaults.minutes plus " + minutes(CampaignSettings.OVERHEAD)
+                        + "): it hung", cause);
+            }
+        }
+
+        private static String minutes(Duration d) {
+            return String.format("%.1f min", d.toMillis() / 60_000.0);
+        }
     }
 
     private void runCampaign(FaultCluster cluster, History history, CampaignSettings settings) throws Exception {
         String[] broker1 = cluster.broker(1).address().split(":");
         BrokerApis apis = BrokerApis.probe(broker1[0], Integer.parseInt(broker1[1]));
-        boolean transactions = apis.serves(ApiKeys.ADD_PARTITIONS_TO_TXN, ApiKeys.END_TXN);
-        boolean consumerProtocol = apis.serves(ApiKeys.CONSUMER_GROUP_HEARTBEAT);
+        TransactionApis.assertServed(apis);
+        apis.assertServes("the campaign's KIP-848 group", ApiKeys.CONSUMER_GROUP_HEARTBEAT);
         Map<String, Integer> topics = new LinkedHashMap<>();
         topics.put(IDEMPOTENT_TOPIC, IDEMPOTENT_PARTITIONS);
-        if (transactions) {
-            topics.put(TXN_TOPIC, TXN_PARTITIONS);
-        }
+        topics.put(TXN_TOPIC, TXN_PARTITIONS);
         topics.forEach((topic, partitions) -> cluster.createTopic(topic, partitions,
                 Map.of("min.insync.replicas", "2", "unclean.leader.election.enable", "false")));
         List<String> topicNames = List.copyOf(topics.keySet());
         history.record("campaign", "test", "phase", "start", "seed", settings.seed(), "brokers", settings.brokers(),
-                "minutes", settings.minutes(), "transactions", transactions, "consumerProtocol", consumerProtocol);
-        LOG.info("transactions {}, KIP-848 consumer groups {}", transactions ? "on" : "off (not advertised)",
-                consumerProtocol ? "on" : "off (not advertised)");
+                "minutes", settings.minutes());
 
         List<AutoCloseable> workload = new ArrayList<>();
         List<IdempotentWriter> writers = new ArrayList<>();
@@ -107,19 +183,15 @@ class FaultCampaignTest {
                 writers.add(new IdempotentWriter(history, cluster.clientProperties(), "i" + i, IDEMPOTENT_TOPIC,
                         IDEMPOTENT_PARTITIONS, settings.rate()));
             }
-            if (transactions) {
-                for (int i = 1; i <= 2; i++) {
-                    txnWriters.add(new TransactionalWriter(history, cluster.clientProperties(), "t" + i, TXN_TOPIC,
-                            TXN_PARTITIONS, settings.seed() + i, 5));
-                }
+            for (int i = 1; i <= 2; i++) {
+                txnWriters.add(new TransactionalWriter(history, cluster.clientProperties(), "t" + i, TXN_TOPIC,
+                        TXN_PARTITIONS, settings.seed() + i, 5));
             }
             for (int i = 1; i <= 2; i++) {
                 readers.add(new GroupReader(history, cluster.clientProperties(), "classic-" + i, "faults-classic",
                         "classic", topicNames));
-                if (consumerProtocol) {
-                    readers.add(new GroupReader(history, cluster.clientProperties(), "consumer-" + i,
-                            "faults-consumer", "consumer", topicNames));
-                }
+                readers.add(new GroupReader(history, cluster.clientProperties(), "consumer-" + i,
+                        "faults-consumer", "consumer", topicNames));
             }
             workload.addAll(writers);
             workload.addAll(txnWriters);

@@ -142,6 +142,9 @@ final class GroupReader implements AutoCloseable {
     void stop() throws InterruptedException {
         running = false;
         thread.join(TimeUnit.SECONDS.toMillis(90));
+        if (thread.isAlive()) {
+            throw new AssertionError(thread.getName() + " did not stop within 90 s");
+        }
     }
 
     @Override

@@ -37,6 +37,8 @@ import java.util.function.Consumer;
  *       had returned before this commit started;
  *   <li><b>crashes</b>: a broker process that died without the nemesis killing it;
  *   <li><b>collateral</b>: while one broker's disk was full, a partition led by another broker took no write;
+ *   <li><b>stuck shutdowns</b>: a controlled shutdown that did not finish in time (the nemesis then killed
+ *       the broker, so the campaign went on, but a broker that cannot stop cleanly is a bug);
  *   <li><b>availability</b> (a figure, not a verdict): over the idempotent producers' partitions, the
  *       fraction of seconds of the fault phase in which that partition acknowledged something.
  * </ul>
@@ -55,19 +57,20 @@ final class HistoryChecker {
     record Verdict(int faults, long acked, long lost, long duplicated, long reordered, long abortedRead, long torn,
                    long unsentRead, long dirtyRead, long offsetsBackwards, double availability,
                    long committedTxns, long abortedTxns, long unknownTxns, long polled, int crashes, int collateral,
-                   int slowRecoveries, Map<String, List<String>> examples) {
+                   int stuckShutdowns, int slowRecoveries, Map<String, List<String>> examples) {
         boolean clean() {
             return lost + duplicated + reordered + abortedRead + torn + unsentRead + dirtyRead + offsetsBackwards
-                    + crashes + collateral == 0;
+                    + crashes + collateral + stuckShutdowns == 0;
         }
 
         String summary() {
             return String.format("faults %d, acked %d, lost %d, duplicated %d, reordered %d, aborted-read %d, "
                             + "torn %d, unsent-read %d, dirty-read %d, offsets-backwards %d, availability %.0f%%, "
-                            + "crashes %d, collateral %d, slow recoveries %d, transactions %d committed / %d aborted / "
-                            + "%d unknown, polled %d",
+                            + "crashes %d, collateral %d, stuck shutdowns %d, slow recoveries %d, transactions %d "
+                            + "committed / %d aborted / %d unknown, polled %d",
                     faults, acked, lost, duplicated, reordered, abortedRead, torn, unsentRead, dirtyRead,
-                    offsetsBackwards, availability * 100, crashes, collateral, slowRecoveries, committedTxns,
+                    offsetsBackwards, availability * 100, crashes, collateral, stuckShutdowns, slowRecoveries,
+                    committedTxns,
                     abortedTxns, unknownTxns, polled);
         }
     }
@@ -89,6 +92,7 @@ final class HistoryChecker {
     private int crashes;
     private int slowRecoveries;
     private int collateral;
+    private int stuckShutdowns;
     private long faultPhaseStart = -1;
     private long faultPhaseEnd = -1;
     private long polled;
@@ -184,6 +188,10 @@ final class HistoryChecker {
             case "crash" -> {
                 crashes++;
                 example("crash", "broker " + e.get("broker").asText() + " died during " + e.get("during").asText());
+            }
+            case "stuck" -> {
+                stuckShutdowns++;
+                example("stuck", "broker " + e.get("broker").asText() + ": " + e.get("during").asText());
             }
             case "slow-recovery" -> slowRecoveries++;
             case "collateral" -> {
@@ -296,7 +304,7 @@ final class HistoryChecker {
         reordered += orderViolations();
         return new Verdict(faults, ackedTotal, lost, duplicated, reordered, abortedSeen.size(), torn, unsentRead,
                 dirtyRead, offsetsBackwards(), availability(), committed, aborted, unknown, polled, crashes, collateral,
-                slowRecoveries, examples);
+                stuckShutdowns, slowRecoveries, examples);
     }
 
     /** Per partition and producer, sequence numbers must grow with the offset. */

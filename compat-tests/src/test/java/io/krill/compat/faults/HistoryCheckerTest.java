@@ -106,6 +106,32 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void findsCrashesCollateralAndStuckShutdowns() {
+        start();
+        history.record("crash", "nemesis", "broker", 2, "during", "recovery");
+        history.record("collateral", "nemesis", "broker", 3, "stalled", List.of("a-0"));
+        history.record("stuck", "nemesis", "broker", 1, "during", "controlled shutdown after disk full");
+        history.record("slow-recovery", "nemesis", "millis", 120_000, "err", "ISR not full");
+        HistoryChecker.Verdict v = check(new ArrayList<>());
+        assertEquals(1, v.crashes());
+        assertEquals(1, v.collateral());
+        assertEquals(1, v.stuckShutdowns(), v.examples().toString());
+        assertEquals(1, v.slowRecoveries());
+        assertTrue(v.summary().contains("stuck shutdowns 1"), v.summary());
+        assertFalse(v.clean(), v.summary());
+    }
+
+    @Test
+    void aStuckShutdownAloneMakesTheRunUnclean() {
+        start();
+        acked("i1", "a-0", "i1-0", 0);
+        history.record("stuck", "nemesis", "broker", 1, "during", "controlled shutdown after disk full");
+        HistoryChecker.Verdict v = check(List.of(rec("a-0", 0, "i1-0")));
+        assertEquals(1, v.stuckShutdowns());
+        assertFalse(v.clean(), v.summary());
+    }
+
+    @Test
     void aHistoryWithoutItsFinalReadIsRefused() {
         start();
         acked("i1", "a-0", "i1-0", 0);

@@ -86,6 +86,9 @@ final class IdempotentWriter implements AutoCloseable {
     void stop() throws InterruptedException {
         running = false;
         thread.join(TimeUnit.SECONDS.toMillis(60));
+        if (thread.isAlive()) {
+            throw new AssertionError(thread.getName() + " did not stop within 60 s");
+        }
         producer.flush();
     }
 

@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * nemesis waits (bounded) until every broker is back and every partition of the campaign's topics has its
  * full ISR, so each fault hits a whole cluster; a recovery that takes longer is recorded
  * ({@code slow-recovery}) and the campaign goes on. A broker process found dead that the nemesis did not
- * kill is recorded as a {@code crash} (the checker fails the run on it) and started again.
+ * kill is recorded as a {@code crash} (the checker fails the run on it) and started again; a controlled
+ * shutdown that does not finish is recorded as {@code stuck} (the checker fails the run on it too) and the
+ * broker killed, so that the campaign goes on.
  */
 final class Nemesis {
     private static final Logger LOG = LoggerFactory.getLogger(Nemesis.class);

@@ -153,6 +153,9 @@ final class TransactionalWriter implements AutoCloseable {
     void stop() throws InterruptedException {
         running = false;
         thread.join(TimeUnit.SECONDS.toMillis(120));
+        if (thread.isAlive()) {
+            throw new AssertionError(thread.getName() + " did not finish its transaction and stop within 120 s");
+        }
     }
 
     @Override
