@@ -92,17 +92,17 @@ class AdminApiTest {
         try (Admin admin = admin()) {
             CreateTopicsResult created = admin.createTopics(List.of(new NewTopic("admin-created", 3, (short) 1)
                     .configs(Map.of("retention.ms", "3600000"))));
-            created.all().get();
-            assertNotEquals(Uuid.ZERO_UUID, created.topicId("admin-created").get());
-            assertEquals(3, created.numPartitions("admin-created").get());
-            assertEquals(1, created.replicationFactor("admin-created").get());
-            assertEquals("3600000", created.config("admin-created").get().get("retention.ms").value());
-            assertEquals("delete", created.config("admin-created").get().get("cleanup.policy").value());
+            created.all().get(60, TimeUnit.SECONDS);
+            assertNotEquals(Uuid.ZERO_UUID, created.topicId("admin-created").get(60, TimeUnit.SECONDS));
+            assertEquals(3, created.numPartitions("admin-created").get(60, TimeUnit.SECONDS));
+            assertEquals(1, created.replicationFactor("admin-created").get(60, TimeUnit.SECONDS));
+            assertEquals("3600000", created.config("admin-created").get(60, TimeUnit.SECONDS).get("retention.ms").value());
+            assertEquals("delete", created.config("admin-created").get(60, TimeUnit.SECONDS).get("cleanup.policy").value());
 
             CreateTopicsResult defaults = admin.createTopics(List.of(new NewTopic("admin-defaults", Optional.empty(),
                     Optional.empty())));
-            assertEquals(1, defaults.numPartitions("admin-defaults").get(), "num.partitions");
-            assertTrue(admin.listTopics().names().get().containsAll(Set.of("admin-created", "admin-defaults")));
+            assertEquals(1, defaults.numPartitions("admin-defaults").get(60, TimeUnit.SECONDS), "num.partitions");
+            assertTrue(admin.listTopics().names().get(60, TimeUnit.SECONDS).containsAll(Set.of("admin-created", "admin-defaults")));
 
             failure(TopicExistsException.class, admin.createTopics(List.of(new NewTopic("admin-created", 1, (short) 1))).all());
             InvalidConfigurationException bad = failure(InvalidConfigurationException.class, admin.createTopics(List.of(
@@ -114,7 +114,7 @@ class AdminApiTest {
                     new NewTopic("admin-three-replicas", 1, (short) 3))).all());
             failure(InvalidPartitionsException.class, admin.createTopics(List.of(
                     new NewTopic("admin-no-partitions", 0, (short) 1))).all());
-            assertFalse(admin.listTopics().names().get().contains("admin-bad-config"));
+            assertFalse(admin.listTopics().names().get(60, TimeUnit.SECONDS).contains("admin-bad-config"));
         }
     }
 
@@ -123,9 +123,9 @@ class AdminApiTest {
         try (Admin admin = admin()) {
             CreateTopicsResult checked = admin.createTopics(List.of(new NewTopic("admin-validate-only", 2, (short) 1)),
                     new CreateTopicsOptions().validateOnly(true));
-            checked.all().get();
-            assertEquals(2, checked.numPartitions("admin-validate-only").get());
-            assertFalse(admin.listTopics().names().get().contains("admin-validate-only"));
+            checked.all().get(60, TimeUnit.SECONDS);
+            assertEquals(2, checked.numPartitions("admin-validate-only").get(60, TimeUnit.SECONDS));
+            assertFalse(admin.listTopics().names().get(60, TimeUnit.SECONDS).contains("admin-validate-only"));
             failure(InvalidConfigurationException.class, admin.createTopics(List.of(new NewTopic("admin-validate-only", 2,
                     (short) 1).configs(Map.of("cleanup.policy", "shred"))), new CreateTopicsOptions().validateOnly(true)).all());
         }
@@ -134,9 +134,9 @@ class AdminApiTest {
     @Test
     void describesTopicsByNameAndIdAcrossPages() throws Exception {
         try (Admin admin = admin()) {
-            Uuid id = admin.createTopics(List.of(new NewTopic("admin-described", 3, (short) 1))).topicId("admin-described").get();
+            Uuid id = admin.createTopics(List.of(new NewTopic("admin-described", 3, (short) 1))).topicId("admin-described").get(60, TimeUnit.SECONDS);
             TopicDescription byName = admin.describeTopics(List.of("admin-described"),
-                    new DescribeTopicsOptions().partitionSizeLimitPerResponse(1)).allTopicNames().get().get("admin-described");
+                    new DescribeTopicsOptions().partitionSizeLimitPerResponse(1)).allTopicNames().get(60, TimeUnit.SECONDS).get("admin-described");
             assertEquals(id, byName.topicId());
             assertFalse(byName.isInternal());
             assertEquals(3, byName.partitions().size(), "every partition, one page each");
@@ -147,7 +147,7 @@ class AdminApiTest {
                 assertEquals(List.of(1), info.replicas().stream().map(Node::id).toList());
                 assertEquals(List.of(1), info.isr().stream().map(Node::id).toList());
             }
-            TopicDescription byId = admin.describeTopics(TopicCollection.ofTopicIds(List.of(id))).allTopicIds().get().get(id);
+            TopicDescription byId = admin.describeTopics(TopicCollection.ofTopicIds(List.of(id))).allTopicIds().get(60, TimeUnit.SECONDS).get(id);
             assertEquals("admin-described", byId.name());
             assertEquals(3, byId.partitions().size());
 
@@ -158,15 +158,15 @@ class AdminApiTest {
     @Test
     void growsTopics() throws Exception {
         try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic("admin-grown", 1, (short) 1))).all().get();
-            admin.createPartitions(Map.of("admin-grown", NewPartitions.increaseTo(3))).all().get();
+            admin.createTopics(List.of(new NewTopic("admin-grown", 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            admin.createPartitions(Map.of("admin-grown", NewPartitions.increaseTo(3))).all().get(60, TimeUnit.SECONDS);
             admin.createPartitions(Map.of("admin-grown", NewPartitions.increaseTo(5)),
-                    new CreatePartitionsOptions().validateOnly(true)).all().get();
+                    new CreatePartitionsOptions().validateOnly(true)).all().get(60, TimeUnit.SECONDS);
             failure(InvalidPartitionsException.class,
                     admin.createPartitions(Map.of("admin-grown", NewPartitions.increaseTo(2))).all());
             failure(UnknownTopicOrPartitionException.class,
                     admin.createPartitions(Map.of("admin-not-there", NewPartitions.increaseTo(2))).all());
-            assertEquals(3, admin.describeTopics(List.of("admin-grown")).allTopicNames().get().get("admin-grown")
+            assertEquals(3, admin.describeTopics(List.of("admin-grown")).allTopicNames().get(60, TimeUnit.SECONDS).get("admin-grown")
                     .partitions().size());
         }
         produce("admin-grown", 2, 3);
@@ -176,12 +176,12 @@ class AdminApiTest {
     void deleteRecordsMovesTheEarliestOffset() throws Exception {
         TopicPartition tp = new TopicPartition("admin-delete-records", 0);
         try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic(tp.topic(), 1, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic(tp.topic(), 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
             produce(tp.topic(), 0, 10);
-            long low = admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(4))).lowWatermarks().get(tp).get()
+            long low = admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(4))).lowWatermarks().get(tp).get(60, TimeUnit.SECONDS)
                     .lowWatermark();
             assertEquals(4, low);
-            assertEquals(4, admin.listOffsets(Map.of(tp, OffsetSpec.earliest())).partitionResult(tp).get().offset());
+            assertEquals(4, admin.listOffsets(Map.of(tp, OffsetSpec.earliest())).partitionResult(tp).get(60, TimeUnit.SECONDS).offset());
             failure(OffsetOutOfRangeException.class, admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(11)))
                     .lowWatermarks().get(tp));
             try (KafkaConsumer<String, String> consumer = consumer("earliest")) {
@@ -191,7 +191,7 @@ class AdminApiTest {
                 assertEquals(4, records.get(0).offset());
                 assertEquals("value-4", records.get(0).value());
             }
-            assertEquals(10, admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(-1))).lowWatermarks().get(tp).get()
+            assertEquals(10, admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(-1))).lowWatermarks().get(tp).get(60, TimeUnit.SECONDS)
                     .lowWatermark(), "-1 deletes up to the high watermark");
         }
     }
@@ -200,13 +200,13 @@ class AdminApiTest {
     void describesTheCluster() throws Exception {
         try (Admin admin = admin()) {
             DescribeClusterResult cluster = admin.describeCluster(new DescribeClusterOptions().includeAuthorizedOperations(true));
-            assertEquals(KRILL.broker().metadata().image().clusterId(), cluster.clusterId().get());
-            List<Node> nodes = new ArrayList<>(cluster.nodes().get());
+            assertEquals(KRILL.broker().metadata().image().clusterId(), cluster.clusterId().get(60, TimeUnit.SECONDS));
+            List<Node> nodes = new ArrayList<>(cluster.nodes().get(60, TimeUnit.SECONDS));
             assertEquals(1, nodes.size());
             assertEquals(1, nodes.get(0).id());
             assertEquals(KRILL.broker().boundAddresses().get(0).getPort(), nodes.get(0).port());
-            assertEquals(1, cluster.controller().get().id());
-            assertTrue(cluster.authorizedOperations().get().contains(AclOperation.DESCRIBE));
+            assertEquals(1, cluster.controller().get(60, TimeUnit.SECONDS).id());
+            assertTrue(cluster.authorizedOperations().get(60, TimeUnit.SECONDS).contains(AclOperation.DESCRIBE));
         }
     }
 
@@ -214,9 +214,9 @@ class AdminApiTest {
     void describesLogDirs() throws Exception {
         TopicPartition tp = new TopicPartition("admin-log-dirs", 0);
         try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic(tp.topic(), 1, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic(tp.topic(), 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
             produce(tp.topic(), 0, 5);
-            Map<String, LogDirDescription> dirs = admin.describeLogDirs(List.of(1)).allDescriptions().get().get(1);
+            Map<String, LogDirDescription> dirs = admin.describeLogDirs(List.of(1)).allDescriptions().get(60, TimeUnit.SECONDS).get(1);
             Path dataDir = Path.of(KRILL.broker().config().logDirs().get(0)).toAbsolutePath().normalize();
             LogDirDescription dir = dirs.get(dataDir.toString());
             assertNotNull(dir, "described: " + dirs.keySet());
@@ -233,16 +233,16 @@ class AdminApiTest {
     @Test
     void deletesTopicsByNameAndIdAndTheirData() throws Exception {
         try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic("admin-deleted", 2, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic("admin-deleted", 2, (short) 1))).all().get(60, TimeUnit.SECONDS);
             Uuid byId = admin.createTopics(List.of(new NewTopic("admin-deleted-by-id", 1, (short) 1)))
-                    .topicId("admin-deleted-by-id").get();
+                    .topicId("admin-deleted-by-id").get(60, TimeUnit.SECONDS);
             produce("admin-deleted", 0, 3);
             Path dataDir = Path.of(KRILL.broker().config().logDirs().get(0));
             assertTrue(Files.isDirectory(dataDir.resolve("admin-deleted-0")));
 
-            admin.deleteTopics(List.of("admin-deleted")).all().get();
-            admin.deleteTopics(TopicCollection.ofTopicIds(List.of(byId))).all().get();
-            Set<String> names = admin.listTopics().names().get();
+            admin.deleteTopics(List.of("admin-deleted")).all().get(60, TimeUnit.SECONDS);
+            admin.deleteTopics(TopicCollection.ofTopicIds(List.of(byId))).all().get(60, TimeUnit.SECONDS);
+            Set<String> names = admin.listTopics().names().get(60, TimeUnit.SECONDS);
             assertFalse(names.contains("admin-deleted"));
             assertFalse(names.contains("admin-deleted-by-id"));
             assertFalse(Files.exists(dataDir.resolve("admin-deleted-0")), "renamed for deletion at once");
@@ -257,12 +257,12 @@ class AdminApiTest {
     void consumerLooksUpOffsetsByTimeAndValidatesItsPosition() throws Exception {
         TopicPartition tp = new TopicPartition("admin-times", 0);
         try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic(tp.topic(), 1, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic(tp.topic(), 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
         }
         long base = System.currentTimeMillis() - 60_000;
         try (KafkaProducer<String, String> producer = producer()) {
             for (int i = 0; i < 10; i++) {
-                producer.send(new ProducerRecord<>(tp.topic(), 0, base + i * 1000L, "key", "value-" + i)).get();
+                producer.send(new ProducerRecord<>(tp.topic(), 0, base + i * 1000L, "key", "value-" + i)).get(60, TimeUnit.SECONDS);
             }
         }
         try (KafkaConsumer<String, String> consumer = consumer("none")) {
@@ -305,7 +305,7 @@ class AdminApiTest {
     static void produce(String topic, int partition, int count) throws Exception {
         try (KafkaProducer<String, String> producer = producer()) {
             for (int i = 0; i < count; i++) {
-                producer.send(new ProducerRecord<>(topic, partition, "key", "value-" + i)).get();
+                producer.send(new ProducerRecord<>(topic, partition, "key", "value-" + i)).get(60, TimeUnit.SECONDS);
             }
         }
     }

@@ -10,6 +10,7 @@ import io.krill.broker.partition.Partition;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -42,7 +43,7 @@ class AdminConfigsTest {
 
     private static Config describe(Admin admin, ConfigResource resource) throws Exception {
         return admin.describeConfigs(List.of(resource), new DescribeConfigsOptions().includeSynonyms(true)
-                .includeDocumentation(true)).all().get().get(resource);
+                .includeDocumentation(true)).all().get(60, TimeUnit.SECONDS).get(resource);
     }
 
     @Test
@@ -50,7 +51,7 @@ class AdminConfigsTest {
         ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "configs-described");
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(topic.name(), 1, (short) 1)
-                    .configs(Map.of("retention.ms", "7200000", "cleanup.policy", "compact")))).all().get();
+                    .configs(Map.of("retention.ms", "7200000", "cleanup.policy", "compact")))).all().get(60, TimeUnit.SECONDS);
             Config config = describe(admin, topic);
 
             ConfigEntry retention = config.get("retention.ms");
@@ -75,7 +76,7 @@ class AdminConfigsTest {
             assertEquals(List.of("log.segment.bytes"),
                     segment.synonyms().stream().map(ConfigEntry.ConfigSynonym::name).toList());
 
-            Config some = admin.describeConfigs(List.of(topic)).all().get().get(topic);
+            Config some = admin.describeConfigs(List.of(topic)).all().get(60, TimeUnit.SECONDS).get(topic);
             assertTrue(some.get("retention.ms").synonyms().isEmpty(), "synonyms only when asked for");
             failure(UnknownTopicOrPartitionException.class, admin.describeConfigs(List.of(
                     new ConfigResource(ConfigResource.Type.TOPIC, "configs-never-created"))).all());
@@ -104,11 +105,11 @@ class AdminConfigsTest {
     void incrementalAlterConfigsReachesTheLiveLog() throws Exception {
         ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "configs-altered");
         try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic(topic.name(), 1, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic(topic.name(), 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
             admin.incrementalAlterConfigs(Map.of(topic, List.of(
                     new AlterConfigOp(new ConfigEntry("retention.ms", "1234567"), AlterConfigOp.OpType.SET),
                     new AlterConfigOp(new ConfigEntry("cleanup.policy", "compact"), AlterConfigOp.OpType.APPEND))))
-                    .all().get();
+                    .all().get(60, TimeUnit.SECONDS);
             Config config = describe(admin, topic);
             assertEquals("1234567", config.get("retention.ms").value());
             assertEquals(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG, config.get("retention.ms").source());
@@ -120,7 +121,7 @@ class AdminConfigsTest {
             admin.incrementalAlterConfigs(Map.of(topic, List.of(
                     new AlterConfigOp(new ConfigEntry("retention.ms", null), AlterConfigOp.OpType.DELETE),
                     new AlterConfigOp(new ConfigEntry("cleanup.policy", "compact"), AlterConfigOp.OpType.SUBTRACT))))
-                    .all().get();
+                    .all().get(60, TimeUnit.SECONDS);
             config = describe(admin, topic);
             assertEquals(ConfigEntry.ConfigSource.DEFAULT_CONFIG, config.get("retention.ms").source());
             assertEquals("604800000", config.get("retention.ms").value());
@@ -129,7 +130,7 @@ class AdminConfigsTest {
 
             admin.incrementalAlterConfigs(Map.of(topic, List.of(
                     new AlterConfigOp(new ConfigEntry("retention.ms", "1"), AlterConfigOp.OpType.SET))),
-                    new AlterConfigsOptions().validateOnly(true)).all().get();
+                    new AlterConfigsOptions().validateOnly(true)).all().get(60, TimeUnit.SECONDS);
             InvalidConfigurationException bad = failure(InvalidConfigurationException.class,
                     admin.incrementalAlterConfigs(Map.of(topic, List.of(
                             new AlterConfigOp(new ConfigEntry("retention.ms", "tomorrow"), AlterConfigOp.OpType.SET)))).all());
@@ -148,18 +149,18 @@ class AdminConfigsTest {
     @Test
     void dynamicBrokerConfigsChangeTopicDefaultsAndKeysReadAtStartupAreRefused() throws Exception {
         try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic("dynamic-defaults", 1, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic("dynamic-defaults", 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
             ConfigResource clusterDefault = new ConfigResource(ConfigResource.Type.BROKER, "");
             admin.incrementalAlterConfigs(Map.of(clusterDefault, List.of(new AlterConfigOp(
-                    new ConfigEntry("log.retention.bytes", "7777777"), AlterConfigOp.OpType.SET)))).all().get();
+                    new ConfigEntry("log.retention.bytes", "7777777"), AlterConfigOp.OpType.SET)))).all().get(60, TimeUnit.SECONDS);
             ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "dynamic-defaults");
-            ConfigEntry retention = admin.describeConfigs(List.of(topic)).all().get().get(topic).get("retention.bytes");
+            ConfigEntry retention = admin.describeConfigs(List.of(topic)).all().get(60, TimeUnit.SECONDS).get(topic).get("retention.bytes");
             assertEquals("7777777", retention.value());
             assertEquals(ConfigEntry.ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, retention.source());
             Partition partition = KRILL.broker().partitions().partition("dynamic-defaults", 0);
             assertEquals(7777777L, partition.config().retentionBytes(), "the live partition follows the default");
             ConfigResource self = new ConfigResource(ConfigResource.Type.BROKER, "1");
-            ConfigEntry brokerView = admin.describeConfigs(List.of(self)).all().get().get(self).get("log.retention.bytes");
+            ConfigEntry brokerView = admin.describeConfigs(List.of(self)).all().get(60, TimeUnit.SECONDS).get(self).get("log.retention.bytes");
             assertEquals("7777777", brokerView.value());
 
             InvalidRequestException refused = failure(InvalidRequestException.class, admin.incrementalAlterConfigs(Map.of(
@@ -170,7 +171,7 @@ class AdminConfigsTest {
                     new AlterConfigOp(new ConfigEntry("log.retention.bytes", "lots"), AlterConfigOp.OpType.SET)))).all());
 
             admin.incrementalAlterConfigs(Map.of(clusterDefault, List.of(new AlterConfigOp(
-                    new ConfigEntry("log.retention.bytes", ""), AlterConfigOp.OpType.DELETE)))).all().get();
+                    new ConfigEntry("log.retention.bytes", ""), AlterConfigOp.OpType.DELETE)))).all().get(60, TimeUnit.SECONDS);
             assertEquals(-1L, partition.config().retentionBytes());
         }
     }

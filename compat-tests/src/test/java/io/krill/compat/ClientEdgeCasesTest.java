@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -46,7 +47,7 @@ class ClientEdgeCasesTest {
                     futures.add(producer.send(new ProducerRecord<>(topic, 0, "k", "v" + i)));
                 }
                 for (int i = 0; i < count; i++) {
-                    RecordMetadata md = futures.get(i).get();
+                    RecordMetadata md = futures.get(i).get(60, TimeUnit.SECONDS);
                     // acks=0 gets no offset back (-1); acks=1 gets the real one.
                     assertEquals(acks.equals("0") ? -1L : i, md.offset(), "offset for acks=" + acks);
                 }
@@ -66,9 +67,9 @@ class ClientEdgeCasesTest {
                         "linger.ms", "0"))) {
             // message.max.bytes defaults to 1 MiB + 12 in Kafka 4.
             ExecutionException e = assertThrows(ExecutionException.class,
-                    () -> producer.send(new ProducerRecord<>(topic, 0, "k", "x".repeat(2 << 20))).get());
+                    () -> producer.send(new ProducerRecord<>(topic, 0, "k", "x".repeat(2 << 20))).get(60, TimeUnit.SECONDS));
             assertTrue(e.getCause() instanceof RecordTooLargeException, "RecordTooLargeException, got " + e.getCause());
-            assertEquals(1L, producer.send(new ProducerRecord<>(topic, 0, "k", "fits")).get().offset(),
+            assertEquals(1L, producer.send(new ProducerRecord<>(topic, 0, "k", "fits")).get(60, TimeUnit.SECONDS).offset(),
                     "the partition goes on after the refusal");
         }
     }
@@ -78,7 +79,7 @@ class ClientEdgeCasesTest {
         try (KafkaProducer<String, String> producer = Clients.producer(KRILL.bootstrapServers(),
                 Map.of("max.block.ms", "10000"))) {
             ExecutionException e = assertThrows(ExecutionException.class,
-                    () -> producer.send(new ProducerRecord<>("bad topic!", "v")).get());
+                    () -> producer.send(new ProducerRecord<>("bad topic!", "v")).get(60, TimeUnit.SECONDS));
             assertTrue(e.getCause() instanceof InvalidTopicException, "InvalidTopicException, got " + e.getCause());
         }
     }
@@ -94,7 +95,7 @@ class ClientEdgeCasesTest {
                 futures.add(producer.send(new ProducerRecord<>(topic, 0, "k" + i, "value-" + "y".repeat(200) + i)));
             }
             for (Future<RecordMetadata> f : futures) {
-                f.get();
+                f.get(60, TimeUnit.SECONDS);
             }
         }
         Properties props = Clients.base(KRILL.bootstrapServers());
@@ -124,7 +125,7 @@ class ClientEdgeCasesTest {
         String topic = "edge-timestamps";
         long ts = 1_600_000_000_123L;
         try (KafkaProducer<String, String> producer = Clients.producer(KRILL.bootstrapServers(), Map.of())) {
-            RecordMetadata md = producer.send(new ProducerRecord<>(topic, 0, ts, "k", "v")).get();
+            RecordMetadata md = producer.send(new ProducerRecord<>(topic, 0, ts, "k", "v")).get(60, TimeUnit.SECONDS);
             assertEquals(ts, md.timestamp(), "CreateTime returned in the produce response path");
         }
         ConsumerRecord<String, String> r = Clients.consume(KRILL.bootstrapServers(), topic, 0, 1).get(0);

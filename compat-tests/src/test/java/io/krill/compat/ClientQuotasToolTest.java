@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterClientQuotasOptions;
 import org.apache.kafka.common.errors.InvalidRequestException;
@@ -48,7 +49,7 @@ class ClientQuotasToolTest {
 
     private static Map<ClientQuotaEntity, Map<String, Double>> describe(Admin admin, ClientQuotaFilter filter)
             throws Exception {
-        return admin.describeClientQuotas(filter).entities().get();
+        return admin.describeClientQuotas(filter).entities().get(60, TimeUnit.SECONDS);
     }
 
     private static ClientQuotaEntity entity(String... typeAndName) {
@@ -113,7 +114,7 @@ class ClientQuotasToolTest {
         try (Admin admin = admin()) {
             admin.alterClientQuotas(List.of(new ClientQuotaAlteration(bob,
                     List.of(new ClientQuotaAlteration.Op("producer_byte_rate", 1e6)))),
-                    new AlterClientQuotasOptions().validateOnly(true)).all().get();
+                    new AlterClientQuotasOptions().validateOnly(true)).all().get(60, TimeUnit.SECONDS);
             ClientQuotaFilter bobOnly = ClientQuotaFilter.containsOnly(
                     List.of(ClientQuotaFilterComponent.ofEntity(ClientQuotaEntity.USER, "bob")));
             assertEquals(Map.of(), describe(admin, bobOnly), "validate_only stores nothing");
@@ -122,7 +123,7 @@ class ClientQuotasToolTest {
                     new ClientQuotaAlteration(bob, List.of(new ClientQuotaAlteration.Op("producer_byte_rate", 1e6))),
                     new ClientQuotaAlteration(bobWorker, List.of(
                             new ClientQuotaAlteration.Op("request_percentage", 25.5),
-                            new ClientQuotaAlteration.Op("controller_mutation_rate", 10.0))))).all().get();
+                            new ClientQuotaAlteration.Op("controller_mutation_rate", 10.0))))).all().get(60, TimeUnit.SECONDS);
             assertEquals(Map.of(bob, Map.of("producer_byte_rate", 1e6)), describe(admin, bobOnly));
             Map<ClientQuotaEntity, Map<String, Double>> bobs = describe(admin, ClientQuotaFilter.contains(
                     List.of(ClientQuotaFilterComponent.ofEntity(ClientQuotaEntity.USER, "bob"))));
@@ -134,14 +135,14 @@ class ClientQuotasToolTest {
 
             ExecutionException unknownKey = assertThrows(ExecutionException.class, () -> admin.alterClientQuotas(List.of(
                     new ClientQuotaAlteration(bob, List.of(new ClientQuotaAlteration.Op("bytes_per_day", 1.0)))))
-                    .all().get());
+                    .all().get(60, TimeUnit.SECONDS));
             assertInstanceOf(InvalidRequestException.class, unknownKey.getCause());
 
             admin.alterClientQuotas(List.of(
                     new ClientQuotaAlteration(bob, List.of(new ClientQuotaAlteration.Op("producer_byte_rate", null))),
                     new ClientQuotaAlteration(bobWorker, List.of(
                             new ClientQuotaAlteration.Op("request_percentage", null),
-                            new ClientQuotaAlteration.Op("controller_mutation_rate", null))))).all().get();
+                            new ClientQuotaAlteration.Op("controller_mutation_rate", null))))).all().get(60, TimeUnit.SECONDS);
             assertEquals(Map.of(), describe(admin, ClientQuotaFilter.contains(
                     List.of(ClientQuotaFilterComponent.ofEntity(ClientQuotaEntity.USER, "bob")))));
         }

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.RecordTooLargeException;
@@ -75,9 +76,9 @@ class ConfigCommandTest {
         try (KafkaProducer<String, String> producer = Clients.producer(bootstrap, Map.of("linger.ms", "0",
                 "retries", "0", "enable.idempotence", "false"))) {
             ExecutionException e = assertThrows(ExecutionException.class,
-                    () -> producer.send(new ProducerRecord<>(topic, 0, "k", "x".repeat(4096))).get());
+                    () -> producer.send(new ProducerRecord<>(topic, 0, "k", "x".repeat(4096))).get(60, TimeUnit.SECONDS));
             assertTrue(e.getCause() instanceof RecordTooLargeException, "RecordTooLargeException, got " + e.getCause());
-            producer.send(new ProducerRecord<>(topic, 0, "k", "small")).get();
+            producer.send(new ProducerRecord<>(topic, 0, "k", "small")).get(60, TimeUnit.SECONDS);
         }
 
         Result all = configs("--entity-type", "topics", "--entity-name", topic, "--describe", "--all").assertSuccess();

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -77,7 +78,7 @@ class ConsumeTransformProduceTest {
             producer.flush();
             try (Admin admin = Admin.create(Clients.base(KRILL.bootstrapServers()))) {
                 Map<TopicPartition, OffsetAndMetadata> before = admin.listConsumerGroupOffsets(GROUP)
-                        .partitionsToOffsetAndMetadata().get();
+                        .partitionsToOffsetAndMetadata().get(60, TimeUnit.SECONDS);
                 assertTrue(before.isEmpty(), "nothing committed while the transaction is open: " + before);
             }
             // The 4.4 consumer always asks with require_stable: it waits for the transaction to end.

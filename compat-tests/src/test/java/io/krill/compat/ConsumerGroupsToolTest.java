@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
@@ -67,7 +68,7 @@ class ConsumerGroupsToolTest {
                 }
             }
             for (Future<RecordMetadata> f : acks) {
-                f.get();
+                f.get(60, TimeUnit.SECONDS);
             }
         }
     }
@@ -75,7 +76,7 @@ class ConsumerGroupsToolTest {
     private static Map<Integer, Long> committed(String group, String topic) throws Exception {
         try (Admin admin = Admin.create(Clients.base(KRILL.bootstrapServers()))) {
             Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
-                    .partitionsToOffsetAndMetadata().get();
+                    .partitionsToOffsetAndMetadata().get(60, TimeUnit.SECONDS);
             Map<Integer, Long> result = new HashMap<>();
             offsets.forEach((tp, om) -> {
                 if (tp.topic().equals(topic) && om != null) {

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -47,7 +48,7 @@ class GetOffsetShellTest {
                 Map.of("linger.ms", "0", "max.in.flight.requests.per.connection", "1"))) {
             for (int i = 0; i < 10; i++) {
                 long ts = i == 6 ? BASE + 1000 : BASE + i;
-                producer.send(new ProducerRecord<>(TOPIC, 0, ts, "k" + i, "v" + i)).get();
+                producer.send(new ProducerRecord<>(TOPIC, 0, ts, "k" + i, "v" + i)).get(60, TimeUnit.SECONDS);
             }
         }
         try (KafkaProducer<String, String> producer = Clients.producer(KRILL.bootstrapServers(),
@@ -57,7 +58,7 @@ class GetOffsetShellTest {
                 acks.add(producer.send(new ProducerRecord<>(TOPIC, 1, BASE + 100 + i, "k" + i, "v" + i)));
             }
             for (Future<RecordMetadata> ack : acks) {
-                ack.get();
+                ack.get(60, TimeUnit.SECONDS);
             }
         }
     }
@@ -136,7 +137,7 @@ class GetOffsetShellTest {
                 acks.add(producer.send(new ProducerRecord<>(topic, 0, ts, "k" + i, "v" + i)));
             }
             for (Future<RecordMetadata> ack : acks) {
-                ack.get();
+                ack.get(60, TimeUnit.SECONDS);
             }
         }
         assertEquals(List.of(topic + ":0:13"), offsets("--topic-partitions", topic + ":0", "--time", "-3").outLines(),

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -64,7 +65,7 @@ class IdempotentProducerRetriesTest {
                 acks.add(producer.send(new ProducerRecord<>(topic, 0, "k-" + i, "v-" + i)));
             }
             for (int i = 0; i < count; i++) {
-                assertEquals(i, acks.get(i).get().offset(), "acknowledged offset of record " + i);
+                assertEquals(i, acks.get(i).get(60, TimeUnit.SECONDS).offset(), "acknowledged offset of record " + i);
             }
         }
         assertTrue(PROXY.dropped() >= 5, "responses were lost and batches resent: " + PROXY.dropped());

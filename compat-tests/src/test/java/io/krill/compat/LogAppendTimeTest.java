@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -46,7 +47,7 @@ class LogAppendTimeTest {
                 futures.add(producer.send(new ProducerRecord<>(topic, 0, OLD + i, "k" + i, "v" + i)));
             }
             for (Future<RecordMetadata> f : futures) {
-                acks.add(f.get());
+                acks.add(f.get(60, TimeUnit.SECONDS));
             }
         }
         long after = System.currentTimeMillis();

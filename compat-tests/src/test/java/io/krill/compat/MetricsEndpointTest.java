@@ -12,6 +12,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -64,7 +65,7 @@ class MetricsEndpointTest {
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KRILL.bootstrapServers());
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             for (int i = 0; i < 100; i++) {
-                producer.send(new ProducerRecord<>(topic, 0, "k" + i, "v" + i)).get();
+                producer.send(new ProducerRecord<>(topic, 0, "k" + i, "v" + i)).get(60, TimeUnit.SECONDS);
             }
         }
         Properties c = new Properties();

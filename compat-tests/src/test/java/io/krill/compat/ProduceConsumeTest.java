@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -52,7 +53,7 @@ class ProduceConsumeTest {
                 acks.add(producer.send(new ProducerRecord<>(topic, "key-" + (i % 97), value)));
             }
             for (int i = 0; i < count; i++) {
-                RecordMetadata metadata = acks.get(i).get();
+                RecordMetadata metadata = acks.get(i).get(60, TimeUnit.SECONDS);
                 sentByPartition.computeIfAbsent(metadata.partition(), p -> new ArrayList<>()).add(values.get(i));
                 offsetsByPartition.computeIfAbsent(metadata.partition(), p -> new ArrayList<>()).add(metadata.offset());
             }

@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
@@ -69,7 +70,7 @@ class ScramCredentialsTest {
                 "--entity-type", "users", "--entity-name", "alice").assertSuccess();
         try (Admin admin = admin()) {
             UserScramCredentialsDescription alice = admin.describeUserScramCredentials(List.of("alice"))
-                    .description("alice").get();
+                    .description("alice").get(60, TimeUnit.SECONDS);
             assertEquals(Map.of(ScramMechanism.SCRAM_SHA_256, 8192, ScramMechanism.SCRAM_SHA_512, 4096),
                     iterations(alice));
         }
@@ -84,7 +85,7 @@ class ScramCredentialsTest {
                 .assertSuccess();
         try (Admin admin = admin()) {
             assertEquals(Map.of(ScramMechanism.SCRAM_SHA_256, 8192),
-                    iterations(admin.describeUserScramCredentials(List.of("alice")).description("alice").get()));
+                    iterations(admin.describeUserScramCredentials(List.of("alice")).description("alice").get(60, TimeUnit.SECONDS)));
         }
         // deleting it again: the broker's RESOURCE_NOT_FOUND reaches the tool
         Result again = configs("--alter", "--delete-config", "SCRAM-SHA-512", "--entity-type", "users",
@@ -120,8 +121,8 @@ class ScramCredentialsTest {
                     new UserScramCredentialUpsertion("carol", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096),
                             "carol-secret"),
                     new UserScramCredentialUpsertion("dave", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 16384),
-                            "dave-secret"))).all().get();
-            Map<String, UserScramCredentialsDescription> all = admin.describeUserScramCredentials().all().get();
+                            "dave-secret"))).all().get(60, TimeUnit.SECONDS);
+            Map<String, UserScramCredentialsDescription> all = admin.describeUserScramCredentials().all().get(60, TimeUnit.SECONDS);
             assertEquals(Map.of(ScramMechanism.SCRAM_SHA_512, 4096), iterations(all.get("carol")));
             assertEquals(Map.of(ScramMechanism.SCRAM_SHA_256, 16384), iterations(all.get("dave")));
 
@@ -132,34 +133,34 @@ class ScramCredentialsTest {
 
             ExecutionException tooFew = assertThrows(ExecutionException.class, () -> admin.alterUserScramCredentials(
                     List.of(new UserScramCredentialUpsertion("erin",
-                            new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 1024), "pw"))).all().get());
+                            new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 1024), "pw"))).all().get(60, TimeUnit.SECONDS));
             assertInstanceOf(UnacceptableCredentialException.class, tooFew.getCause());
             ExecutionException tooMany = assertThrows(ExecutionException.class, () -> admin.alterUserScramCredentials(
                     List.of(new UserScramCredentialUpsertion("erin",
-                            new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 20000), "pw"))).all().get());
+                            new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 20000), "pw"))).all().get(60, TimeUnit.SECONDS));
             assertInstanceOf(UnacceptableCredentialException.class, tooMany.getCause());
             ExecutionException twice = assertThrows(ExecutionException.class, () -> admin.alterUserScramCredentials(
                     List.of(new UserScramCredentialUpsertion("erin",
                                     new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096), "pw"),
-                            new UserScramCredentialDeletion("erin", ScramMechanism.SCRAM_SHA_256))).all().get());
+                            new UserScramCredentialDeletion("erin", ScramMechanism.SCRAM_SHA_256))).all().get(60, TimeUnit.SECONDS));
             assertInstanceOf(DuplicateResourceException.class, twice.getCause());
             ExecutionException missing = assertThrows(ExecutionException.class, () -> admin.alterUserScramCredentials(
-                    List.of(new UserScramCredentialDeletion("erin", ScramMechanism.SCRAM_SHA_512))).all().get());
+                    List.of(new UserScramCredentialDeletion("erin", ScramMechanism.SCRAM_SHA_512))).all().get(60, TimeUnit.SECONDS));
             assertInstanceOf(ResourceNotFoundException.class, missing.getCause());
             assertTrue(KRILL.broker().metadata().image().entityConfigs("users/erin").isEmpty());
 
             ExecutionException unknown = assertThrows(ExecutionException.class,
-                    () -> admin.describeUserScramCredentials(List.of("nobody")).description("nobody").get());
+                    () -> admin.describeUserScramCredentials(List.of("nobody")).description("nobody").get(60, TimeUnit.SECONDS));
             assertInstanceOf(ResourceNotFoundException.class, unknown.getCause());
             assertTrue(unknown.getCause().getMessage().contains("Attempt to describe a user credential that does not exist"),
                     unknown.getCause().getMessage());
             ExecutionException duplicate = assertThrows(ExecutionException.class,
-                    () -> admin.describeUserScramCredentials(List.of("carol", "carol")).all().get());
+                    () -> admin.describeUserScramCredentials(List.of("carol", "carol")).all().get(60, TimeUnit.SECONDS));
             assertInstanceOf(DuplicateResourceException.class, duplicate.getCause());
 
             admin.alterUserScramCredentials(List.of(new UserScramCredentialDeletion("dave",
-                    ScramMechanism.SCRAM_SHA_256))).all().get();
-            assertNull(admin.describeUserScramCredentials().all().get().get("dave"));
+                    ScramMechanism.SCRAM_SHA_256))).all().get(60, TimeUnit.SECONDS);
+            assertNull(admin.describeUserScramCredentials().all().get(60, TimeUnit.SECONDS).get("dave"));
         }
     }
 

@@ -82,7 +82,7 @@ class StartScriptTest {
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
-            RecordMetadata first = producer.send(new ProducerRecord<>("script-topic", "k", "v1")).get();
+            RecordMetadata first = producer.send(new ProducerRecord<>("script-topic", "k", "v1")).get(60, TimeUnit.SECONDS);
             assertEquals(0, first.offset());
         }
 
@@ -97,7 +97,7 @@ class StartScriptTest {
         process = start(port, secondLog);
         await().atMost(Duration.ofSeconds(60)).until(() -> accepting(port) || !process.isAlive());
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
-            RecordMetadata second = producer.send(new ProducerRecord<>("script-topic", "k", "v2")).get();
+            RecordMetadata second = producer.send(new ProducerRecord<>("script-topic", "k", "v2")).get(60, TimeUnit.SECONDS);
             assertEquals(1, second.offset(), "the first record survived the restart");
         }
         assertTrue(read(secondLog).contains("(clean shutdown)"), read(secondLog));

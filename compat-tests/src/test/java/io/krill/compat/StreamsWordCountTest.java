@@ -14,8 +14,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -90,7 +90,7 @@ class StreamsWordCountTest {
         String output = applicationId + "-counts";
         try (Admin admin = Admin.create(Clients.base(KRILL.bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(input, 2, (short) 1), new NewTopic(output, 2, (short) 1)))
-                    .all().get();
+                    .all().get(60, TimeUnit.SECONDS);
         }
         Map<String, Long> expected = expectedCounts();
         Map<String, List<Long>> counts = new HashMap<>();
@@ -136,14 +136,14 @@ class StreamsWordCountTest {
         return props;
     }
 
-    private static void produceLines(String input) throws ExecutionException, InterruptedException {
+    private static void produceLines(String input) throws Exception {
         try (KafkaProducer<String, String> producer = Clients.producer(KRILL.bootstrapServers(), Map.of())) {
             List<Future<RecordMetadata>> acks = new ArrayList<>();
             for (int i = 0; i < TEXT.size(); i++) {
                 acks.add(producer.send(new ProducerRecord<>(input, "line-" + i, TEXT.get(i))));
             }
             for (Future<RecordMetadata> ack : acks) {
-                ack.get();
+                ack.get(60, TimeUnit.SECONDS);
             }
         }
     }

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
@@ -103,10 +104,10 @@ class TransactionClusterTest {
     void markersCrossBrokersAndACommitSurvivesItsCoordinatorsBroker() throws Exception {
         Map<Integer, Integer> leaders = new HashMap<>();
         try (Admin admin = Admin.create(Clients.base(bootstrap()))) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 3, (short) 3))).all().get();
-            await().atMost(Duration.ofSeconds(30)).until(() -> admin.describeTopics(List.of(TOPIC)).allTopicNames().get()
+            admin.createTopics(List.of(new NewTopic(TOPIC, 3, (short) 3))).all().get(60, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(30)).until(() -> admin.describeTopics(List.of(TOPIC)).allTopicNames().get(60, TimeUnit.SECONDS)
                     .get(TOPIC).partitions().stream().allMatch(p -> p.leader() != null && p.isr().size() == 3));
-            for (TopicPartitionInfo p : admin.describeTopics(List.of(TOPIC)).allTopicNames().get().get(TOPIC).partitions()) {
+            for (TopicPartitionInfo p : admin.describeTopics(List.of(TOPIC)).allTopicNames().get(60, TimeUnit.SECONDS).get(TOPIC).partitions()) {
                 leaders.put(p.partition(), p.leader().id());
             }
         }
@@ -160,7 +161,7 @@ class TransactionClusterTest {
 
     private TransactionDescription describe() throws Exception {
         try (Admin admin = Admin.create(Clients.base(bootstrap()))) {
-            return admin.describeTransactions(List.of(ID)).description(ID).get();
+            return admin.describeTransactions(List.of(ID)).description(ID).get(60, TimeUnit.SECONDS);
         }
     }
 

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionState;
@@ -80,7 +81,7 @@ class TransactionRestartTest {
         assertEquals(before.producerId(), after.producerId());
         assertEquals(before.producerEpoch(), after.producerEpoch());
         try (Admin admin = Admin.create(Clients.base(krill.bootstrapServers()))) {
-            OffsetAndMetadata committed = admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata().get()
+            OffsetAndMetadata committed = admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata().get(60, TimeUnit.SECONDS)
                     .get(tp);
             assertEquals(5L, committed.offset(), "the committed transaction's offset, not the open one's");
             assertEquals("five", committed.metadata());
@@ -102,14 +103,14 @@ class TransactionRestartTest {
                 "after-1"), read(IsolationLevel.READ_COMMITTED, 7));
         assertEquals(10, read(IsolationLevel.READ_UNCOMMITTED, 10).size());
         try (Admin admin = Admin.create(Clients.base(krill.bootstrapServers()))) {
-            assertEquals(5L, admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata().get()
+            assertEquals(5L, admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata().get(60, TimeUnit.SECONDS)
                     .get(tp).offset(), "the aborted transaction's offset was dropped");
         }
     }
 
     private TransactionDescription describe() throws Exception {
         try (Admin admin = Admin.create(Clients.base(krill.bootstrapServers()))) {
-            return admin.describeTransactions(List.of(ID)).description(ID).get();
+            return admin.describeTransactions(List.of(ID)).description(ID).get(60, TimeUnit.SECONDS);
         }
     }
 

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -149,7 +150,7 @@ class TransactionsTest {
             try (KafkaProducer<String, String> successor = transactional(id)) {
                 successor.initTransactions();
                 ExecutionException refused = assertThrows(ExecutionException.class,
-                        () -> zombie.send(new ProducerRecord<>(topic, 0, "k", "late")).get());
+                        () -> zombie.send(new ProducerRecord<>(topic, 0, "k", "late")).get(60, TimeUnit.SECONDS));
                 assertTrue(refused.getCause() instanceof InvalidProducerEpochException,
                         "a write at the fenced epoch: " + refused.getCause());
                 assertThrows(ProducerFencedException.class, zombie::abortTransaction);

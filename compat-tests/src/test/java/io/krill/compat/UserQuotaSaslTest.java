@@ -7,6 +7,7 @@ import io.krill.compat.support.Clients;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -64,10 +65,10 @@ class UserQuotaSaslTest {
     @Test
     void userQuotaThrottlesThatUserOnly() throws Exception {
         try (Admin admin = Admin.create(Clients.base(KRILL.bootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic("user-quota", 1, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic("user-quota", 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
             admin.alterClientQuotas(List.of(new ClientQuotaAlteration(
                     new ClientQuotaEntity(Map.of(ClientQuotaEntity.USER, "alice")),
-                    List.of(new ClientQuotaAlteration.Op("producer_byte_rate", 100_000.0))))).all().get();
+                    List.of(new ClientQuotaAlteration.Op("producer_byte_rate", 100_000.0))))).all().get(60, TimeUnit.SECONDS);
         }
         // 1.2 MB in two requests: more than the 10 windows of 100 kB/s that the quota lets through at first.
         try (KafkaProducer<String, String> alice = producer("alice");

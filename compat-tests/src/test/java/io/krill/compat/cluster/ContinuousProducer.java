@@ -92,6 +92,10 @@ final class ContinuousProducer implements AutoCloseable {
             thread.join(TimeUnit.SECONDS.toMillis(10));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while stopping the producer of " + topic, e);
+        }
+        if (thread.isAlive()) {
+            throw new AssertionError("the producer of " + topic + " did not stop sending within 10 s");
         }
         producer.flush();
         producer.close(Duration.ofSeconds(30));

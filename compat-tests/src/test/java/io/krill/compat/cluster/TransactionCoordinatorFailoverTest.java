@@ -2,6 +2,7 @@ package io.krill.compat.cluster;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -13,6 +14,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
@@ -134,6 +136,7 @@ class TransactionCoordinatorFailoverTest {
             loop.running.set(false);
             thread.join(Duration.ofSeconds(90).toMillis());
         }
+        assertFalse(thread.isAlive(), "the transaction loop did not stop within 90 s");
         assertEquals(null, loop.failure, "the producer was never fenced or broken for good");
         LOG.info("coordinator moved from broker {} to {}", killed, coordinator(cluster.admin()));
 
@@ -152,7 +155,7 @@ class TransactionCoordinatorFailoverTest {
 
     /** The broker coordinating the transactional id (the cluster's shared Admin: not closed here). */
     private static int coordinator(Admin admin) throws Exception {
-        return admin.describeTransactions(List.of(TRANSACTIONAL_ID)).description(TRANSACTIONAL_ID).get()
+        return admin.describeTransactions(List.of(TRANSACTIONAL_ID)).description(TRANSACTIONAL_ID).get(60, TimeUnit.SECONDS)
                 .coordinatorId();
     }
 

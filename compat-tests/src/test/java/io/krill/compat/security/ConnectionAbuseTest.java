@@ -2,6 +2,7 @@ package io.krill.compat.security;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.krill.compat.KrillBrokerExtension;
@@ -118,6 +119,7 @@ class ConnectionAbuseTest {
             flooding.set(false);
             producing.join(30_000);
         }
+        assertFalse(producing.isAlive(), "the authenticated producer did not stop within 30 s");
         assertEquals(null, producerFailure.get(), "the authenticated producer failed during the flood");
         assertTrue(KRILL.recentLog().contains("before authentication"), "junk frames were refused");
     }

@@ -8,6 +8,7 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -57,14 +58,14 @@ final class SecureClients {
 
     /** Produces the values to partition 0 and waits for every acknowledgement. */
     static void produce(String bootstrap, Map<String, String> security, String topic, List<String> values)
-            throws InterruptedException, ExecutionException {
+            throws InterruptedException, ExecutionException, TimeoutException {
         try (KafkaProducer<String, String> producer = producer(bootstrap, security)) {
             List<Future<RecordMetadata>> acks = new ArrayList<>();
             for (int i = 0; i < values.size(); i++) {
                 acks.add(producer.send(new ProducerRecord<>(topic, 0, "k-" + i, values.get(i))));
             }
             for (Future<RecordMetadata> ack : acks) {
-                ack.get();
+                ack.get(60, TimeUnit.SECONDS);
             }
         }
     }

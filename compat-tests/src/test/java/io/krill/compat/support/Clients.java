@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -82,7 +84,7 @@ public final class Clients {
             }
             List<RecordMetadata> acks = new ArrayList<>();
             for (Future<RecordMetadata> f : futures) {
-                acks.add(f.get());
+                acks.add(f.get(60, TimeUnit.SECONDS));
             }
             return acks;
         } catch (InterruptedException e) {
@@ -90,6 +92,8 @@ public final class Clients {
             throw new AssertionError(e);
         } catch (ExecutionException e) {
             throw new AssertionError("produce to " + topic + "-" + partition + " failed", e.getCause());
+        } catch (TimeoutException e) {
+            throw new AssertionError("produce to " + topic + "-" + partition + " not acknowledged within 60 s", e);
         }
     }
 

@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -35,9 +37,9 @@ public final class GroupRounds {
         this.partitions = partitions;
     }
 
-    public void createTopic() throws InterruptedException, ExecutionException {
+    public void createTopic() throws InterruptedException, ExecutionException, TimeoutException {
         try (Admin admin = Admin.create(Clients.base(bootstrap))) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(60, TimeUnit.SECONDS);
         }
     }
 
@@ -78,9 +80,10 @@ public final class GroupRounds {
      * The number of partitions of the topic each member holds, sorted, when the group is stable (as
      * DescribeGroups tells the stock admin client); empty while it is not.
      */
-    public List<Integer> stableAssignmentSizes(String group) throws InterruptedException, ExecutionException {
+    public List<Integer> stableAssignmentSizes(String group) throws InterruptedException, ExecutionException, TimeoutException {
         try (Admin admin = Admin.create(Clients.base(bootstrap))) {
-            ConsumerGroupDescription description = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+            ConsumerGroupDescription description = admin.describeConsumerGroups(List.of(group)).all().get(60, TimeUnit.SECONDS)
+                    .get(group);
             if (description.groupState() != GroupState.STABLE) {
                 return List.of();
             }
