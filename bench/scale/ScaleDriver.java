@@ -259,6 +259,12 @@ public final class ScaleDriver {
      */
     static Wait await(long t0, List<Integer> ids, int victim, Predicate<View> cond,
                       java.util.function.ToIntFunction<View> remaining, String what) throws InterruptedException {
+        return await(t0, ids, victim, cond, remaining, what, () -> "");
+    }
+
+    static Wait await(long t0, List<Integer> ids, int victim, Predicate<View> cond,
+                      java.util.function.ToIntFunction<View> remaining, String what,
+                      java.util.function.Supplier<String> note) throws InterruptedException {
         long deadline = t0 + timeoutMs;
         int first = -1;
         long t50 = -1, t90 = -1, lastReport = 0;
@@ -286,7 +292,7 @@ public final class ScaleDriver {
             if (all) return new Wait(true, now - t0, t50, t90, views);
             if (now - lastReport >= 10_000) {
                 lastReport = now;
-                StringBuilder sb = new StringBuilder(what + ", " + secs(now - t0) + " s:");
+                StringBuilder sb = new StringBuilder(what + ", " + secs(now - t0) + " s" + note.get() + ":");
                 views.forEach((id, v) -> sb.append(" [").append(v.map(View::summary).orElse("broker " + id + ": no answer")).append(']'));
                 progress(sb.toString());
             }
@@ -413,6 +419,14 @@ public final class ScaleDriver {
             if (!chunk.isEmpty()) results.add(a.createTopics(chunk, new CreateTopicsOptions().timeoutMs((int) timeoutMs)));
             result("create_requests", results.size());
             result("create_topics", topics.size());
+            // the answer's time, taken when it comes; the partitions are polled meanwhile
+            List<KafkaFuture<Void>> futures = new ArrayList<>();
+            for (CreateTopicsResult r : results) futures.addAll(r.values().values());
+            java.util.concurrent.atomic.AtomicLong acked = new java.util.concurrent.atomic.AtomicLong(-1);
+            KafkaFuture.allOf(futures.toArray(new KafkaFuture[0])).whenComplete((v, e) -> acked.compareAndSet(-1, System.currentTimeMillis() - t0));
+            Wait w = await(t0, ids, -1, v -> v.partitions == n && v.led == n && v.isrFull == n,
+                    v -> n - Math.min(v.led, v.isrFull), "create",
+                    () -> acked.get() >= 0 ? " (CreateTopics answered at " + secs(acked.get()) + " s)" : " (CreateTopics not answered yet)");
             int ok = 0, failed = 0;
             Map<String, Integer> errors = new TreeMap<>();
             for (CreateTopicsResult r : results) {
@@ -430,13 +444,11 @@ public final class ScaleDriver {
                     }
                 }
             }
-            long acked = System.currentTimeMillis() - t0;
-            result("create_ack_s", failed == 0 ? secs(acked) : (acked >= timeoutMs ? "timeout" : secs(acked)));
+            long ackMs = acked.get();
+            result("create_ack_s", ackMs < 0 ? "timeout" : secs(ackMs));
             result("create_topics_failed", failed);
             if (!errors.isEmpty()) { result("create_errors", errors.toString().replace(' ', '_')); progress("CreateTopics errors: " + errors); }
-            progress("CreateTopics answered after " + secs(acked) + " s (" + ok + " ok, " + failed + " failed)");
-            Wait w = await(t0, ids, -1, v -> v.partitions == n && v.led == n && v.isrFull == n,
-                    v -> n - Math.min(v.led, v.isrFull), "create");
+            progress("CreateTopics answered after " + (ackMs < 0 ? "(no answer)" : secs(ackMs) + " s") + " (" + ok + " ok, " + failed + " failed)");
             report("create", w);
         }
         return 0;
