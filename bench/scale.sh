@@ -406,7 +406,7 @@ run_one() {
 
   # idle: what the cluster does with nothing to do (ZooKeeper requests, CPU)
   step_begin idle
-  sleep "$IDLE_S"
+  sleep "$IDLE_S" & wait $!   # (interruptible: the trap runs at once on Ctrl-C)
   step_end
   rec idle_s "$IDLE_S"
 
@@ -471,6 +471,9 @@ run_one() {
 
 started=$(date +%s)
 bench_init scale
+# the EXIT trap of lib/common.sh, after dropping the copy of Krill's distribution (logs stay when kept)
+scale_cleanup() { local rc=$?; rm -rf "$WORK/krill-dist" "$WORK/driver"; (exit $rc); bench_cleanup; }
+trap scale_cleanup EXIT
 mkdir -p "$WORK/logs"
 : > "$WORK/digest.tsv"
 MACHINE=$(machine_line)
@@ -501,6 +504,6 @@ SCALE_MACHINE="$MACHINE" SCALE_TOOK="$took" SCALE_TIMEOUT="$TIMEOUT" SCALE_POLL_
   python3 "$BENCH_DIR/scale/report.py" "$RESULTS" "$WORK/digest.tsv" "$BENCH_DIR/results/$stamp-scale" > "$out"
 cp "$RESULTS" "$WORK/logs/results.tsv"
 cat "$out"
-log "report written to ${out#"$REPO_DIR"/} (+ .csv$( [ -f "${out%.md}.png" ] && echo ', .png')) ($took s); logs in $WORK/logs"
+log "report written to ${out#"$REPO_DIR"/} (+ .csv$( [ -f "${out%.md}.png" ] && echo ', .png')) ($took s); $( [ "${BENCH_KEEP:-0}" = 1 ] && echo "logs and timelines kept in $WORK/logs" || echo "SCALE_KEEP=1 keeps the logs and timelines")"
 # shellcheck disable=SC2034 # read by the EXIT trap in lib/common.sh
 BENCH_OK=true
