@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.ArrayList;
 
 /**
  * The cluster's metadata, as this broker sees it, and the only way to change it. The single-node
@@ -49,6 +51,24 @@ public interface MetadataStore extends AutoCloseable {
 
     /** Creates a topic and places its replicas. */
     TopicImage createTopic(NewTopic topic);
+
+    /**
+     * Creates several topics, each as {@link #createTopic} would, without blocking the caller: the future
+     * completes (on a store thread) once this broker's image shows every created topic, with one outcome
+     * per topic in {@code topics}' order. Stores that can batch write all topics at once (a cluster
+     * store pipelines its ZooKeeper writes); this default creates them one by one on the calling thread.
+     */
+    default CompletableFuture<List<TopicCreation>> createTopics(List<NewTopic> topics) {
+        List<TopicCreation> outcomes = new ArrayList<>(topics.size());
+        for (NewTopic topic : topics) {
+            try {
+                outcomes.add(TopicCreation.created(createTopic(topic)));
+            } catch (ApiException e) {
+                outcomes.add(TopicCreation.failed(topic.name(), ApiError.of(e)));
+            }
+        }
+        return CompletableFuture.completedFuture(outcomes);
+    }
 
     /**
      * Fails exactly as {@link #createTopic} would on the current image, and changes nothing: CreateTopics
@@ -98,6 +118,25 @@ public interface MetadataStore extends AutoCloseable {
      * FENCED_LEADER_EPOCH or the like, after which the caller must re-read the state.
      */
     PartitionState alterPartition(String topic, PartitionState expected, PartitionState proposed);
+
+    /**
+     * Several ISR changes at once (Kafka's AlterPartition carries many partitions): one result per
+     * change, in order, each as {@link #alterPartition} would decide it. A cluster store writes them in
+     * a few batched ZooKeeper round trips instead of three per partition; this default applies them one
+     * by one. Blocks: call it from the ISR thread, never a Netty event loop.
+     */
+    default List<IsrChangeResult> alterPartitions(List<IsrChange> changes) {
+        List<IsrChangeResult> results = new ArrayList<>(changes.size());
+        for (IsrChange change : changes) {
+            try {
+                PartitionState done = alterPartition(change.topic(), change.expected(), change.proposed());
+                results.add(new IsrChangeResult(change, done, ApiError.NONE));
+            } catch (ApiException e) {
+                results.add(new IsrChangeResult(change, null, ApiError.of(e)));
+            }
+        }
+        return results;
+    }
 
     /**
      * Kafka's ElectLeaders, one result per partition in iteration order. PREFERRED makes the first
