@@ -56,13 +56,13 @@ final class HelixCluster {
     }
 
     /**
-     * One transaction: Helix's cluster structure with Krill's state model, then Krill's root, cluster
+     * One transaction: Helix's cluster structure, then Krill's root, cluster
      * id and producer-id counter. A cluster half made by an older Krill (which made it node by node)
      * is removed first.
      */
     private static void setUp(ZkSession session, ZkPaths paths, String clusterId) {
         deleteRecursively(session, paths.clusterRoot());
-        List<Op> ops = new ArrayList<>(HelixLayout.cluster(paths.cluster(), List.of(LeaderFollowerModel.definition())));
+        List<Op> ops = new ArrayList<>(HelixLayout.cluster(paths.cluster(), List.of()));
         ops.add(Op.create(paths.krillRoot(), new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
         ops.add(Op.create(paths.topics(), new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
         ops.add(Op.create(paths.clusterId(), MetadataRecords.encodeClusterId(clusterId != null ? clusterId : newClusterId()),
@@ -144,6 +144,26 @@ final class HelixCluster {
             }
         }
         throw new IllegalStateException("instance config " + path + " kept changing");
+    }
+
+    /**
+     * Removes the Helix resources (ideal states) that Krill before 0.2 made, one per topic: brokers no
+     * longer take per-replica transitions from Helix, whose controller would otherwise keep sending
+     * them. Idempotent; brokers starting together may race (a node already gone is fine).
+     */
+    static void deleteLegacyResources(ZkSession session, ZkPaths paths) {
+        for (String resource : session.childrenOrEmpty(paths.idealStates())) {
+            try {
+                session.call(zk -> {
+                    zk.delete(paths.idealState(resource), -1);
+                    return null;
+                });
+            } catch (KeeperException.NoNodeException e) {
+                // removed by another broker meanwhile
+            } catch (KeeperException e) {
+                throw ZkSession.unexpected(e);
+            }
+        }
     }
 
     /** A random cluster id in Kafka's form: 22 characters of URL-safe base64 of a UUID. */

@@ -15,10 +15,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * This broker in Helix: a participant (its replicas follow {@link LeaderFollowerModel}) and a
+ * This broker in Helix: a participant (its ephemeral live instance is the broker's liveness) and a
  * controller candidate (one broker of the cluster wins Helix's election through the ephemeral
- * {@code CONTROLLER/LEADER} node and runs the pipeline with {@link IsrLeaderRebalancer}); one
- * ZooKeeper session for both, so that losing it loses both roles at once.
+ * {@code CONTROLLER/LEADER} node and then runs {@link LeaderController}); one ZooKeeper session for
+ * both, so that losing it loses both roles at once. Krill gives Helix no resources: partitions do
+ * not go through Helix's per-replica state transitions (docs/coordination.md says why).
  *
  * <p>Thread-safe: set up once by {@link #join}, then used from any thread.
  */
@@ -81,13 +82,10 @@ final class HelixParticipant implements AutoCloseable {
      * (so before the controller can give this broker any role), then the manager joins as participant
      * and controller candidate.
      */
-    void join(ReplicaRoles roles, ElectionInputs inputs, PreConnectCallback beforeLive) throws Exception {
+    void join(PreConnectCallback beforeLive) throws Exception {
         // Krill runs no Helix tasks: only the resource pipeline, half the controller's work per event.
         manager.setEnabledControlPipelineTypes(Set.of(Pipeline.Type.DEFAULT));
-        manager.getStateMachineEngine().registerStateModelFactory(LeaderFollowerModel.NAME,
-                new PartitionStateModelFactory(roles));
         manager.addPreConnectCallback(beforeLive);
-        ElectionRegistry.register(manager, inputs);
         manager.connect();
     }
 
@@ -115,6 +113,5 @@ final class HelixParticipant implements AutoCloseable {
             LOG.warn("Helix participant {} did not disconnect within {} ms (ZooKeeper unreachable?); leaving it behind",
                     manager.getInstanceName(), DISCONNECT_WAIT_MS);
         }
-        ElectionRegistry.unregister(manager);
     }
 }

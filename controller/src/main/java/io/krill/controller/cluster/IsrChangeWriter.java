@@ -4,7 +4,17 @@ import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.PartitionState;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
+import io.krill.controller.metadata.ApiError;
+import io.krill.controller.metadata.IsrChange;
+import io.krill.controller.metadata.IsrChangeResult;
+import io.krill.controller.metadata.TopicPartitionKey;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * A partition leader's ISR changes (Kafka's AlterPartition), written as compare-and-sets of the
@@ -65,6 +75,80 @@ final class IsrChangeWriter {
         });
         context.await(context.watcher().refreshPartition(topic, partition));
         return written;
+    }
+
+    /**
+     * {@link #alterPartition} for many partitions: the same checks and outcomes per item, written by
+     * {@link PartitionRecords#updateAll} (a few pipelined multi-ops), then one image refresh for all.
+     */
+    List<IsrChangeResult> alterPartitions(List<IsrChange> changes) {
+        context.ensureOpen();
+        ApiError[] errors = new ApiError[changes.size()];
+        Map<TopicPartitionKey, Integer> indexOf = new LinkedHashMap<>();
+        Map<TopicPartitionKey, PartitionState> intendedOf = new HashMap<>();
+        for (int i = 0; i < changes.size(); i++) {
+            IsrChange change = changes.get(i);
+            TopicPartitionKey key = new TopicPartitionKey(change.topic(), change.expected().partition());
+            try {
+                checkProposal(change.topic(), change.expected(), change.proposed());
+                if (indexOf.putIfAbsent(key, i) != null) {
+                    throw new ApiException(Errors.INVALID_REQUEST, "two ISR changes of " + key + " in one batch");
+                }
+            } catch (ApiException e) {
+                errors[i] = ApiError.of(e);
+            }
+        }
+        Map<TopicPartitionKey, ApiError> refused = new HashMap<>();
+        Set<TopicPartitionKey> alreadyWritten = new HashSet<>();
+        Map<TopicPartitionKey, PartitionState> written = context.guarded(() -> records.updateAll(indexOf.keySet(),
+                (topic, state) -> {
+                    TopicPartitionKey key = new TopicPartitionKey(topic, state.partition());
+                    IsrChange change = changes.get(indexOf.get(key));
+                    PartitionState expected = change.expected();
+                    PartitionState intended = new PartitionState(state.partition(), expected.leader(),
+                            expected.leaderEpoch(), state.replicas(), change.proposed().isr(),
+                            expected.partitionEpoch() + 1, state.addingReplicas(), state.removingReplicas());
+                    intendedOf.put(key, intended);
+                    refused.remove(key);
+                    if (state.leaderEpoch() != expected.leaderEpoch() || state.leader() != expected.leader()) {
+                        refused.put(key, new ApiError(Errors.FENCED_LEADER_EPOCH, "leader " + expected.leader()
+                                + " at epoch " + expected.leaderEpoch() + " of " + key + " is fenced: the leader is "
+                                + state.leader() + " at epoch " + state.leaderEpoch()));
+                        return null;
+                    }
+                    if (state.partitionEpoch() != expected.partitionEpoch()) {
+                        if (state.equals(intended)) {
+                            alreadyWritten.add(key); // our own write, landed before a lost connection
+                        } else {
+                            refused.put(key, new ApiError(Errors.INVALID_UPDATE_VERSION, "partition epoch "
+                                    + expected.partitionEpoch() + " of " + key + " is stale, current is "
+                                    + state.partitionEpoch()));
+                        }
+                        return null;
+                    }
+                    return intended;
+                }));
+        if (!indexOf.isEmpty()) {
+            context.await(context.watcher().refreshPartitions(indexOf.keySet()));
+        }
+        List<IsrChangeResult> results = new ArrayList<>(changes.size());
+        for (int i = 0; i < changes.size(); i++) {
+            IsrChange change = changes.get(i);
+            TopicPartitionKey key = new TopicPartitionKey(change.topic(), change.expected().partition());
+            if (errors[i] != null) {
+                results.add(new IsrChangeResult(change, null, errors[i]));
+            } else if (written.containsKey(key)) {
+                results.add(new IsrChangeResult(change, written.get(key), ApiError.NONE));
+            } else if (alreadyWritten.contains(key)) {
+                results.add(new IsrChangeResult(change, intendedOf.get(key), ApiError.NONE));
+            } else if (refused.containsKey(key)) {
+                results.add(new IsrChangeResult(change, null, refused.get(key)));
+            } else {
+                results.add(new IsrChangeResult(change, null, new ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                        "This server does not host this topic-partition: " + key)));
+            }
+        }
+        return results;
     }
 
     private void checkProposal(String topic, PartitionState expected, PartitionState proposed) {

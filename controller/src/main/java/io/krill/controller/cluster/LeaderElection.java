@@ -9,8 +9,8 @@ import java.util.function.IntPredicate;
 
 /**
  * Krill's leader election rule as pure functions of a partition's state record, so that the
- * controller (which chooses), the participant (which takes leadership with a compare-and-set on
- * the record) and the simulation test apply the very same rule:
+ * controller (which applies it to fresh records and writes them with compare-and-sets) and the
+ * simulation test apply the very same rule:
  *
  * <ol>
  *   <li>keep the current leader if it is live and in the ISR;</li>
@@ -113,36 +113,54 @@ public final class LeaderElection {
     }
 
     /**
-     * Replica {@code self}, told by the controller to lead, takes leadership of the freshly read
-     * {@code state}: allowed only from the ISR, or from outside it with unclean election (its ISR then
-     * shrinks to itself). Liveness is the controller's call, not the participant's: its view may lag.
-     * When the record already names {@code self} (an operator's election or a reassignment wrote it),
-     * it has led since that write, at that epoch: nothing to write.
+     * What the active controller writes for {@code state} given who is live: brokers that are not live
+     * leave the ISR (Kafka's controller does the same for a fenced broker), except that an ISR whose
+     * members are all gone stays as it is, since any of them may hold records the others never got; then a
+     * leader that is not live or not in the ISR is replaced by {@link #chooseLeader} (nobody, when nobody
+     * may lead). The election is from the ISR only, unless {@code unclean}: then a live replica outside it
+     * leads and the ISR shrinks to it.
      *
-     * @return the state to write ({@code state} itself when {@code self} leads already), or null when
-     *         {@code self} may not lead
+     * @return the state to write, or null when {@code state} needs no change
      */
-    public static PartitionState promote(PartitionState state, int self, boolean unclean) {
-        if (!state.replicas().contains(self)) {
-            return null;
+    public static PartitionState elect(PartitionState state, IntPredicate live, boolean unclean) {
+        List<Integer> isr = new ArrayList<>(state.isr().size());
+        for (int member : state.isr()) {
+            if (live.test(member)) {
+                isr.add(member);
+            }
         }
-        if (state.leader() == self && state.isr().contains(self)) {
-            return state;
+        if (isr.isEmpty()) {
+            isr = state.isr();
         }
-        if (state.isr().contains(self)) {
-            return state.withLeader(self, state.isr());
+        int current = state.leader();
+        if (current != PartitionState.NO_LEADER && live.test(current) && isr.contains(current)) {
+            return isr.equals(state.isr()) ? null : state.withIsr(isr);
         }
-        return unclean ? state.withLeader(self, List.of(self)) : null;
+        PartitionState shrunk = isr.equals(state.isr()) ? state
+                : new PartitionState(state.partition(), state.leader(), state.leaderEpoch(), state.replicas(), isr,
+                        state.partitionEpoch(), state.addingReplicas(), state.removingReplicas());
+        int target = chooseLeader(shrunk, live, unclean);
+        if (target == current) {
+            return shrunk == state ? null : state.withIsr(isr);
+        }
+        if (target == PartitionState.NO_LEADER) {
+            return state.withLeader(PartitionState.NO_LEADER, isr);
+        }
+        return state.withLeader(target, isr.contains(target) ? isr : List.of(target));
     }
 
     /**
-     * Replica {@code self} starts a new session (a restart, or after its session expired): whatever it
-     * led it no longer leads, and it leaves the ISR unless it is the last member (then it alone may
-     * still hold every acknowledged record). It re-enters the ISR only when a leader adds it back.
+     * Replica {@code self} leaves: at a controlled shutdown, and before it goes live in a new session (a
+     * restart, or after its session expired, when it may have lost records it had acknowledged). Whatever
+     * it leads moves at once to the first live ISR member in replica order (new leader epoch), or to
+     * nobody when there is none; it leaves every ISR where it is not the last member (then it alone may
+     * still hold every acknowledged record). It re-enters an ISR only when a leader adds it back. Handing
+     * over is safe for the same reason as a preferred election: the new leader is in the ISR, whose
+     * smallest log end bounds the high watermark, so it holds every acknowledged record.
      *
      * @return the state to write, or null when {@code state} does not involve {@code self}
      */
-    public static PartitionState resign(PartitionState state, int self) {
+    public static PartitionState resign(PartitionState state, int self, IntPredicate live) {
         boolean leads = state.leader() == self;
         boolean leavesIsr = state.isr().contains(self) && state.isr().size() > 1;
         if (!leads && !leavesIsr) {
@@ -153,6 +171,14 @@ public final class LeaderElection {
             isr = new ArrayList<>(state.isr());
             isr.remove(Integer.valueOf(self));
         }
-        return leads ? state.withLeader(PartitionState.NO_LEADER, isr) : state.withIsr(isr);
+        if (!leads) {
+            return state.withIsr(isr);
+        }
+        for (int replica : state.replicas()) {
+            if (replica != self && live.test(replica) && isr.contains(replica)) {
+                return state.withLeader(replica, isr);
+            }
+        }
+        return state.withLeader(PartitionState.NO_LEADER, isr);
     }
 }

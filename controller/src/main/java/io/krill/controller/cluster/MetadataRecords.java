@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
-import org.apache.helix.model.IdealState;
 import org.apache.helix.model.InstanceConfig;
 import org.apache.helix.zookeeper.datamodel.ZNRecord;
 import org.apache.helix.zookeeper.datamodel.serializer.ZNRecordSerializer;
@@ -64,7 +63,7 @@ final class MetadataRecords {
 
     /** A partition's state record; it names its topic's id, so a re-created topic's records are told apart. */
     static byte[] encodePartition(String topic, UUID topicId, PartitionState state) {
-        ZNRecord record = new ZNRecord(ZkPaths.helixPartition(topic, state.partition()));
+        ZNRecord record = new ZNRecord(topic + "_" + state.partition());
         record.setSimpleField(TOPIC_ID, topicId.toString());
         record.setIntField(LEADER, state.leader());
         record.setIntField(LEADER_EPOCH, state.leaderEpoch());
@@ -183,52 +182,6 @@ final class MetadataRecords {
                     Integer.parseInt(hostPort.substring(colon + 1))));
         }
         return new BrokerInfo(Integer.parseInt(nodeId), record.getSimpleField(RACK), parsed);
-    }
-
-    /** The Helix resource of a topic: Krill's state model, rebalanced by {@link IsrLeaderRebalancer}. */
-    static IdealState idealState(String topic, List<List<Integer>> assignments) {
-        IdealState idealState = new IdealState(topic);
-        idealState.setRebalanceMode(IdealState.RebalanceMode.USER_DEFINED);
-        idealState.setRebalancerClassName(IsrLeaderRebalancer.class.getName());
-        idealState.setStateModelDefRef(LeaderFollowerModel.NAME);
-        addPartitions(idealState, topic, 0, assignments);
-        return idealState;
-    }
-
-    /** Adds partitions {@code first ..} with their preference lists (the replica assignment). */
-    static void addPartitions(IdealState idealState, String topic, int first, List<List<Integer>> assignments) {
-        int maxReplicas = 0;
-        for (String partition : idealState.getPartitionSet()) {
-            maxReplicas = Math.max(maxReplicas, idealState.getPreferenceList(partition).size());
-        }
-        for (int i = 0; i < assignments.size(); i++) {
-            List<String> instances = new ArrayList<>();
-            for (int broker : assignments.get(i)) {
-                instances.add(ZkPaths.instanceName(broker));
-            }
-            idealState.setPreferenceList(ZkPaths.helixPartition(topic, first + i), instances);
-            maxReplicas = Math.max(maxReplicas, instances.size());
-        }
-        idealState.setNumPartitions(first + assignments.size());
-        idealState.setReplicas(Integer.toString(maxReplicas));
-    }
-
-    /** Replaces the preference list of one existing partition (its replicas, during a reassignment too). */
-    static void setReplicas(IdealState idealState, String topic, int partition, List<Integer> replicas) {
-        String name = ZkPaths.helixPartition(topic, partition);
-        if (idealState.getPreferenceList(name) == null) {
-            throw new IllegalStateException("Helix resource " + topic + " has no partition " + name);
-        }
-        List<String> instances = new ArrayList<>();
-        for (int broker : replicas) {
-            instances.add(ZkPaths.instanceName(broker));
-        }
-        idealState.setPreferenceList(name, instances);
-        int maxReplicas = 0;
-        for (String each : idealState.getPartitionSet()) {
-            maxReplicas = Math.max(maxReplicas, idealState.getPreferenceList(each).size());
-        }
-        idealState.setReplicas(Integer.toString(maxReplicas));
     }
 
     private static String required(ZNRecord record, String field) {

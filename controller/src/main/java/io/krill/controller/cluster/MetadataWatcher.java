@@ -5,8 +5,10 @@ import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataListener;
 import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
+import io.krill.controller.metadata.TopicPartitionKey;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -27,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * Keeps this broker's {@link MetadataImage} current from ZooKeeper and tells listeners of every new
  * image, in order, on one thread ({@code krill-metadata-<nodeId>}). Driven by persistent recursive
  * watches, not polling: on each event the thread re-reads the node it names (reads on one session
- * are in order, so a re-read is never older than the event) and publishes a new image after a batch:
+ * are in order, so a re-read is never older than the event; the partition records a batch of events
+ * names are read together in one pipelined round) and publishes a new image after a batch:
  * the work queued when the batch began, so a burst of changes makes one image, while work that keeps
  * arriving (Helix writes dozens of watched nodes while a broker joins) cannot hold back the image, and
  * the callers waiting for it, until the burst ends. After every (re)connection
@@ -61,6 +64,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     private final Map<String, CachedTopic> topics = new HashMap<>();
     private final Map<String, Map<String, String>> entityConfigs = new HashMap<>();
     private boolean dirty;
+    private final Set<TopicPartitionKey> changedPartitions = new java.util.LinkedHashSet<>();
 
     /** A unit of work for the notification thread; {@code done} completes after the next publish. */
     private record Task(Runnable work, CompletableFuture<MetadataImage> done) {
@@ -104,12 +108,24 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         return submit(() -> reloadTopic(name, false));
     }
 
+    /** Re-reads several topics in one task and completes once the image shows them all. */
+    CompletableFuture<MetadataImage> refreshTopics(Collection<String> names) {
+        List<String> copy = List.copyOf(names);
+        return submit(() -> copy.forEach(name -> reloadTopic(name, false)));
+    }
+
     CompletableFuture<MetadataImage> refreshEntityConfig(String entity) {
         return submit(() -> reloadEntityConfig(entity));
     }
 
     CompletableFuture<MetadataImage> refreshPartition(String topic, int partition) {
         return submit(() -> reloadPartition(topic, partition));
+    }
+
+    /** Re-reads several partitions in one pipelined round and completes once the image shows them. */
+    CompletableFuture<MetadataImage> refreshPartitions(Collection<TopicPartitionKey> keys) {
+        List<TopicPartitionKey> copy = List.copyOf(keys);
+        return submit(() -> reloadPartitions(copy));
     }
 
     CompletableFuture<MetadataImage> refreshBrokers() {
@@ -138,6 +154,11 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
 
     /** Waits for {@code future}; a timeout or failure becomes a {@link ZkUnavailableException}. */
     static MetadataImage await(CompletableFuture<MetadataImage> future, long timeoutMs) {
+        return awaitValue(future, timeoutMs);
+    }
+
+    /** Waits for {@code future}; a timeout or failure becomes a {@link ZkUnavailableException}. */
+    static <T> T awaitValue(CompletableFuture<T> future, long timeoutMs) {
         try {
             return future.get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -227,6 +248,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
                 }
                 task = batch-- > 0 ? tasks.poll() : null;
             }
+            readChangedPartitions();
             MetadataImage published = publish();
             for (Task finished : done) {
                 finished.done().complete(published);
@@ -236,6 +258,21 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
                 failPending();
                 return;
             }
+        }
+    }
+
+    /** The partitions that events of this batch named, read in one pipelined round. */
+    private void readChangedPartitions() {
+        if (changedPartitions.isEmpty()) {
+            return;
+        }
+        List<TopicPartitionKey> keys = new ArrayList<>(changedPartitions);
+        changedPartitions.clear();
+        try {
+            reloadPartitions(keys);
+        } catch (RuntimeException e) {
+            LOG.warn("metadata refresh failed ({}); reading everything again in {} ms", e.toString(), RETRY_DELAY_MS);
+            scheduleResync();
         }
     }
 
@@ -318,7 +355,8 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
             if (parts.length == 1) {
                 reloadTopic(parts[0], false);
             } else if (parts.length == 2 && event.getType() != Watcher.Event.EventType.NodeDeleted) {
-                reloadPartition(parts[0], Integer.parseInt(parts[1]));
+                // read with the rest of the batch's partitions, in one pipelined round, before the publish
+                changedPartitions.add(new TopicPartitionKey(parts[0], Integer.parseInt(parts[1])));
             }
         } else if (path.startsWith(paths.entityConfigs() + "/")) {
             reloadEntityConfig(ZkPaths.entityOfNode(path.substring(paths.entityConfigs().length() + 1)));
@@ -456,24 +494,54 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         boolean sameTopic = !all && cached != null && cached.record.id().equals(record.id());
         PartitionState[] partitions = new PartitionState[record.partitionCount()];
         long[] partitionMzxids = new long[record.partitionCount()];
+        List<String> toRead = new ArrayList<>();
+        List<Integer> readIndexes = new ArrayList<>();
         for (int p = 0; p < partitions.length; p++) {
             if (sameTopic && p < cached.partitions.length) {
                 partitions[p] = cached.partitions[p];
                 partitionMzxids[p] = cached.partitionMzxids[p];
                 continue;
             }
-            Stat partitionStat = new Stat();
-            byte[] partitionData = session.readOrNull(paths.partition(name, p), partitionStat);
-            if (partitionData == null) {
+            toRead.add(paths.partition(name, p));
+            readIndexes.add(p);
+        }
+        Stat[] stats = new Stat[toRead.size()];
+        for (int i = 0; i < stats.length; i++) {
+            stats[i] = new Stat();
+        }
+        byte[][] read = session.readAll(toRead, stats); // one pipelined round, not one round trip each
+        for (int i = 0; i < read.length; i++) {
+            if (read[i] == null) {
                 // Deleted under us (a topic is created and deleted in one multi-op): the deletion's
                 // own event removes it.
                 return;
             }
-            partitions[p] = MetadataRecords.decodePartition(p, partitionData);
-            partitionMzxids[p] = partitionStat.getMzxid();
+            int p = readIndexes.get(i);
+            partitions[p] = MetadataRecords.decodePartition(p, read[i]);
+            partitionMzxids[p] = stats[i].getMzxid();
         }
         topics.put(name, new CachedTopic(record, stat.getMzxid(), partitions, partitionMzxids));
         dirty = true;
+    }
+
+    private void reloadPartitions(List<TopicPartitionKey> keys) {
+        List<TopicPartitionKey> known = new ArrayList<>(keys.size());
+        List<String> nodePaths = new ArrayList<>(keys.size());
+        for (TopicPartitionKey key : keys) {
+            CachedTopic cached = topics.get(key.topic());
+            if (cached != null && key.partition() < cached.partitions.length) {
+                known.add(key);
+                nodePaths.add(paths.partition(key.topic(), key.partition()));
+            }
+        }
+        Stat[] stats = new Stat[known.size()];
+        for (int i = 0; i < stats.length; i++) {
+            stats[i] = new Stat();
+        }
+        byte[][] data = session.readAll(nodePaths, stats);
+        for (int i = 0; i < data.length; i++) {
+            applyPartition(known.get(i).topic(), known.get(i).partition(), data[i], stats[i]);
+        }
     }
 
     private void reloadPartition(String name, int partition) {
@@ -482,7 +550,14 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
             return; // the topic's own event (creation, growth) reads it
         }
         Stat stat = new Stat();
-        byte[] data = session.readOrNull(paths.partition(name, partition), stat);
+        applyPartition(name, partition, session.readOrNull(paths.partition(name, partition), stat), stat);
+    }
+
+    private void applyPartition(String name, int partition, byte[] data, Stat stat) {
+        CachedTopic cached = topics.get(name);
+        if (cached == null || partition >= cached.partitions.length) {
+            return;
+        }
         if (data == null || stat.getMzxid() <= cached.partitionMzxids[partition]) {
             return;
         }

@@ -1,10 +1,16 @@
 package io.krill.controller.cluster;
 
 import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicPartitionKey;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
-import org.apache.helix.model.IdealState;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.data.Stat;
@@ -14,13 +20,15 @@ import org.apache.zookeeper.data.Stat;
  * was computed from, so of two writers racing on one partition (a leader changing its ISR, a replica
  * taking leadership, the controller declaring a partition leaderless) exactly one wins and the other
  * recomputes from the winner's record. This is what fences a zombie leader: its next ISR change fails.
- * A change of the replicas (a reassignment) also rewrites the partition's preference list in the topic's
- * Helix ideal state, in the same ZooKeeper multi-op and version-checked as well.
+ * Many partitions change at once ({@link #updateAll}: a failover, a resignation) in a few pipelined
+ * multi-ops rather than two round trips each.
  *
  * <p>Thread-safe (stateless over a thread-safe session).
  */
 final class PartitionRecords {
     private static final int MAX_ATTEMPTS = 20;
+    /** Set-data ops per multi: a partition record is a few hundred bytes, far below jute.maxbuffer (1 MB). */
+    static final int OPS_PER_MULTI = 500;
 
     private final ZkSession session;
     private final ZkPaths paths;
@@ -90,11 +98,9 @@ final class PartitionRecords {
     }
 
     /**
-     * Like {@link #update}, for changes that may move replicas: when the replicas change, the record and
-     * the partition's preference list in the topic's ideal state are written in one multi-op, each
-     * version-checked, so Helix's view of who hosts the partition never disagrees with the record for
-     * long and a concurrent change of the ideal state (another partition's reassignment, a growth of the
-     * topic) is never lost. {@code change} may throw to refuse; it returns null to leave the record.
+     * Like {@link #update}, for operators' changes: a write retried after a lost connection that had
+     * landed the first time is recognised. {@code change} may throw to refuse; it returns null to leave
+     * the record.
      *
      * @return the state after the call (the current one when nothing was written), or null when the
      *         partition does not exist
@@ -114,13 +120,7 @@ final class PartitionRecords {
                 return current.state();
             }
             intended = next;
-            if (next.replicas().equals(current.state().replicas())) {
-                if (compareAndSet(topic, current, next)) {
-                    return next;
-                }
-                continue;
-            }
-            if (compareAndSetWithReplicas(topic, current, next)) {
+            if (compareAndSet(topic, current, next)) {
                 return next;
             }
         }
@@ -128,27 +128,74 @@ final class PartitionRecords {
                 + MAX_ATTEMPTS + " conditional writes");
     }
 
-    private boolean compareAndSetWithReplicas(String topic, Versioned read, PartitionState proposed) {
-        String idealStatePath = paths.idealState(topic);
-        Stat idealStateStat = new Stat();
-        byte[] idealStateData = session.readOrNull(idealStatePath, idealStateStat);
-        if (idealStateData == null) {
-            return false; // the topic is being deleted: the next read finds no record
+    /**
+     * {@link #update} for many partitions at once: reads every record in one pipelined round, applies
+     * {@code change} (topic, fresh state; null to leave it), writes the results as version-checked
+     * set-data ops in multi-ops of at most {@link #OPS_PER_MULTI}, all in flight together, and goes round
+     * again for the partitions of any multi that lost a race (a multi is atomic: none of its ops were
+     * applied) or the connection (it may have been applied: the re-read tells). The multis only batch;
+     * partitions do not change together.
+     *
+     * @return the states written, by partition (absent: no such partition, declined, or unchanged)
+     */
+    Map<TopicPartitionKey, PartitionState> updateAll(Collection<TopicPartitionKey> partitions,
+                                                     BiFunction<String, PartitionState, PartitionState> change) {
+        Map<TopicPartitionKey, PartitionState> written = new LinkedHashMap<>();
+        List<TopicPartitionKey> pending = new ArrayList<>(new LinkedHashSet<>(partitions));
+        for (int attempt = 0; attempt < MAX_ATTEMPTS && !pending.isEmpty(); attempt++) {
+            List<String> nodePaths = new ArrayList<>(pending.size());
+            for (TopicPartitionKey key : pending) {
+                nodePaths.add(paths.partition(key.topic(), key.partition()));
+            }
+            Stat[] stats = new Stat[pending.size()];
+            for (int i = 0; i < stats.length; i++) {
+                stats[i] = new Stat();
+            }
+            byte[][] data = session.readAll(nodePaths, stats);
+            List<List<Op>> multis = new ArrayList<>();
+            List<List<TopicPartitionKey>> multiKeys = new ArrayList<>();
+            List<List<PartitionState>> multiStates = new ArrayList<>();
+            for (int i = 0; i < pending.size(); i++) {
+                if (data[i] == null) {
+                    continue;
+                }
+                TopicPartitionKey key = pending.get(i);
+                PartitionState current = MetadataRecords.decodePartition(key.partition(), data[i]);
+                PartitionState next = change.apply(key.topic(), current);
+                if (next == null || next.equals(current)) {
+                    continue;
+                }
+                if (multis.isEmpty() || multis.get(multis.size() - 1).size() >= OPS_PER_MULTI) {
+                    multis.add(new ArrayList<>());
+                    multiKeys.add(new ArrayList<>());
+                    multiStates.add(new ArrayList<>());
+                }
+                multis.get(multis.size() - 1).add(Op.setData(nodePaths.get(i),
+                        MetadataRecords.encodePartition(key.topic(), MetadataRecords.topicIdOf(data[i]), next),
+                        stats[i].getVersion()));
+                multiKeys.get(multiKeys.size() - 1).add(key);
+                multiStates.get(multiStates.size() - 1).add(next);
+            }
+            List<KeeperException> failures = session.multiAll(multis);
+            List<TopicPartitionKey> retry = new ArrayList<>();
+            for (int m = 0; m < multis.size(); m++) {
+                KeeperException failure = failures.get(m);
+                if (failure == null) {
+                    for (int k = 0; k < multiKeys.get(m).size(); k++) {
+                        written.put(multiKeys.get(m).get(k), multiStates.get(m).get(k));
+                    }
+                } else if (ZkSession.isConflict(failure) || ZkSession.isRetriable(failure.code())) {
+                    retry.addAll(multiKeys.get(m));
+                } else {
+                    throw ZkSession.unexpected(failure);
+                }
+            }
+            pending = retry;
         }
-        IdealState idealState = new IdealState(MetadataRecords.deserialize(idealStateData));
-        MetadataRecords.setReplicas(idealState, topic, proposed.partition(), proposed.replicas());
-        List<Op> ops = List.of(
-                Op.setData(paths.partition(topic, proposed.partition()),
-                        MetadataRecords.encodePartition(topic, read.topicId(), proposed), read.version()),
-                Op.setData(idealStatePath, MetadataRecords.serialize(idealState.getRecord()),
-                        idealStateStat.getVersion()));
-        try {
-            session.call(zk -> zk.multi(ops));
-            return true;
-        } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
-            return false;
-        } catch (KeeperException e) {
-            throw ZkSession.unexpected(e);
+        if (!pending.isEmpty()) {
+            throw new IllegalStateException(pending.size() + " partition(s), " + pending.get(0) + " first, kept changing"
+                    + " under " + MAX_ATTEMPTS + " rounds of conditional writes");
         }
+        return written;
     }
 }

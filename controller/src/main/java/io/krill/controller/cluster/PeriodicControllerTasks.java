@@ -10,12 +10,11 @@ import org.slf4j.LoggerFactory;
 /**
  * What the active controller does every so often, on the controller thread, once this broker has
  * joined: with {@code auto.leader.rebalance.enable}, move leadership back to preferred replicas
- * ({@link PreferredLeaderBalancer}); and prune Helix's status updates ({@link StatusUpdatePruner}).
- * Each task reschedules itself until the store closes, whether or not this broker is the active
+ * ({@link PreferredLeaderBalancer}). Each task reschedules itself until the store closes, whether or not this broker is the active
  * controller at the time.
  *
  * <p>Thread-safe: {@link #start} is called once (under the store's registration lock); the tasks run on
- * the controller thread only, which is where the balancer and pruner keep their state.
+ * the controller thread only, which is where the balancer keeps its state.
  */
 final class PeriodicControllerTasks {
     private static final Logger LOG = LoggerFactory.getLogger(PeriodicControllerTasks.class);
@@ -24,7 +23,6 @@ final class PeriodicControllerTasks {
     private final Executor controllerWork;
     private final BooleanSupplier activeController;
     private final PreferredLeaderBalancer leaderBalancer;
-    private final StatusUpdatePruner statusUpdatePruner;
 
     /**
      * @param activeController whether this broker is, right now, the active controller
@@ -37,7 +35,6 @@ final class PeriodicControllerTasks {
         this.activeController = activeController;
         this.leaderBalancer = new PreferredLeaderBalancer(context.config().leaderImbalancePerBrokerPercentage(),
                 elections);
-        this.statusUpdatePruner = new StatusUpdatePruner(context.session(), context.paths().controllerStatusUpdates());
     }
 
     /** Schedules the first run of each task. */
@@ -45,7 +42,6 @@ final class PeriodicControllerTasks {
         if (context.config().autoLeaderRebalance()) {
             scheduleLeaderImbalanceCheck();
         }
-        scheduleStatusUpdatePruning();
     }
 
     /** Every interval, on the controller thread; the next check is scheduled even if this one fails. */
@@ -61,25 +57,6 @@ final class PeriodicControllerTasks {
                         }
                     } finally {
                         scheduleLeaderImbalanceCheck();
-                    }
-                });
-    }
-
-    /** Every {@link StatusUpdatePruner#INTERVAL_MS}, on the controller thread, by the active controller. */
-    private void scheduleStatusUpdatePruning() {
-        if (context.isClosed()) {
-            return;
-        }
-        CompletableFuture.delayedExecutor(StatusUpdatePruner.INTERVAL_MS, TimeUnit.MILLISECONDS, controllerWork)
-                .execute(() -> {
-                    try {
-                        if (activeController.getAsBoolean()) {
-                            statusUpdatePruner.prune();
-                        }
-                    } catch (RuntimeException e) {
-                        LOG.warn("pruning Helix status updates failed: {}", e.toString());
-                    } finally {
-                        scheduleStatusUpdatePruning();
                     }
                 });
     }

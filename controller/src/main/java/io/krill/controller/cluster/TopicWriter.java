@@ -1,17 +1,23 @@
 package io.krill.controller.cluster;
 
+import io.krill.controller.metadata.ApiError;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.NewTopic;
 import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicCreation;
 import io.krill.controller.metadata.TopicImage;
+import io.krill.controller.metadata.TopicNames;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
-import org.apache.helix.model.IdealState;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
@@ -22,8 +28,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Creates, deletes and grows topics and replaces their configs: each topic with its partition records
- * and its Helix resource (ideal state) in single ZooKeeper multi-ops, or version-checked writes of the
- * topic's znode. Each change returns once this broker's image shows it.
+ * in single ZooKeeper multi-ops (many topics' multi-ops in flight at once), or version-checked writes of
+ * the topic's znode. Each change returns once this broker's image shows it.
  *
  * <p>Thread-safe: no state of its own; concurrent writers are ordered by ZooKeeper's versions.
  */
@@ -44,43 +50,96 @@ final class TopicWriter {
     }
 
     TopicImage createTopic(NewTopic spec) {
+        TopicCreation outcome = context.guarded(() -> MetadataWatcher.awaitValue(createTopics(List.of(spec)),
+                context.config().operationTimeoutMs() * 2)).get(0);
+        if (!outcome.error().isSuccess()) {
+            throw new ApiException(outcome.error().error(), outcome.error().message());
+        }
+        return outcome.topic();
+    }
+
+    /**
+     * Plans every topic against the current image (and the topics planned before it in the list: two
+     * names that collide cannot both be created), sends each topic's creation as its own multi-op (a
+     * topic is created whole or not at all) with all of them in flight at once, and completes once this
+     * broker's image shows them. Never blocks: the ZooKeeper callbacks only hand over to the
+     * notification thread, which completes the future after its next image.
+     */
+    CompletableFuture<List<TopicCreation>> createTopics(List<NewTopic> specs) {
         context.ensureOpen();
         MetadataImage current = context.image();
-        TopicRequests.Plan plan = plan(current, spec);
-        UUID id = newTopicId(current);
-        List<Op> ops = new ArrayList<>();
-        MetadataRecords.TopicRecord topic = new MetadataRecords.TopicRecord(spec.name(), id, plan.partitionCount(),
-                spec.internal(), spec.configs());
-        ops.add(create(paths.topic(spec.name()), MetadataRecords.encodeTopic(topic)));
-        addPartitionOps(ops, spec.name(), id, 0, plan.assignments(), current);
-        ops.add(create(paths.idealState(spec.name()),
-                MetadataRecords.serialize(MetadataRecords.idealState(spec.name(), plan.assignments()).getRecord())));
-        context.guarded(() -> {
+        TopicCreation[] outcomes = new TopicCreation[specs.size()];
+        UUID[] ids = new UUID[specs.size()];
+        List<CompletableFuture<?>> writes = new ArrayList<>();
+        List<String> planned = new ArrayList<>();
+        Set<UUID> newIds = new HashSet<>();
+        for (int i = 0; i < specs.size(); i++) {
+            NewTopic spec = specs.get(i);
+            TopicRequests.Plan plan;
             try {
-                session.call(zk -> zk.multi(ops));
-            } catch (KeeperException.NodeExistsException e) {
-                byte[] existing = session.readOrNull(paths.topic(spec.name()), new Stat());
-                if (existing == null) {
-                    throw new IllegalStateException("Helix resource " + spec.name() + " exists without its topic", e);
+                plan = plan(current, spec);
+                for (String other : planned) {
+                    if (other.equals(spec.name())) {
+                        throw new ApiException(Errors.TOPIC_ALREADY_EXISTS, "Topic '" + spec.name() + "' already exists.");
+                    }
+                    if (TopicNames.collide(other, spec.name())) {
+                        throw new ApiException(Errors.INVALID_TOPIC_EXCEPTION, "Topic '" + spec.name()
+                                + "' collides with existing topic: " + other);
+                    }
                 }
-                if (!MetadataRecords.decodeTopic(spec.name(), existing).id().equals(id)) {
-                    throw new ApiException(Errors.TOPIC_ALREADY_EXISTS, "Topic '" + spec.name() + "' already exists.");
-                }
-                // our own create, retried after a lost connection
-            } catch (KeeperException e) {
-                throw ZkSession.unexpected(e);
+            } catch (ApiException e) {
+                outcomes[i] = TopicCreation.failed(spec.name(), ApiError.of(e));
+                continue;
             }
-            return null;
-        });
-        LOG.info("created topic {} ({}) with {} partition(s): {}", spec.name(), id, plan.partitionCount(),
-                plan.assignments());
-        MetadataImage after = context.await(watcher.refreshTopic(spec.name()));
-        TopicImage created = after.topic(spec.name());
-        if (created == null || !created.id().equals(id)) {
-            throw new ApiException(Errors.UNKNOWN_TOPIC_OR_PARTITION, "Topic " + spec.name()
-                    + " was deleted right after it was created");
+            planned.add(spec.name());
+            UUID id = newTopicId(current, newIds);
+            ids[i] = id;
+            List<Op> ops = new ArrayList<>(plan.partitionCount() + 1);
+            ops.add(create(paths.topic(spec.name()), MetadataRecords.encodeTopic(new MetadataRecords.TopicRecord(
+                    spec.name(), id, plan.partitionCount(), spec.internal(), spec.configs()))));
+            addPartitionOps(ops, spec.name(), id, 0, plan.assignments(), current);
+            int index = i;
+            writes.add(session.multiAsync(ops).handle((results, failure) -> {
+                Throwable cause = failure instanceof java.util.concurrent.CompletionException c ? c.getCause() : failure;
+                if (cause == null) {
+                    LOG.info("created topic {} ({}) with {} partition(s): {}", spec.name(), id, plan.partitionCount(),
+                            plan.assignments());
+                } else if (cause instanceof KeeperException.NodeExistsException) {
+                    outcomes[index] = TopicCreation.failed(spec.name(), new ApiError(Errors.TOPIC_ALREADY_EXISTS,
+                            "Topic '" + spec.name() + "' already exists."));
+                } else if (!(cause instanceof KeeperException keeper && ZkSession.isRetriable(keeper.code()))
+                        && !(cause instanceof ZkUnavailableException)) {
+                    LOG.error("creating topic {} failed", spec.name(), cause);
+                    outcomes[index] = TopicCreation.failed(spec.name(), new ApiError(Errors.UNKNOWN_SERVER_ERROR,
+                            "Creating the topic failed: " + cause));
+                }
+                // a lost connection: the creation may have landed; the image below tells
+                return null;
+            }));
         }
-        return created;
+        if (planned.isEmpty()) {
+            return CompletableFuture.completedFuture(List.of(outcomes));
+        }
+        long timeoutMs = context.config().operationTimeoutMs();
+        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
+                .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+                .handle((ignored, timeout) -> null)
+                .thenCompose(ignored -> watcher.refreshTopics(planned))
+                .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+                .handle((after, failure) -> {
+                    for (int i = 0; i < specs.size(); i++) {
+                        if (outcomes[i] != null) {
+                            continue;
+                        }
+                        TopicImage created = after == null ? null : after.topic(specs.get(i).name());
+                        outcomes[i] = created != null && created.id().equals(ids[i])
+                                ? TopicCreation.created(created)
+                                : TopicCreation.failed(specs.get(i).name(), new ApiError(Errors.REQUEST_TIMED_OUT,
+                                        "The creation of topic " + specs.get(i).name() + " was not confirmed by"
+                                                + " ZooKeeper in time; it may still exist."));
+                    }
+                    return List.of(outcomes);
+                });
     }
 
     void checkCreateTopic(NewTopic spec) {
@@ -110,9 +169,6 @@ final class TopicWriter {
                     ops.add(Op.delete(paths.topic(name) + "/" + child, -1));
                 }
                 ops.add(Op.delete(paths.topic(name), -1));
-                if (session.readOrNull(paths.idealState(name), new Stat()) != null) {
-                    ops.add(Op.delete(paths.idealState(name), -1));
-                }
                 try {
                     session.call(zk -> zk.multi(ops));
                     return null;
@@ -146,20 +202,11 @@ final class TopicWriter {
                     context.await(watcher.refreshTopic(name)); // our image was behind: plan again
                     continue;
                 }
-                Stat idealStateStat = new Stat();
-                byte[] idealStateData = session.readOrNull(paths.idealState(name), idealStateStat);
-                if (idealStateData == null) {
-                    throw new IllegalStateException("topic " + name + " has no Helix resource");
-                }
-                IdealState idealState = new IdealState(MetadataRecords.deserialize(idealStateData));
-                MetadataRecords.addPartitions(idealState, name, existing, plan.assignments());
                 MetadataRecords.TopicRecord grown = new MetadataRecords.TopicRecord(name, topic.id(), totalCount,
                         topic.internal(), topic.configs());
                 List<Op> ops = new ArrayList<>();
                 ops.add(Op.setData(paths.topic(name), MetadataRecords.encodeTopic(grown), topicStat.getVersion()));
                 addPartitionOps(ops, name, topic.id(), existing, plan.assignments(), current);
-                ops.add(Op.setData(paths.idealState(name), MetadataRecords.serialize(idealState.getRecord()),
-                        idealStateStat.getVersion()));
                 try {
                     session.call(zk -> zk.multi(ops));
                 } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
@@ -233,9 +280,9 @@ final class TopicWriter {
                     isr.add(replica);
                 }
             }
-            // Like Kafka's controller, the first live replica leads at once (epoch 0): clients can use
-            // the partition as soon as the creation returns. Helix's transition to LEADER later finds
-            // the record already naming that broker and writes nothing.
+            // Like Kafka's controller, the first live replica leads at once (epoch 0), with the live
+            // replicas in sync (their logs are all empty): clients can use the partition as soon as the
+            // creation returns.
             PartitionState initial = new PartitionState(first + i, isr.isEmpty() ? PartitionState.NO_LEADER : isr.get(0),
                     0, replicas, isr.isEmpty() ? replicas : isr, 0);
             ops.add(create(paths.partition(topic, first + i), MetadataRecords.encodePartition(topic, topicId, initial)));
@@ -246,11 +293,11 @@ final class TopicWriter {
         return Op.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
     }
 
-    private static UUID newTopicId(MetadataImage current) {
+    private static UUID newTopicId(MetadataImage current, Set<UUID> taken) {
         UUID id;
         do {
             id = UUID.randomUUID();
-        } while (current.topic(id) != null);
+        } while (current.topic(id) != null || !taken.add(id));
         return id;
     }
 

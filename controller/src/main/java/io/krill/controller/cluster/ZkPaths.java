@@ -97,13 +97,13 @@ final class ZkPaths {
         return PropertyPathBuilder.instanceConfig(cluster, instance);
     }
 
-    /** Where Helix keeps the status updates of a {@code CONTROLLER_PARTICIPANT}'s transitions. */
-    String controllerStatusUpdates() {
-        return PropertyPathBuilder.controllerStatusUpdate(cluster);
-    }
-
     String controllerLeader() {
         return PropertyPathBuilder.controllerLeader(cluster);
+    }
+
+    /** Where Helix keeps its resources; Krill made one per topic before 0.2 and removes any it finds. */
+    String idealStates() {
+        return PropertyPathBuilder.idealState(cluster);
     }
 
     String idealState(String topic) {
@@ -127,13 +127,4 @@ final class ZkPaths {
         }
     }
 
-    /** Helix's name of a partition of a topic resource: {@code <topic>_<index>}. */
-    static String helixPartition(String topic, int partition) {
-        return topic + "_" + partition;
-    }
-
-    /** The index in a Helix partition name of {@code topic}. */
-    static int partitionIndex(String topic, String helixPartition) {
-        return Integer.parseInt(helixPartition.substring(topic.length() + 1));
-    }
 }

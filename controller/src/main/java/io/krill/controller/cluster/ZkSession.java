@@ -3,7 +3,12 @@ package io.krill.controller.cluster;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.CreateMode;
@@ -139,6 +144,178 @@ final class ZkSession implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new ZkUnavailableException("interrupted while waiting for ZooKeeper", e);
             }
+        }
+    }
+
+    /**
+     * Reads every path with all requests in flight at once (ZooKeeper answers a session's requests in
+     * order, so N reads cost about one round trip instead of N): the data of {@code paths[i]} at index
+     * i, null when there is no such node, its stat into {@code stats[i]}. Reads that fail on a lost
+     * connection are sent again until the operation timeout, like {@link #call}.
+     */
+    byte[][] readAll(List<String> paths, Stat[] stats) {
+        int n = paths.size();
+        byte[][] data = new byte[n][];
+        List<Integer> pending = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            pending.add(i);
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(operationTimeoutMs);
+        while (!pending.isEmpty()) {
+            ZooKeeper handle = handle();
+            KeeperException.Code[] codes = new KeeperException.Code[n];
+            CountDownLatch answered = new CountDownLatch(pending.size());
+            for (int i : pending) {
+                handle.getData(paths.get(i), false, (rc, path, ctx, bytes, stat) -> {
+                    int index = (Integer) ctx;
+                    codes[index] = KeeperException.Code.get(rc);
+                    if (codes[index] == KeeperException.Code.OK) {
+                        data[index] = bytes;
+                        copy(stat, stats[index]);
+                    }
+                    answered.countDown();
+                }, i);
+            }
+            awaitAnswers(answered, deadline);
+            List<Integer> retry = new ArrayList<>();
+            for (int i : pending) {
+                KeeperException.Code code = codes[i];
+                if (code == KeeperException.Code.OK || code == KeeperException.Code.NONODE) {
+                    continue;
+                }
+                if (!isRetriable(code)) {
+                    throw unexpected(KeeperException.create(code, paths.get(i)));
+                }
+                retry.add(i);
+            }
+            if (!retry.isEmpty()) {
+                if (System.nanoTime() > deadline) {
+                    throw new ZkUnavailableException("ZooKeeper unavailable for " + operationTimeoutMs + " ms", null);
+                }
+                pause();
+            }
+            pending = retry;
+        }
+        return data;
+    }
+
+    /**
+     * Runs every multi-op with all of them in flight at once, and returns, per multi, null when it was
+     * applied or the exception that failed it (its path is the op that failed).
+     * A multi lost with the connection is reported as such (ConnectionLoss), not sent again: it may have
+     * been applied, so the caller re-reads and decides. Only a timeout of the whole pipeline throws.
+     */
+    List<KeeperException> multiAll(List<List<Op>> multis) {
+        List<CompletableFuture<List<OpResult>>> sent = new ArrayList<>(multis.size());
+        for (List<Op> ops : multis) {
+            sent.add(multiAsync(ops));
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(operationTimeoutMs);
+        List<KeeperException> failures = new ArrayList<>(multis.size());
+        for (CompletableFuture<List<OpResult>> future : sent) {
+            try {
+                future.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                failures.add(null);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof KeeperException keeper) {
+                    failures.add(keeper);
+                } else {
+                    throw new IllegalStateException(e.getCause());
+                }
+            } catch (TimeoutException e) {
+                throw new ZkUnavailableException("ZooKeeper did not answer " + multis.size() + " multi-ops within "
+                        + operationTimeoutMs + " ms", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ZkUnavailableException("interrupted while waiting for ZooKeeper", e);
+            }
+        }
+        return failures;
+    }
+
+    /**
+     * Sends one multi-op without waiting: the future completes on ZooKeeper's event thread (keep its
+     * continuations short) with the results, or fails with the KeeperException (a lost connection
+     * included: the multi may have been applied). Fails with {@link ZkUnavailableException} when closed.
+     */
+    CompletableFuture<List<OpResult>> multiAsync(List<Op> ops) {
+        CompletableFuture<List<OpResult>> done = new CompletableFuture<>();
+        ZooKeeper handle;
+        try {
+            handle = handle();
+        } catch (ZkUnavailableException e) {
+            done.completeExceptionally(e);
+            return done;
+        }
+        handle.multi(ops, (rc, path, ctx, results) -> {
+            KeeperException.Code code = KeeperException.Code.get(rc);
+            if (code == KeeperException.Code.OK) {
+                done.complete(results);
+            } else {
+                done.completeExceptionally(KeeperException.create(code, failedPath(ops, results)));
+            }
+        }, null);
+        return done;
+    }
+
+    /** The path of the op that failed a multi, for messages. */
+    private static String failedPath(List<Op> ops, List<OpResult> results) {
+        if (results != null) {
+            for (int i = 0; i < results.size() && i < ops.size(); i++) {
+                if (results.get(i) instanceof OpResult.ErrorResult error
+                        && error.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()
+                        && error.getErr() != KeeperException.Code.OK.intValue()) {
+                    return ops.get(i).getPath();
+                }
+            }
+        }
+        return ops.isEmpty() ? null : ops.get(0).getPath();
+    }
+
+    /** Whether a multi failed only because another writer changed or removed one of its nodes. */
+    static boolean isConflict(KeeperException e) {
+        return e instanceof KeeperException.BadVersionException || e instanceof KeeperException.NoNodeException
+                || e instanceof KeeperException.NodeExistsException || e instanceof KeeperException.NotEmptyException;
+    }
+
+    static boolean isRetriable(KeeperException.Code code) {
+        return code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.SESSIONEXPIRED
+                || code == KeeperException.Code.OPERATIONTIMEOUT || code == KeeperException.Code.SESSIONMOVED;
+    }
+
+    private ZooKeeper handle() {
+        synchronized (lock) {
+            if (closed) {
+                throw new ZkUnavailableException("ZooKeeper session closed", null);
+            }
+            return zk;
+        }
+    }
+
+    private void awaitAnswers(CountDownLatch answered, long deadline) {
+        try {
+            if (!answered.await(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                throw new ZkUnavailableException("ZooKeeper unavailable for " + operationTimeoutMs + " ms", null);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ZkUnavailableException("interrupted while waiting for ZooKeeper", e);
+        }
+    }
+
+    private static void copy(Stat from, Stat to) {
+        if (to != null && from != null) {
+            to.setCzxid(from.getCzxid());
+            to.setMzxid(from.getMzxid());
+            to.setCtime(from.getCtime());
+            to.setMtime(from.getMtime());
+            to.setVersion(from.getVersion());
+            to.setCversion(from.getCversion());
+            to.setAversion(from.getAversion());
+            to.setEphemeralOwner(from.getEphemeralOwner());
+            to.setDataLength(from.getDataLength());
+            to.setNumChildren(from.getNumChildren());
+            to.setPzxid(from.getPzxid());
         }
     }
 

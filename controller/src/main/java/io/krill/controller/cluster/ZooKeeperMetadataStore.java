@@ -3,14 +3,20 @@ package io.krill.controller.cluster;
 import io.krill.controller.metadata.ApiError;
 import io.krill.controller.metadata.BrokerInfo;
 import io.krill.controller.metadata.ElectionType;
+import io.krill.controller.metadata.IsrChange;
+import io.krill.controller.metadata.IsrChangeResult;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataListener;
 import io.krill.controller.metadata.MetadataStore;
 import io.krill.controller.metadata.NewTopic;
 import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicCreation;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.controller.metadata.TopicPartitionKey;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,14 +30,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Cluster metadata in ZooKeeper, with Apache Helix choosing partition leaders: the
+ * Cluster metadata in ZooKeeper, with Apache Helix tracking liveness and electing the controller: the
  * {@link MetadataStore} of a broker in a multi-broker cluster. Layout and formats: {@link ZkPaths},
  * {@link MetadataRecords} and docs/coordination.md.
  *
  * <p>Lifecycle: the constructor connects, sets the cluster up if it is new, and reads the whole
  * metadata; the broker can then read and change topics. {@link #registerBroker} (after the broker's
  * listeners are bound) writes the broker's endpoints and joins Helix as participant and controller
- * candidate: from then on Helix gives this broker partition roles, which it learns from the image
+ * candidate: from then on the active controller ({@link LeaderController}) counts it live and may
+ * elect it; it learns its partition roles from the image
  * ({@code leader == nodeId} leads at {@code leaderEpoch}; other replicas follow), and it must check
  * {@link #isFenced()} before acknowledging acks=all writes. {@link #close()} is a controlled
  * shutdown: it resigns leaderships and leaves ISRs, then leaves the cluster.
@@ -50,13 +57,13 @@ import org.slf4j.LoggerFactory;
  * <p>This class owns the lifecycle (connecting, joining Helix, controlled shutdown) and the
  * controller thread; the work is done by its parts, which share a {@link StoreContext}:
  * {@link TopicWriter}, {@link EntityConfigWriter}, {@link ProducerIdBlocks}, {@link IsrChangeWriter},
- * {@link OperatorCommands}; Helix calls {@link ReplicaRolesHandler} (this broker's replicas) and
- * {@link LeaderlessMarker} (its rebalancer's inputs); {@link ControllerNudger} makes Helix's pipeline
- * run on record changes; {@link PeriodicControllerTasks} balances leaders and prunes status updates.
+ * {@link OperatorCommands}; on the active controller {@link LeaderController} elects leaders in bulk
+ * and {@link PeriodicControllerTasks} balances them.
  *
  * <p>Thread-safe: changes may come from any thread (never a Netty event loop: they block); images are
  * published and listeners told on the notification thread ({@link MetadataWatcher}); Helix calls in on
- * its own threads; the controller's own writes run on {@code krill-controller-<nodeId>}.
+ * its own threads (the resignation before a new session goes live); the controller's own writes run on
+ * {@code krill-controller-<nodeId>}.
  */
 public final class ZooKeeperMetadataStore implements MetadataStore {
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperMetadataStore.class);
@@ -77,9 +84,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     private final ProducerIdBlocks producerIds;
     private final IsrChangeWriter isrChanges;
     private final OperatorCommands operatorCommands;
-    private final ReplicaRolesHandler roles;
-    private final LeaderlessMarker electionInputs;
-    private final ControllerNudger nudger;
+    private final LeaderController leaderController;
     private final Object registration = new Object();
     private volatile HelixParticipant participant;
     /**
@@ -122,9 +127,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         this.producerIds = new ProducerIdBlocks(context);
         this.isrChanges = new IsrChangeWriter(context);
         this.operatorCommands = new OperatorCommands(context);
-        this.roles = new ReplicaRolesHandler(context);
-        this.electionInputs = new LeaderlessMarker(context, controllerWork);
-        this.nudger = new ControllerNudger(context, controllerWork, () -> participant != null);
+        this.leaderController = new LeaderController(context, controllerWork, this::isActiveController);
         this.reassignmentCompleter = new ReassignmentCompleter(nodeId, controllerWork, this::isActiveController,
                 operatorCommands::completeReassignment);
         this.periodicTasks = new PeriodicControllerTasks(context, controllerWork, this::isActiveController,
@@ -139,7 +142,8 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                 throw new IllegalStateException("cluster.id " + config.clusterId() + " does not match " + stored
                         + " stored in ZooKeeper cluster " + config.clusterName());
             }
-            watcher.addListener(nudger::onChange);
+            watcher.addListener(leaderController::onChange);
+            HelixCluster.deleteLegacyResources(session, paths);
             watcher.addListener(reassignmentCompleter::onChange);
         } catch (RuntimeException e) {
             closeResources();
@@ -197,7 +201,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
             if (participant == null) {
                 HelixParticipant joining = takePreparedParticipant();
                 try {
-                    joining.join(roles, electionInputs, this::resignAll);
+                    joining.join(this::resignAll);
                 } catch (Exception e) {
                     joining.close();
                     throw new IllegalStateException("broker " + nodeId + " could not join Helix cluster "
@@ -206,6 +210,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                 participant = joining;
                 fence.joined(true);
                 periodicTasks.start();
+                leaderController.start();
                 LOG.info("broker {} joined cluster {} (Helix session {})", nodeId, config.clusterName(),
                         joining.sessionId());
             }
@@ -255,6 +260,12 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     @Override
     public TopicImage createTopic(NewTopic spec) {
         return topics.createTopic(spec);
+    }
+
+    /** All topics' multi-ops in flight at once; completes on the notification thread, never blocks. */
+    @Override
+    public CompletableFuture<List<TopicCreation>> createTopics(List<NewTopic> specs) {
+        return topics.createTopics(specs);
     }
 
     @Override
@@ -308,11 +319,17 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         return isrChanges.alterPartition(topic, expected, proposed);
     }
 
+    /** Many leaders' ISR changes in a few pipelined multi-ops and one image refresh. */
+    @Override
+    public List<IsrChangeResult> alterPartitions(List<IsrChange> changes) {
+        return isrChanges.alterPartitions(changes);
+    }
+
     /**
      * Preferred or unclean elections, each a compare-and-set of the record by this broker ({@link
      * LeaderElection#preferred}, {@link LeaderElection#unclean}) with liveness from this broker's image.
-     * The election rule keeps the new leader (it is live and in the ISR); Helix then demotes the old
-     * leader and promotes the new one, whose promotion finds itself in the record and writes nothing.
+     * The election rule keeps the new leader (it is live and in the ISR); the old leader learns from its
+     * image that it follows.
      */
     @Override
     public Map<TopicPartitionKey, ApiError> electLeaders(ElectionType type, Collection<TopicPartitionKey> partitions) {
@@ -321,8 +338,8 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
 
     /**
      * Starts, replaces or cancels reassignments ({@link ReassignmentRules}): each a compare-and-set of
-     * the record together with the partition's Helix preference list, so new replicas come up as
-     * followers. The active controller completes them once their targets are in the ISR.
+     * the record; new replicas learn from the image that they follow. The active controller completes
+     * them once their targets are in the ISR.
      */
     @Override
     public Map<TopicPartitionKey, ApiError> alterPartitionReassignments(
@@ -335,9 +352,9 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         return !closed && participant != null && !fence.isFenced() && image().controllerId() == nodeId;
     }
 
-    /** The Helix state of a replica on this broker (for diagnostics and tests), or null. */
-    String helixState(String topic, int partition) {
-        return roles.helixState(topic, partition);
+    /** One full election pass of the controller, now, on the calling thread (tests). */
+    int controllerPass() {
+        return leaderController.pass(true, Set.of());
     }
 
     @Override
@@ -386,22 +403,34 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
 
     /**
      * Before this broker goes live in a new Helix session (its first, or after an expiry), and at
-     * a controlled shutdown: give up every leadership it holds in the records and leave every ISR
-     * where it is not the last member. A restarted broker may have lost unflushed records; it
-     * re-enters an ISR only when a leader sees it caught up, and is never elected meanwhile.
+     * a controlled shutdown ({@link LeaderElection#resign}): every leadership it holds moves to another
+     * live ISR member (or to nobody), and it leaves every ISR where it is not the last member, all in a
+     * few pipelined multi-ops. A restarted broker may have lost unflushed records; it re-enters an ISR
+     * only when a leader sees it caught up, and is never elected meanwhile.
      */
     private void resignAll() {
-        int changed = 0;
-        for (TopicImage topic : image().topics()) {
+        long started = System.nanoTime();
+        MetadataImage current = image();
+        Set<Integer> others = new HashSet<>();
+        current.brokers().forEach(b -> others.add(b.nodeId()));
+        others.remove(nodeId);
+        List<TopicPartitionKey> involved = new ArrayList<>();
+        for (TopicImage topic : current.topics()) {
             for (PartitionState state : topic.partitions()) {
-                if (LeaderElection.resign(state, nodeId) == null) {
-                    continue;
-                }
-                if (records.update(topic.name(), state.partition(), s -> LeaderElection.resign(s, nodeId)) != null) {
-                    changed++;
+                if (LeaderElection.resign(state, nodeId, others::contains) != null) {
+                    involved.add(new TopicPartitionKey(topic.name(), state.partition()));
                 }
             }
         }
-        LOG.info("broker {} resigned from {} partition(s)", nodeId, changed);
+        Map<TopicPartitionKey, PartitionState> written = records.updateAll(involved,
+                (topic, fresh) -> LeaderElection.resign(fresh, nodeId, others::contains));
+        int leaderless = 0;
+        for (PartitionState state : written.values()) {
+            if (state.leader() == PartitionState.NO_LEADER) {
+                leaderless++;
+            }
+        }
+        LOG.info("broker {} resigned from {} partition(s) in {} ms ({} now without a leader)", nodeId, written.size(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), leaderless);
     }
 }

@@ -95,9 +95,8 @@ class ElectionsAndReassignmentsTest {
         assertEquals(1, elected.leader(), "the electing broker's image shows it at once");
         assertEquals(failedOver.leaderEpoch() + 1, elected.leaderEpoch());
 
-        // Helix follows the record: it demotes 2 and promotes 1, whose promotion writes nothing.
-        cluster.awaitHelixState(1, "orders", 0, LEADER);
-        cluster.awaitHelixState(2, "orders", 0, FOLLOWER);
+        cluster.awaitRole(1, "orders", 0, LEADER);
+        cluster.awaitRole(2, "orders", 0, FOLLOWER);
         assertEquals(elected.leaderEpoch(), cluster.awaitPartition("orders", 0, s -> s.leader() == 1).leaderEpoch());
         assertEquals(Errors.ELECTION_NOT_NEEDED, cluster.store(2).electLeaders(ElectionType.PREFERRED,
                 List.of(p0("orders"))).get(p0("orders")).error());
@@ -148,7 +147,7 @@ class ElectionsAndReassignmentsTest {
         assertEquals(2, forced.leader());
         assertEquals(List.of(2), forced.isr(), "the ISR is the new leader alone");
         assertEquals(leaderless.leaderEpoch() + 1, forced.leaderEpoch());
-        cluster.awaitHelixState(2, "fragile", 0, LEADER);
+        cluster.awaitRole(2, "fragile", 0, LEADER);
         assertEquals(forced, cluster.awaitPartition("fragile", 0, s -> true), "Helix kept it; the topic stays clean");
         assertEquals(Errors.ELECTION_NOT_NEEDED, cluster.store(2).electLeaders(ElectionType.UNCLEAN,
                 List.of(p0("fragile"))).get(p0("fragile")).error());
@@ -159,7 +158,7 @@ class ElectionsAndReassignmentsTest {
         start(test, false);
         cluster.store(1).createTopic(placed("moving", List.of(1, 2)));
         PartitionState before = cluster.awaitPartition("moving", 0, s -> s.leader() == 1 && s.isr().size() == 2);
-        cluster.awaitHelixState(2, "moving", 0, FOLLOWER);
+        cluster.awaitRole(2, "moving", 0, FOLLOWER);
 
         Map<TopicPartitionKey, ApiError> started = cluster.store(3).alterPartitionReassignments(
                 Map.of(p0("moving"), Optional.of(List.of(2, 3))), false);
@@ -175,7 +174,7 @@ class ElectionsAndReassignmentsTest {
                 cluster.store(2).listPartitionReassignments(Optional.empty()));
         assertEquals(Set.of(p0("moving")), cluster.store(2).listPartitionReassignments(
                 Optional.of(Set.of(p0("moving"), p0("nope")))).keySet());
-        cluster.awaitHelixState(3, "moving", 0, FOLLOWER); // the new replica starts following
+        cluster.awaitRole(3, "moving", 0, FOLLOWER); // the new replica starts following
 
         // The leader sees 3 caught up and adds it: the controller completes, and 1 hands over to 2.
         growIsr("moving", 3);
@@ -185,9 +184,9 @@ class ElectionsAndReassignmentsTest {
         assertEquals(2, done.leader());
         assertEquals(before.leaderEpoch() + 1, done.leaderEpoch());
         assertEquals(Map.of(), cluster.store(1).listPartitionReassignments(Optional.empty()));
-        cluster.awaitHelixState(2, "moving", 0, LEADER);
-        cluster.awaitHelixState(1, "moving", 0, null); // Helix dropped the removed replica
-        cluster.awaitHelixState(3, "moving", 0, FOLLOWER);
+        cluster.awaitRole(2, "moving", 0, LEADER);
+        cluster.awaitRole(1, "moving", 0, null); // the removed replica is no longer one
+        cluster.awaitRole(3, "moving", 0, FOLLOWER);
         assertEquals(done, cluster.awaitPartition("moving", 0, s -> true), "nothing written after completion");
     }
 
@@ -218,7 +217,7 @@ class ElectionsAndReassignmentsTest {
 
         assertEquals(ApiError.NONE, any.alterPartitionReassignments(Map.of(p0("kept"), Optional.of(List.of(2, 3))))
                 .get(p0("kept")));
-        cluster.awaitHelixState(3, "kept", 0, FOLLOWER);
+        cluster.awaitRole(3, "kept", 0, FOLLOWER);
         assertEquals(ApiError.NONE, cluster.store(3).alterPartitionReassignments(Map.of(p0("kept"), Optional.empty()))
                 .get(p0("kept")));
         PartitionState cancelled = cluster.awaitPartition("kept", 0, s -> !s.isReassigning());
@@ -226,7 +225,7 @@ class ElectionsAndReassignmentsTest {
         assertEquals(Set.of(1, 2), Set.copyOf(cancelled.isr()));
         assertEquals(1, cancelled.leader());
         assertEquals(before.leaderEpoch(), cancelled.leaderEpoch());
-        cluster.awaitHelixState(3, "kept", 0, null);
+        cluster.awaitRole(3, "kept", 0, null);
         assertFalse(cluster.store(1).listPartitionReassignments(Optional.empty()).containsKey(p0("kept")));
         assertEquals(Errors.NO_REASSIGNMENT_IN_PROGRESS, any.alterPartitionReassignments(
                 Map.of(p0("kept"), Optional.empty())).get(p0("kept")).error());
@@ -237,7 +236,7 @@ class ElectionsAndReassignmentsTest {
         PartitionState shrunk = any.image().topic("steady").partition(0);
         assertEquals(List.of(2), shrunk.replicas());
         assertEquals(2, shrunk.leader());
-        cluster.awaitHelixState(2, "steady", 0, LEADER);
-        cluster.awaitHelixState(1, "steady", 0, null);
+        cluster.awaitRole(2, "steady", 0, LEADER);
+        cluster.awaitRole(1, "steady", 0, null);
     }
 }

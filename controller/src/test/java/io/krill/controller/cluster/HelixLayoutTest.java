@@ -77,7 +77,6 @@ class HelixLayoutTest {
                 .buildZkClient(new HelixZkClient.ZkConnectionConfig(zk.connectString()));
         try {
             assertTrue(admin.addCluster(BY_HELIX, true));
-            admin.addStateModelDef(BY_HELIX, LeaderFollowerModel.NAME, LeaderFollowerModel.definition());
             zkClient.setZkSerializer(new ZNRecordSerializer());
             ZKHelixDataAccessor accessor = new ZKHelixDataAccessor(BY_HELIX, new ZkBaseDataAccessor<>(zkClient));
             for (BuiltInStateModelDefinitions builtIn : BuiltInStateModelDefinitions.values()) {
@@ -89,7 +88,7 @@ class HelixLayoutTest {
             zkClient.close();
         }
 
-        client.multi(HelixLayout.cluster(BY_KRILL, List.of(LeaderFollowerModel.definition())));
+        client.multi(HelixLayout.cluster(BY_KRILL, List.of()));
         client.multi(HelixLayout.instance(BY_KRILL, MetadataRecords.instanceConfig(broker)));
 
         Map<String, String> byHelix = tree("/" + BY_HELIX, BY_HELIX);

@@ -63,15 +63,31 @@ class LeaderElectionSimulationTest {
         PartitionState unclean = LeaderElection.next(s, b -> b == 1, true);
         assertEquals(1, unclean.leader());
         assertEquals(List.of(1), unclean.isr());
-        // Promotion and resignation.
-        assertNull(LeaderElection.promote(s, 1, false));
-        assertEquals(0, LeaderElection.promote(s, 0, false).leader());
-        PartitionState resigned = LeaderElection.resign(s, 2);
-        assertEquals(PartitionState.NO_LEADER, resigned.leader());
+        // The controller's rule: dead brokers leave the ISR, a dead leader is replaced from the ISR.
+        assertNull(LeaderElection.elect(s, b -> true, false), "all live: nothing to write");
+        PartitionState elected = LeaderElection.elect(s, b -> b != 2, false);
+        assertEquals(0, elected.leader());
+        assertEquals(List.of(0), elected.isr(), "the dead leader left the ISR");
+        assertEquals(5, elected.leaderEpoch());
+        PartitionState followerGone = LeaderElection.elect(s, b -> b != 0, false);
+        assertEquals(2, followerGone.leader(), "a live leader stays");
+        assertEquals(4, followerGone.leaderEpoch());
+        assertEquals(List.of(2), followerGone.isr());
+        PartitionState allGone = LeaderElection.elect(s, b -> b == 1, false);
+        assertEquals(PartitionState.NO_LEADER, allGone.leader());
+        assertEquals(List.of(2, 0), allGone.isr(), "an ISR whose members are all gone stays as it was");
+        assertNull(LeaderElection.elect(allGone, b -> b == 1, false), "idempotent");
+        assertEquals(1, LeaderElection.elect(s, b -> b == 1, true).leader(), "unclean: the live replica");
+        // Resignation hands leadership to a live ISR member.
+        PartitionState resigned = LeaderElection.resign(s, 2, b -> true);
+        assertEquals(0, resigned.leader());
+        assertEquals(5, resigned.leaderEpoch());
         assertEquals(List.of(0), resigned.isr());
-        assertNull(LeaderElection.resign(new PartitionState(0, -1, 3, List.of(2, 1), List.of(2), 7), 2),
+        PartitionState alone = LeaderElection.resign(s, 2, b -> b == 1);
+        assertEquals(PartitionState.NO_LEADER, alone.leader(), "no live ISR member to hand over to");
+        assertEquals(List.of(0), alone.isr());
+        assertNull(LeaderElection.resign(new PartitionState(0, -1, 3, List.of(2, 1), List.of(2), 7), 2, b -> true),
                 "the last ISR member stays in the ISR");
-        assertSame(s, LeaderElection.promote(s, 2, false), "the record names it already: nothing to write");
     }
 
     @Test
@@ -259,9 +275,11 @@ class LeaderElectionSimulationTest {
             if (live[broker]) {
                 // A new session: the broker resigns before it goes live.
                 for (int p = 0; p < PARTITIONS; p++) {
-                    PartitionState resigned = LeaderElection.resign(states[p], broker);
+                    PartitionState resigned = LeaderElection.resign(states[p], broker, b -> b != broker && live[b]);
                     if (resigned != null) {
                         check(resigned.leader() != broker, "a resigned broker does not lead");
+                        check(states[p].leader() != broker || !resigned.hasLeader() || (states[p].isr().contains(resigned.leader())
+                                && live[resigned.leader()]), "leadership goes to a live ISR member");
                         checkEpochs(states[p], resigned);
                         states[p] = resigned;
                     }
@@ -317,8 +335,12 @@ class LeaderElectionSimulationTest {
             completeReassignments(isLive);
             for (int p = 0; p < PARTITIONS; p++) {
                 PartitionState before = states[p];
-                PartitionState after = LeaderElection.next(before, isLive, unclean[p]);
+                PartitionState elected = LeaderElection.elect(before, isLive, unclean[p]);
+                PartitionState after = elected == null ? before : elected;
                 checkEpochs(before, after);
+                check(after.isr().stream().noneMatch(isLive::test) || after.isr().stream().allMatch(isLive::test),
+                        "dead brokers leave an ISR that has a live member");
+                check(!after.isr().isEmpty(), "the ISR is never emptied");
                 if (before.leader() != PartitionState.NO_LEADER && live[before.leader()]
                         && before.isr().contains(before.leader())) {
                     check(after.leader() == before.leader(), "a live ISR leader is never replaced");
@@ -333,7 +355,7 @@ class LeaderElectionSimulationTest {
                 boolean liveIsrMember = after.isr().stream().anyMatch(b -> live[b]);
                 check(!liveIsrMember || after.leader() != PartitionState.NO_LEADER,
                         "a partition with a live ISR member has a leader");
-                check(LeaderElection.next(after, isLive, unclean[p]).equals(after), "the rule is idempotent");
+                check(LeaderElection.elect(after, isLive, unclean[p]) == null, "the rule is idempotent");
                 states[p] = after;
             }
         }
@@ -354,9 +376,10 @@ class LeaderElectionSimulationTest {
     }
 
     /**
-     * The two-party protocol: the controller picks a target from a view of the record and of liveness
-     * up to a few steps old, and the target applies {@link LeaderElection#promote} to the fresh record
-     * (a compare-and-set). Stale views may cost an election, never safety.
+     * The controller decides which partitions to change from a view of the records and of liveness up to
+     * a few steps old (its image), then applies {@link LeaderElection#elect} with that stale liveness to
+     * the fresh record (the compare-and-set re-checks the rule on what is really there). Stale views may
+     * cost an election or shrink an ISR needlessly, never safety.
      */
     private static final class StaleViewSimulation extends Simulation {
         final List<PartitionState[]> recordHistory = new ArrayList<>();
@@ -382,25 +405,24 @@ class LeaderElectionSimulationTest {
             int lag = Math.min(recordHistory.size() - 1, random.nextInt(4));
             PartitionState[] seenRecords = recordHistory.get(recordHistory.size() - 1 - lag);
             boolean[] seenLive = liveHistory.get(liveHistory.size() - 1 - lag);
-            completeReassignments(b -> seenLive[b]);
+            IntPredicate seen = b -> seenLive[b];
+            completeReassignments(seen);
             for (int p = 0; p < PARTITIONS; p++) {
-                int target = LeaderElection.chooseLeader(seenRecords[p], b -> seenLive[b], unclean[p]);
-                PartitionState fresh = states[p];
-                if (target == PartitionState.NO_LEADER || target == fresh.leader() || !live[target]) {
-                    continue; // nothing to do, or Helix cannot reach a dead target
+                if (LeaderElection.elect(seenRecords[p], seen, unclean[p]) == null) {
+                    continue; // the stale image shows nothing to do
                 }
-                PartitionState promoted = LeaderElection.promote(fresh, target, unclean[p]);
-                if (promoted == null) {
-                    check(!fresh.replicas().contains(target) || (!fresh.isr().contains(target) && !unclean[p]),
-                            "only a target outside the ISR (or no longer a replica) is refused");
+                PartitionState fresh = states[p];
+                PartitionState written = LeaderElection.elect(fresh, seen, unclean[p]);
+                if (written == null) {
                     continue;
                 }
-                checkEpochs(fresh, promoted);
-                check(promoted.leader() == target, "the promoted replica leads");
-                check(promoted.isr().contains(target), "the leader is in the ISR");
-                check(unclean[p] || fresh.isr().contains(target), "a clean promotion starts in the ISR");
-                assertNotEquals(fresh.leaderEpoch(), promoted.leaderEpoch());
-                states[p] = promoted;
+                checkEpochs(fresh, written);
+                checkShape(written);
+                check(written.leader() == PartitionState.NO_LEADER || written.leader() == fresh.leader()
+                        || unclean[p] || fresh.isr().contains(written.leader()), "a clean election picks a fresh ISR member");
+                check(fresh.isr().containsAll(written.isr()) || unclean[p], "the controller only shrinks an ISR");
+                states[p] = written;
+                count("stale pass wrote");
             }
             if (recordHistory.size() > 8) {
                 recordHistory.remove(0);

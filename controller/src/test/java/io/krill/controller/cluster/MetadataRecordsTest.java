@@ -8,7 +8,6 @@ import io.krill.controller.metadata.PartitionState;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
-import org.apache.helix.model.IdealState;
 import org.junit.jupiter.api.Test;
 
 /** Partition records with and without a reassignment, and records written before reassignments existed. */
@@ -35,17 +34,5 @@ class MetadataRecordsTest {
         assertEquals(List.of(), state.addingReplicas());
         assertEquals(List.of(), state.removingReplicas());
         assertFalse(state.isReassigning());
-    }
-
-    @Test
-    void aPreferenceListIsReplacedAndTheReplicaCountFollows() {
-        IdealState idealState = MetadataRecords.idealState("t", List.of(List.of(1, 2), List.of(2, 1)));
-        MetadataRecords.setReplicas(idealState, "t", 0, List.of(2, 3, 1));
-        assertEquals(List.of("broker_2", "broker_3", "broker_1"), idealState.getPreferenceList("t_0"));
-        assertEquals(List.of("broker_2", "broker_1"), idealState.getPreferenceList("t_1"));
-        assertEquals("3", idealState.getReplicas());
-        MetadataRecords.setReplicas(idealState, "t", 0, List.of(2, 3));
-        assertEquals("2", idealState.getReplicas());
-        assertTrue(idealState.getPartitionSet().contains("t_1"));
     }
 }

@@ -124,9 +124,21 @@ final class TestCluster implements AutoCloseable {
         return agreed[0];
     }
 
-    /** Waits until Helix has moved broker {@code nodeId}'s replica to {@code state} (null: dropped). */
-    void awaitHelixState(int nodeId, String topic, int partition, String state) {
-        await().atMost(PATIENCE).until(() -> Objects.equals(state, store(nodeId).helixState(topic, partition)));
+    /**
+     * Waits until broker {@code nodeId}'s own image gives it {@code role} in the partition: LEADER,
+     * FOLLOWER (a replica that does not lead), or null (not a replica).
+     */
+    void awaitRole(int nodeId, String topic, int partition, String role) {
+        await().atMost(PATIENCE).until(() -> Objects.equals(role, roleOf(nodeId, topic, partition)));
+    }
+
+    private String roleOf(int nodeId, String topic, int partition) {
+        TopicImage image = store(nodeId).image().topic(topic);
+        PartitionState state = image == null ? null : image.partition(partition);
+        if (state == null || !state.replicas().contains(nodeId)) {
+            return null;
+        }
+        return state.leader() == nodeId ? "LEADER" : "FOLLOWER";
     }
 
     @Override

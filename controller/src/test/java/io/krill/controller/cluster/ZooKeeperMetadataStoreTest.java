@@ -84,9 +84,9 @@ class ZooKeeperMetadataStoreTest {
 
             assertTrue(orders.partitions().stream().allMatch(p -> p.leader() == 1 && p.leaderEpoch() == 0),
                     "the first live replica leads from creation, as with Kafka's controller");
-            await().atMost(PATIENCE).until(() -> "LEADER".equals(store.helixState("orders", 0)));
+            assertEquals(0, store.controllerPass(), "the controller finds nothing to change in a new topic");
             assertTrue(store.image().topic("orders").partitions().stream().allMatch(p -> p.leaderEpoch() == 0),
-                    "Helix's transition to LEADER finds the record naming the broker and writes nothing");
+                    "nothing rewrote the records after their creation");
             TopicImage grown = store.createPartitions("orders", 5, List.of(List.of(1), List.of(1)));
             assertEquals(5, grown.partitionCount());
             await().atMost(PATIENCE).until(() -> store.image().topic("orders").partition(4).leader() == 1);
@@ -102,7 +102,6 @@ class ZooKeeperMetadataStoreTest {
             store.deleteTopic("orders");
             assertNull(store.image().topic("orders"));
             assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, errorOf(() -> store.deleteTopic("orders")));
-            await().atMost(PATIENCE).until(() -> store.helixState("orders", 0) == null); // Helix dropped the replicas
             assertTrue(images.size() > 5, "listeners saw the changes: " + images.size());
             assertEquals(0, store.listenerFailures());
         }
@@ -119,10 +118,8 @@ class ZooKeeperMetadataStoreTest {
         try (ZooKeeperMetadataStore store = new ZooKeeperMetadataStore(config(zk))) {
             store.registerBroker(SELF);
             kept = store.createTopic(new NewTopic("kept", 2, 1, Map.of(), Map.of("retention.ms", "7"), false));
-            // Leaders from creation; wait for Helix's transitions too, so the crash does not catch one.
-            await().atMost(PATIENCE).until(() -> store.image().topic("kept").partitions().stream()
-                    .allMatch(PartitionState::hasLeader)
-                    && "LEADER".equals(store.helixState("kept", 0)) && "LEADER".equals(store.helixState("kept", 1)));
+            // Leaders from creation.
+            assertTrue(store.image().topic("kept").partitions().stream().allMatch(PartitionState::hasLeader));
             kept = store.image().topic("kept");
             firstIds = store.allocateProducerIds(100);
             store.alterEntityConfigs("", Map.of("log.retention.ms", "5"));

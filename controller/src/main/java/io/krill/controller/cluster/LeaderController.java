@@ -1,0 +1,172 @@
+package io.krill.controller.cluster;
+
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicImage;
+import io.krill.controller.metadata.TopicPartitionKey;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntPredicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The active controller's elections: one pass over the partitions computes, for each, what
+ * {@link LeaderElection#elect} says given the live brokers (dead brokers out of the ISR, a leader that
+ * is gone replaced from the ISR, or nobody), and writes every change in a few pipelined multi-ops
+ * ({@link PartitionRecords#updateAll}), each a compare-and-set on the record re-checked on the fresh
+ * read. Helix only tracks liveness (live instances) and elects this controller; it no longer moves
+ * replicas one transition at a time (docs/coordination.md has the numbers that decided it).
+ *
+ * <p>A pass looks at every partition when this broker starts acting as controller, when the live
+ * brokers change, every {@link #SWEEP_MS} as a safety net, and after a failed pass (ZooKeeper
+ * unavailable: again {@link #RETRY_MS} later); otherwise only at topics whose image changed (a new
+ * topic, a record written by a leader, an operator or a resignation). The pass is in memory, O(partitions);
+ * ZooKeeper sees only the partitions that change.
+ *
+ * <p>Thread-safety: {@link #onChange} runs on the metadata notification thread and only records what
+ * to look at (the pending fields are guarded by {@code this}); passes run on the controller thread.
+ */
+final class LeaderController {
+    private static final Logger LOG = LoggerFactory.getLogger(LeaderController.class);
+    static final long RETRY_MS = 1_000;
+    static final long SWEEP_MS = 10_000;
+
+    private final StoreContext context;
+    private final Executor controllerWork;
+    private final BooleanSupplier active;
+    private boolean actedOnLastImage; // confined to the notification thread
+    // guarded by this
+    private boolean pendingAll;
+    private final Set<String> pendingTopics = new HashSet<>();
+    private boolean scheduled;
+
+    /** @param active whether this broker may act as the controller now (joined, open, unfenced, elected) */
+    LeaderController(StoreContext context, Executor controllerWork, BooleanSupplier active) {
+        this.context = context;
+        this.controllerWork = controllerWork;
+        this.active = active;
+    }
+
+    /** A metadata listener: notes what changed and schedules a pass. */
+    void onChange(MetadataImage previous, MetadataImage current) {
+        boolean acting = current.controllerId() == context.nodeId() && active.getAsBoolean();
+        boolean startedActing = acting && !actedOnLastImage;
+        actedOnLastImage = acting;
+        if (!acting) {
+            return;
+        }
+        if (startedActing || previous == null || !liveIds(previous).equals(liveIds(current))) {
+            schedule(true, List.of());
+            return;
+        }
+        List<String> changed = new ArrayList<>();
+        for (TopicImage topic : current.topics()) {
+            if (previous.topic(topic.name()) != topic) {
+                changed.add(topic.name());
+            }
+        }
+        if (!changed.isEmpty()) {
+            schedule(false, changed);
+        }
+    }
+
+    /** Starts the periodic full pass (called once, when the broker joins). */
+    void start() {
+        CompletableFuture.delayedExecutor(SWEEP_MS, TimeUnit.MILLISECONDS, controllerWork).execute(() -> {
+            if (context.isClosed()) {
+                return;
+            }
+            schedule(true, List.of());
+            start();
+        });
+    }
+
+    private synchronized void schedule(boolean all, List<String> topics) {
+        pendingAll |= all;
+        if (!pendingAll) {
+            pendingTopics.addAll(topics);
+        }
+        if (!scheduled) {
+            scheduled = true;
+            controllerWork.execute(this::run);
+        }
+    }
+
+    private void run() {
+        boolean all;
+        Set<String> topics;
+        synchronized (this) {
+            scheduled = false;
+            all = pendingAll;
+            topics = all ? Set.of() : new HashSet<>(pendingTopics);
+            pendingAll = false;
+            pendingTopics.clear();
+        }
+        if (context.isClosed() || !active.getAsBoolean()) {
+            return;
+        }
+        try {
+            pass(all, topics);
+        } catch (ZkUnavailableException | IllegalStateException e) {
+            LOG.warn("controller {}: election pass failed ({}); again in {} ms", context.nodeId(), e.toString(),
+                    RETRY_MS);
+            CompletableFuture.delayedExecutor(RETRY_MS, TimeUnit.MILLISECONDS, controllerWork)
+                    .execute(() -> schedule(true, List.of()));
+        }
+    }
+
+    /** One election pass; returns how many partitions it changed. */
+    int pass(boolean all, Set<String> topics) {
+        MetadataImage image = context.image();
+        Set<Integer> live = liveIds(image);
+        IntPredicate isLive = live::contains;
+        List<TopicPartitionKey> changing = new ArrayList<>();
+        for (TopicImage topic : image.topics()) {
+            if (!all && !topics.contains(topic.name())) {
+                continue;
+            }
+            boolean unclean = context.uncleanElection(topic);
+            for (PartitionState state : topic.partitions()) {
+                if (LeaderElection.elect(state, isLive, unclean) != null) {
+                    changing.add(new TopicPartitionKey(topic.name(), state.partition()));
+                }
+            }
+        }
+        if (changing.isEmpty()) {
+            return 0;
+        }
+        long started = System.nanoTime();
+        Map<TopicPartitionKey, PartitionState> written = context.records().updateAll(changing, (name, fresh) -> {
+            TopicImage topic = context.image().topic(name);
+            return LeaderElection.elect(fresh, isLive, topic != null && context.uncleanElection(topic));
+        });
+        int leaderless = 0;
+        for (PartitionState state : written.values()) {
+            if (!state.hasLeader()) {
+                leaderless++;
+            }
+        }
+        LOG.info("controller {}: {} partition(s) changed for live brokers {} in {} ms ({} without an eligible leader)",
+                context.nodeId(), written.size(), live, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                leaderless);
+        if (LOG.isDebugEnabled()) {
+            written.forEach((key, state) -> LOG.debug("{}: leader {} epoch {}, ISR {}", key, state.leader(),
+                    state.leaderEpoch(), state.isr()));
+        }
+        return written.size();
+    }
+
+    private static Set<Integer> liveIds(MetadataImage image) {
+        Set<Integer> ids = new HashSet<>();
+        image.brokers().forEach(b -> ids.add(b.nodeId()));
+        return ids;
+    }
+}
