@@ -144,19 +144,32 @@ final class LeaderController {
             return 0;
         }
         long started = System.nanoTime();
-        Map<TopicPartitionKey, PartitionState> written = context.records().updateAll(changing, (name, fresh) -> {
+        // Leaders first: a partition without a live leader is unavailable, one with a dead follower in its
+        // ISR is not. The second round only takes dead followers out of ISRs.
+        List<TopicPartitionKey> leaderChanges = new ArrayList<>();
+        List<TopicPartitionKey> isrChanges = new ArrayList<>();
+        for (TopicPartitionKey key : changing) {
+            PartitionState state = image.topic(key.topic()).partition(key.partition());
+            PartitionState next = LeaderElection.elect(state, isLive, context.uncleanElection(image.topic(key.topic())));
+            (next.leader() != state.leader() ? leaderChanges : isrChanges).add(key);
+        }
+        java.util.function.BiFunction<String, PartitionState, PartitionState> rule = (name, fresh) -> {
             TopicImage topic = context.image().topic(name);
             return LeaderElection.elect(fresh, isLive, topic != null && context.uncleanElection(topic));
-        });
+        };
+        Map<TopicPartitionKey, PartitionState> written = new java.util.LinkedHashMap<>(
+                context.records().updateAll(leaderChanges, rule));
+        long leadersMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        written.putAll(context.records().updateAll(isrChanges, rule));
         int leaderless = 0;
         for (PartitionState state : written.values()) {
             if (!state.hasLeader()) {
                 leaderless++;
             }
         }
-        LOG.info("controller {}: {} partition(s) changed for live brokers {} in {} ms ({} without an eligible leader)",
-                context.nodeId(), written.size(), live, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
-                leaderless);
+        LOG.info("controller {}: {} partition(s) changed for live brokers {} in {} ms ({} new leaders in the first {} ms;"
+                        + " {} without an eligible leader)", context.nodeId(), written.size(), live,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), leaderChanges.size(), leadersMs, leaderless);
         if (LOG.isDebugEnabled()) {
             written.forEach((key, state) -> LOG.debug("{}: leader {} epoch {}, ISR {}", key, state.leader(),
                     state.leaderEpoch(), state.isr()));

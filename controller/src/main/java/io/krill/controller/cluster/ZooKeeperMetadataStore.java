@@ -352,6 +352,15 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         return !closed && participant != null && !fence.isFenced() && image().controllerId() == nodeId;
     }
 
+    /**
+     * Drops this store as a crashed process would: no resignation, the sessions simply stop (they
+     * expire on the server after the session timeout). For tests of failover.
+     */
+    void abandon() {
+        closed = true;
+        closeResources();
+    }
+
     /** One full election pass of the controller, now, on the calling thread (tests). */
     int controllerPass() {
         return leaderController.pass(true, Set.of());

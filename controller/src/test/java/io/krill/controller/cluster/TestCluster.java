@@ -95,6 +95,16 @@ final class TestCluster implements AutoCloseable {
                 .allMatch(s -> s.image().broker(nodeId) == null));
     }
 
+    /** A crash of one broker: no resignation; the others notice when its session expires. */
+    void crash(int nodeId) {
+        stores.remove(nodeId).abandon();
+    }
+
+    /** The running brokers. */
+    java.util.Set<Integer> running() {
+        return java.util.Set.copyOf(stores.keySet());
+    }
+
     void restart(int nodeId) {
         stores.put(nodeId, newStore(nodeId));
         awaitAllSeeEachOther();
