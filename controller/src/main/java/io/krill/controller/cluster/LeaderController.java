@@ -78,14 +78,28 @@ final class LeaderController {
         }
     }
 
-    /** Starts the periodic full pass (called once, when the broker joins). */
+    /**
+     * A full pass as soon as possible: when this broker has just joined or been unfenced, no image
+     * change may follow (it can be the controller already, e.g. a single node whose partitions it
+     * resigned before going live).
+     */
+    void requestFullPass() {
+        schedule(true, List.of());
+    }
+
+    /** Starts the periodic full pass (called once, when the broker joins), with a first pass now. */
     void start() {
+        requestFullPass();
+        sweepLater();
+    }
+
+    private void sweepLater() {
         CompletableFuture.delayedExecutor(SWEEP_MS, TimeUnit.MILLISECONDS, controllerWork).execute(() -> {
             if (context.isClosed()) {
                 return;
             }
             schedule(true, List.of());
-            start();
+            sweepLater();
         });
     }
 

@@ -143,6 +143,11 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                         + " stored in ZooKeeper cluster " + config.clusterName());
             }
             watcher.addListener(leaderController::onChange);
+            watcher.addFencingListener(fenced -> {
+                if (!fenced) {
+                    leaderController.requestFullPass();
+                }
+            });
             HelixCluster.deleteLegacyResources(session, paths);
             watcher.addListener(reassignmentCompleter::onChange);
         } catch (RuntimeException e) {
