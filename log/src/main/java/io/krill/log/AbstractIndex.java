@@ -23,7 +23,8 @@ import java.nio.file.StandardOpenOption;
  * the entry size (a size that is not a multiple is corruption); on the first read-only mapping the whole
  * content is checked ({@link #check}) and {@link CorruptIndexException} raised, upon which the segment
  * rebuilds the index from the log. A preallocated file left by a crash (zeros at the end) belongs to a
- * segment after the recovery point, whose indexes recovery rebuilds.
+ * segment after the recovery point: recovery discards its entries unread ({@link #discardEntries()}) and
+ * recomputes them from the log, so such a file is neither checked nor reported as corrupt.
  *
  * <p>Thread-safety: one writer (the partition's append lock) and any number of concurrent readers. A
  * reader sees entries below the published (volatile) count only, which is written after the entry bytes.
@@ -201,7 +202,28 @@ abstract class AbstractIndex {
      * @throws CorruptIndexException if it fails the check
      */
     final void verify() throws IOException {
+        if (verified) {
+            return;
+        }
         acquire().release();
+    }
+
+    /**
+     * Forgets the entries without reading them (recovery recomputes them from the log): a preallocated
+     * file left by a crash is neither checked nor mapped for reading. Only while inactive, before
+     * {@link #activate()}; the file keeps its bytes until activation resizes it and appends overwrite them.
+     */
+    final void discardEntries() {
+        synchronized (lock) {
+            if (pinned != null) {
+                throw new IllegalStateException(file + " is active");
+            }
+            entries = 0;
+            verified = true;
+            current = null;
+            onEntriesChanged(null, 0);
+        }
+        cache.invalidate(this);
     }
 
     /** Trims the file to its entries and drops the read-write mapping (the segment became inactive). */

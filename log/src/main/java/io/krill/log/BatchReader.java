@@ -29,7 +29,8 @@ final class BatchReader implements AutoCloseable {
         this.handle = records.acquire();
         this.end = end;
         this.next = start;
-        allocate(Math.max(bufferSize, RecordBatch.HEADER_SIZE));
+        // No larger than the range: recovering thousands of empty or tiny segments allocates next to nothing.
+        allocate(Math.max(Math.min(bufferSize, end - start), RecordBatch.HEADER_SIZE));
         bufferStart = start;
         filled = 0;
     }

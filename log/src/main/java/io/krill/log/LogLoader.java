@@ -36,9 +36,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Crash behaviour: without the clean-shutdown marker, every segment from the one holding the
  * checkpointed recovery point is re-read batch by batch ({@link LogSegment#recover}); the first bad batch
- * and everything after it are truncated, later segments deleted, and what was kept is fsynced, so the
- * recovery point becomes the LEO. A segment whose transaction index cannot be trusted moves the start of
- * recovery back to it. Producer state comes from the latest snapshot at or below the recovery start plus
+ * and everything after it are truncated, later segments deleted. This is ordinary recovery, not a sign of
+ * corruption: the indexes of these segments (typically the active one, left preallocated with zeros) are
+ * discarded unread and recomputed from the batches, without a warning. As in Kafka, what recovery kept
+ * is not fsynced here: the recovery point stays at the checkpointed one (capped by the LEO), so a crash
+ * before the next flush recovers the same segments again. A segment whose transaction index cannot be
+ * trusted moves the start of recovery back to it. Indexes of segments before the start of recovery are
+ * trusted only once checked; one that is missing or malformed is rebuilt with a warning. Producer state comes from the latest snapshot at or below the recovery start plus
  * a replay of the batches after it; a lost or corrupt {@code leader-epoch-checkpoint} is rebuilt from the
  * batch headers.
  *
@@ -52,7 +56,15 @@ final class LogLoader {
     /** What the loaded log starts from; the recovery point is also the initial flushed offset. */
     record LoadedLog(ConcurrentSkipListMap<Long, LogSegment> segments, LeaderEpochCache epochCache,
             ProducerStateManager producerState, LogOffsetMetadata nextOffsetMetadata, long logStartOffset,
-            long recoveryPoint) {
+            long recoveryPoint, LoadStats stats) {
+    }
+
+    /**
+     * What loading did, for the log dir's summary: segments re-read by crash recovery and bytes it truncated
+     * (both 0 after a clean shutdown).
+     */
+    record LoadStats(int recoveredSegments, long truncatedBytes) {
+        static final LoadStats NONE = new LoadStats(0, 0);
     }
 
     private final Path dir;
@@ -68,6 +80,9 @@ final class LogLoader {
     private LogOffsetMetadata nextOffsetMetadata;
     private long logStartOffset;
     private long recoveryPoint;
+    private long recoveredTruncatedBytes;
+    private long truncatedBytes;
+    private int recoveredSegments;
 
     private LogLoader(Path dir, TopicPartition topicPartition, PartitionLog.Builder b) {
         this.dir = dir;
@@ -88,7 +103,8 @@ final class LogLoader {
         loader.producerState = new ProducerStateManager(b.dir, b.producerIdExpirationMs);
         loader.load(b.recoveryPoint, b.logStartOffset, b.hadCleanShutdown);
         return new LoadedLog(loader.segments, loader.epochCache, loader.producerState, loader.nextOffsetMetadata,
-                loader.logStartOffset, loader.recoveryPoint);
+                loader.logStartOffset, loader.recoveryPoint,
+                new LoadStats(loader.recoveredSegments, loader.truncatedBytes));
     }
 
     private LeaderEpochCache loadEpochCache() throws IOException {
@@ -135,17 +151,16 @@ final class LogLoader {
                 recoverFrom = s.baseOffset;
             }
         }
-        // Indexes of trusted segments that were missing or malformed are rebuilt from the batch headers.
-        for (LogSegment s : segments.values()) {
+        // Indexes of trusted segments that were missing or malformed are rebuilt from the batch headers
+        // (those of segments recovery re-reads are recomputed by it, which is no sign of corruption).
+        for (LogSegment s : segments.headMap(recoverFrom).values()) {
             if (s.needsIndexRebuild()) {
                 log.warn("{}: indexes of segment {} are missing or malformed; rebuilding them from the log",
                         topicPartition, s.baseOffset);
-            }
-        }
-        for (LogSegment s : segments.headMap(recoverFrom).values()) {
-            if (s.needsIndexRebuild() && s != segments.lastEntry().getValue()) {
-                s.activate();
-                s.onBecomeInactive();
+                if (s != segments.lastEntry().getValue()) {
+                    s.activate();
+                    s.onBecomeInactive();
+                }
             }
         }
 
@@ -159,14 +174,11 @@ final class LogLoader {
         if (logStartOffset > leo) {
             logStartOffset = leo;
         }
-        if (recoverFrom != Long.MAX_VALUE) {
-            for (LogSegment s : segments.tailMap(recoverFrom).values()) {
-                s.flush();
-            }
-            recoveryPoint = leo;
-        } else {
-            recoveryPoint = Math.min(Math.max(checkpointedRecoveryPoint, firstBase), leo);
-        }
+        // As in Kafka, recovery does not fsync what it kept: the recovery point stays where the checkpoint
+        // had it (capped by the LEO), so a crash before the next flush recovers the same segments again.
+        recoveryPoint = Math.min(Math.max(checkpointedRecoveryPoint, firstBase), leo);
+        truncatedBytes = recoveredTruncatedBytes;
+        recoveredSegments = recoverFrom == Long.MAX_VALUE ? 0 : segments.tailMap(recoverFrom).size();
 
         if (epochCheckpointLost && recoverFrom > firstBase) {
             rebuildEpochCache(firstBase, recoverFrom == Long.MAX_VALUE ? leo : recoverFrom);
@@ -181,7 +193,7 @@ final class LogLoader {
             producerState.updateMapEndOffset(leo);
         }
         producerState.deleteSnapshotsBefore(segments.firstKey());
-        log.info("{}: loaded {} segments, log start {}, LEO {}, recovery point {}{}", topicPartition, segments.size(),
+        log.debug("{}: loaded {} segments, log start {}, LEO {}, recovery point {}{}", topicPartition, segments.size(),
                 logStartOffset, leo, recoveryPoint, hadCleanShutdown ? "" : " (recovered after an unclean shutdown)");
     }
 
@@ -266,8 +278,9 @@ final class LogLoader {
         List<LogSegment> toRecover = new ArrayList<>(segments.tailMap(recoverFrom).values());
         for (int i = 0; i < toRecover.size(); i++) {
             LogSegment s = toRecover.get(i);
-            s.activate();
+            s.activateForRecovery();
             int truncated = s.recover(this::onRecoveredBatch);
+            recoveredTruncatedBytes += truncated;
             boolean lastKept = truncated > 0 || i == toRecover.size() - 1;
             if (truncated > 0) {
                 for (LogSegment later : toRecover.subList(i + 1, toRecover.size())) {

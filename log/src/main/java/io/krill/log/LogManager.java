@@ -17,11 +17,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -38,6 +41,12 @@ import org.slf4j.LoggerFactory;
  * {@code log-start-offset-checkpoint}, {@code cleaner-offset-checkpoint}, {@code
  * replication-offset-checkpoint} (high watermarks, written through {@link #checkpointHighWatermarks}) and
  * the {@code .kafka_cleanshutdown} marker written last by {@link #close()}.
+ *
+ * <p>Scale: the dirs load at once, each on {@code num.recovery.threads.per.data.dir} threads, and each
+ * logs one summary line (logs, how many crash recovery re-read and truncated, time); a log after an
+ * unclean shutdown is recovered from its recovery point as ordinary work, not reported per log. Creating
+ * a log is serialised with other creations only while its dir is reserved (dirs keep a count of their
+ * logs, so picking one does not depend on how many logs there are); close runs in parallel like loading.
  *
  * <p>Failure: an I/O error in any log takes its whole directory offline: the directory's logs refuse
  * further calls ({@link KafkaStorageException}), are dropped from {@link #getLog}, and the
@@ -61,7 +70,12 @@ public final class LogManager implements AutoCloseable {
     private final Set<Path> offlineDirs = ConcurrentHashMap.newKeySet();
     private final Map<Path, FileLock> dirLocks = new ConcurrentHashMap<>();
     private final List<LogDirFailureHandler> listeners = new CopyOnWriteArrayList<>();
+    /** Held briefly to reserve a partition's creation and its dir; the log opens outside it. */
     private final Object createLock = new Object();
+    /** Creations in progress (reserved under createLock): a second caller for the same partition waits. */
+    private final Map<TopicPartition, CompletableFuture<PartitionLog>> creating = new HashMap<>();
+    /** Online logs per dir (key: a member of {@link #dirs}), so that picking a dir is not O(logs). */
+    private final ConcurrentHashMap<Path, AtomicInteger> logCounts = new ConcurrentHashMap<>();
     private final List<Path> dirs;
     private volatile LogCleaner cleaner;
     private volatile boolean started;
@@ -96,12 +110,38 @@ public final class LogManager implements AutoCloseable {
             return;
         }
         started = true;
+        // Every dir loads at once, each with its own num.recovery.threads.per.data.dir threads (as Kafka).
+        List<Thread> loaders = new ArrayList<>();
         for (Path dir : dirs) {
-            try {
-                loadDir(dir);
-            } catch (IOException | RuntimeException e) {
-                IOException io = e instanceof IOException i ? i : new IOException(e);
-                handleLogDirFailure(dir, "loading logs failed", io);
+            Runnable load = () -> {
+                try {
+                    loadDir(dir);
+                } catch (IOException | RuntimeException e) {
+                    IOException io = e instanceof IOException i ? i : new IOException(e);
+                    handleLogDirFailure(dir, "loading logs failed", io);
+                }
+            };
+            if (dirs.size() == 1) {
+                load.run();
+            } else {
+                Thread t = new Thread(load, "krill-log-load-" + dir.getFileName());
+                t.setDaemon(true);
+                t.start();
+                loaders.add(t);
+            }
+        }
+        for (Thread t : loaders) {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    t.join();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
         scheduler.schedulePeriodic("log-retention", this::cleanupLogs, config.retentionCheckIntervalMs(),
@@ -121,6 +161,7 @@ public final class LogManager implements AutoCloseable {
     }
 
     private void loadDir(Path dir) throws IOException {
+        long startNs = System.nanoTime();
         Files.createDirectories(dir);
         FileChannel lockChannel = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE,
                 StandardOpenOption.WRITE);
@@ -154,6 +195,9 @@ public final class LogManager implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        int recoveredLogs = 0;
+        int truncatedLogs = 0;
+        long truncatedBytes = 0;
         try {
             List<Future<PartitionLog>> loads = new ArrayList<>();
             for (Path p : partitionDirs) {
@@ -167,19 +211,40 @@ public final class LogManager implements AutoCloseable {
                 if (prev != null) {
                     throw new IOException("duplicate log for " + l.topicPartition() + " in " + prev.dir() + " and " + l.dir());
                 }
+                logCount(dir).incrementAndGet();
+                LogLoader.LoadStats stats = l.loadStats();
+                if (stats.recoveredSegments() > 0) {
+                    recoveredLogs++;
+                }
+                if (stats.truncatedBytes() > 0) {
+                    truncatedLogs++;
+                    truncatedBytes += stats.truncatedBytes();
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while loading " + dir, e);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             throw cause instanceof IOException io ? io : new IOException(cause);
         } finally {
             pool.shutdownNow();
         }
         CleanShutdownFile.delete(dir);
-        log.info("loaded {} logs from {} ({})", partitionDirs.size(), dir,
-                clean ? "clean shutdown" : partitionDirs.isEmpty() ? "no logs yet" : "unclean shutdown: recovered");
+        long ms = (System.nanoTime() - startNs) / 1_000_000;
+        if (clean || partitionDirs.isEmpty()) {
+            log.info("loaded {} logs from {} in {} ms ({})", partitionDirs.size(), dir, ms,
+                    clean ? "clean shutdown" : "no logs yet");
+        } else {
+            log.info("loaded {} logs from {} in {} ms (unclean shutdown: {} recovered from their recovery point, "
+                    + "{} of them truncated by {} bytes in all)", partitionDirs.size(), dir, ms, recoveredLogs,
+                    truncatedLogs, truncatedBytes);
+        }
+    }
+
+    /** The number of online logs of {@code dir} (one of {@link #dirs}), kept for {@link #pickDir()}. */
+    private AtomicInteger logCount(Path dir) {
+        return logCounts.computeIfAbsent(dir, d -> new AtomicInteger());
     }
 
     private Map<TopicPartition, Long> readCheckpoint(Path dir, String name) {
@@ -213,48 +278,123 @@ public final class LogManager implements AutoCloseable {
         return Optional.ofNullable(logs.get(tp));
     }
 
-    /** The log of {@code tp}, created empty in the online log dir holding the fewest logs if missing. */
+    /**
+     * The log of {@code tp}, created empty in the online log dir holding the fewest logs if missing.
+     * Creations of different partitions run concurrently: only reserving the partition and its dir is
+     * serialised (a concurrent call for the same partition waits for the first one's log).
+     */
     public PartitionLog getOrCreateLog(TopicPartition tp, LogConfig cfg) {
         PartitionLog existing = logs.get(tp);
         if (existing != null) {
             return existing;
         }
+        CompletableFuture<PartitionLog> mine;
+        CompletableFuture<PartitionLog> other;
+        Path dir;
         synchronized (createLock) {
             existing = logs.get(tp);
             if (existing != null) {
                 return existing;
             }
-            if (offlineLogs.containsKey(tp)) {
-                throw new KafkaStorageException(tp + " is in an offline log dir");
+            other = creating.get(tp);
+            if (other == null) {
+                if (offlineLogs.containsKey(tp)) {
+                    throw new KafkaStorageException(tp + " is in an offline log dir");
+                }
+                dir = pickDir();
+                logCount(dir).incrementAndGet();
+                mine = new CompletableFuture<>();
+                creating.put(tp, mine);
+            } else {
+                dir = null;
+                mine = null;
             }
-            Path dir = pickDir();
-            try {
-                PartitionLog l = openLog(dir, tp, cfg, 0, 0, true);
-                logs.put(tp, l);
-                log.info("created log for {} in {}", tp, dir);
-                return l;
-            } catch (IOException e) {
-                handleLogDirFailure(dir, "creating the log of " + tp + " failed", e);
-                throw new KafkaStorageException("creating the log of " + tp + " in " + dir + " failed", e);
+        }
+        if (other != null) {
+            return awaitCreation(tp, other);
+        }
+        PartitionLog created = null;
+        IOException failure = null;
+        try {
+            created = openLog(dir, tp, cfg, 0, 0, true);
+        } catch (IOException e) {
+            failure = e;
+        } catch (RuntimeException | Error e) {
+            failure = new IOException(e);
+        }
+        synchronized (createLock) {
+            creating.remove(tp);
+            if (created != null) {
+                logs.put(tp, created);
+            } else {
+                logCount(dir).decrementAndGet();
+            }
+        }
+        if (failure != null) {
+            handleLogDirFailure(dir, "creating the log of " + tp + " failed", failure);
+            KafkaStorageException e = new KafkaStorageException("creating the log of " + tp + " in " + dir + " failed",
+                    failure);
+            mine.completeExceptionally(e);
+            throw e;
+        }
+        if (offlineDirs.contains(dir)) {
+            // The dir failed while the log was opening: it goes offline with the dir's other logs (checked
+            // after publishing it, so that it cannot slip between the failure's sweep and this put).
+            if (logs.remove(tp, created)) {
+                logCount(dir).decrementAndGet();
+            }
+            offlineLogs.put(tp, dir);
+            created.markOffline();
+            KafkaStorageException e = new KafkaStorageException(tp + " is in an offline log dir");
+            mine.completeExceptionally(e);
+            throw e;
+        }
+        log.info("created log for {} in {}", tp, dir);
+        mine.complete(created);
+        return created;
+    }
+
+    private static PartitionLog awaitCreation(TopicPartition tp, CompletableFuture<PartitionLog> creation) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return creation.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    if (cause instanceof KafkaStorageException kse) {
+                        throw kse;
+                    }
+                    throw new KafkaStorageException("creating the log of " + tp + " failed", cause);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }
 
+    /** The online dir with the fewest logs (ties: the smallest path); caller holds createLock. */
     private Path pickDir() {
-        Map<Path, Integer> counts = new HashMap<>();
+        Path best = null;
+        int bestCount = Integer.MAX_VALUE;
         for (Path d : dirs) {
-            if (!offlineDirs.contains(d)) {
-                counts.put(d, 0);
+            if (offlineDirs.contains(d)) {
+                continue;
+            }
+            int c = logCount(d).get();
+            if (best == null || c < bestCount || (c == bestCount && d.compareTo(best) < 0)) {
+                best = d;
+                bestCount = c;
             }
         }
-        if (counts.isEmpty()) {
+        if (best == null) {
             throw new KafkaStorageException("every log dir is offline");
         }
-        for (PartitionLog l : logs.values()) {
-            counts.computeIfPresent(l.dir().getParent().toAbsolutePath().normalize(), (k, v) -> v + 1);
-        }
-        return counts.entrySet().stream().min(Map.Entry.<Path, Integer>comparingByValue()
-                .thenComparing(Map.Entry.comparingByKey())).orElseThrow().getKey();
+        return best;
     }
 
     /** The online logs. */
@@ -269,8 +409,22 @@ public final class LogManager implements AutoCloseable {
      */
     public void deleteLog(TopicPartition tp) {
         PartitionLog l;
+        CompletableFuture<PartitionLog> inFlight;
+        synchronized (createLock) {
+            inFlight = creating.get(tp);
+        }
+        if (inFlight != null) {
+            try {
+                awaitCreation(tp, inFlight);
+            } catch (KafkaStorageException e) {
+                log.debug("the creation of {} failed before its deletion", tp, e);
+            }
+        }
         synchronized (createLock) {
             l = logs.remove(tp);
+            if (l != null) {
+                logCount(dirOf(l)).decrementAndGet();
+            }
         }
         if (l == null) {
             return;
@@ -290,6 +444,10 @@ public final class LogManager implements AutoCloseable {
         } catch (IOException e) {
             handleLogDirFailure(l.dir().getParent(), "deleting the log of " + tp + " failed", e);
         }
+    }
+
+    private static Path dirOf(PartitionLog l) {
+        return l.dir().getParent().toAbsolutePath().normalize();
     }
 
     private static void deleteRecursively(Path p) {
@@ -361,8 +519,13 @@ public final class LogManager implements AutoCloseable {
         }
         log.error("log dir {} is offline: {}", dir, reason, cause);
         for (PartitionLog l : logs.values()) {
-            if (l.dir().getParent().toAbsolutePath().normalize().equals(dir)) {
-                logs.remove(l.topicPartition(), l);
+            if (dirOf(l).equals(dir)) {
+                if (logs.remove(l.topicPartition(), l)) {
+                    AtomicInteger count = logCounts.get(dir);
+                    if (count != null) {
+                        count.decrementAndGet();
+                    }
+                }
                 offlineLogs.put(l.topicPartition(), dir);
                 l.markOffline();
             }
@@ -508,15 +671,8 @@ public final class LogManager implements AutoCloseable {
             c.close();
         }
         scheduler.close();
-        Map<Path, Boolean> dirOk = new HashMap<>();
-        for (PartitionLog l : logs.values()) {
-            try {
-                l.close();
-            } catch (KafkaStorageException e) {
-                dirOk.put(l.dir().getParent().toAbsolutePath().normalize(), false);
-                log.warn("closing {} failed", l.topicPartition(), e);
-            }
-        }
+        Map<Path, Boolean> dirOk = new ConcurrentHashMap<>();
+        closeLogsInParallel(dirOk);
         checkpointRecoveryPoints();
         checkpointLogStartOffsets();
         if (c != null) {
@@ -542,6 +698,59 @@ public final class LogManager implements AutoCloseable {
         dirLocks.clear();
         fileCache.invalidateAll();
         log.info("log manager shut down");
+    }
+
+    /**
+     * Closes every log on num.recovery.threads.per.data.dir threads per dir, all dirs at once (as Kafka's
+     * shutdown); a dir with a log that failed to close is put in {@code dirOk} (false) and gets no
+     * clean-shutdown marker.
+     */
+    private void closeLogsInParallel(Map<Path, Boolean> dirOk) {
+        Map<Path, List<PartitionLog>> byDir = new HashMap<>();
+        for (PartitionLog l : logs.values()) {
+            byDir.computeIfAbsent(dirOf(l), d -> new ArrayList<>()).add(l);
+        }
+        int threads = Math.max(1, Math.min(config.recoveryThreadsPerDataDir() * Math.max(1, byDir.size()),
+                Math.max(1, logs.size())));
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "krill-log-close");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<?>> closes = new ArrayList<>();
+            for (Map.Entry<Path, List<PartitionLog>> e : byDir.entrySet()) {
+                for (PartitionLog l : e.getValue()) {
+                    closes.add(pool.submit(() -> {
+                        try {
+                            l.close();
+                        } catch (RuntimeException ex) {
+                            dirOk.put(e.getKey(), false);
+                            log.warn("closing {} failed", l.topicPartition(), ex);
+                        }
+                    }));
+                }
+            }
+            boolean interrupted = false;
+            for (Future<?> f : closes) {
+                while (true) {
+                    try {
+                        f.get();
+                        break;
+                    } catch (InterruptedException ex) {
+                        interrupted = true;
+                    } catch (ExecutionException ex) {
+                        log.warn("closing a log failed", ex.getCause());
+                        break;
+                    }
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        } finally {
+            pool.shutdown();
+        }
     }
 
     /** Simulates a crash for tests: drops everything without flushing, checkpointing or marking clean. */

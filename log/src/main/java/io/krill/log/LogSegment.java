@@ -186,10 +186,7 @@ final class LogSegment {
                 needsIndexRebuild = true;
             }
         }
-        records.pin();
-        offsetIndex.activate();
-        timeIndex.activate();
-        active = true;
+        pinForAppends();
         if (needsIndexRebuild) {
             rebuildIndexes();
         } else {
@@ -197,6 +194,27 @@ final class LogSegment {
             bytesSinceLastIndexEntry = size() - lastIndexed;
             loadMaxTimestamp();
         }
+    }
+
+    /**
+     * Activates the segment for {@link #recover}, which recomputes the offset and time indexes from the log:
+     * their entries are discarded unread, so an index that a crash left preallocated (zeros after the
+     * last entry) is neither checked nor rebuilt twice, and is not reported as corrupt.
+     */
+    void activateForRecovery() throws IOException {
+        if (active) {
+            return;
+        }
+        offsetIndex.discardEntries();
+        timeIndex.discardEntries();
+        pinForAppends();
+    }
+
+    private void pinForAppends() throws IOException {
+        records.pin();
+        offsetIndex.activate();
+        timeIndex.activate();
+        active = true;
     }
 
     /** Writes the final time index entry, trims the indexes and unpins the channel (roll, clean close). */
@@ -561,7 +579,8 @@ final class LogSegment {
     /**
      * Validates every batch (length, magic, codec, CRC, offsets increasing and fitting the segment),
      * rebuilds the three indexes from the valid ones, reports each to {@code observer}, and truncates the
-     * file after the last valid batch. The segment must be active (indexes writable).
+     * file after the last valid batch. The segment must be active (indexes writable; see
+     * {@link #activateForRecovery()}).
      *
      * @return bytes truncated
      */

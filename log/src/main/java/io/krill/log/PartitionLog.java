@@ -88,6 +88,7 @@ public final class PartitionLog implements AutoCloseable {
     private long rolledAt = -1;
     private volatile boolean offline;
     private volatile boolean closed;
+    private final LogLoader.LoadStats loadStats;
 
     private PartitionLog(Builder b) throws IOException {
         this.dir = b.dir;
@@ -112,6 +113,12 @@ public final class PartitionLog implements AutoCloseable {
         this.logStartOffset = loaded.logStartOffset();
         this.recoveryPoint = loaded.recoveryPoint();
         this.flushedOffset = loaded.recoveryPoint();
+        this.loadStats = loaded.stats();
+    }
+
+    /** What loading this log did (crash recovery), for the log dir's summary. */
+    LogLoader.LoadStats loadStats() {
+        return loadStats;
     }
 
     /** Starts building a log for the partition directory {@code dir} (named {@code <topic>-<partition>}). */
@@ -1124,7 +1131,9 @@ public final class PartitionLog implements AutoCloseable {
 
     /**
      * Clean close: flushes everything (indexes trimmed, final time index entries), writes a producer
-     * snapshot at the LEO and closes the files. The recovery point becomes the LEO.
+     * snapshot at the LEO and closes the files. The recovery point becomes the LEO. As in Kafka, a log with
+     * nothing after its recovery point is not fsynced again (only the active indexes are trimmed), and a
+     * log holding no batch, no producer and no snapshot gets no snapshot (loading it replays nothing).
      */
     @Override
     public void close() {
@@ -1141,14 +1150,20 @@ public final class PartitionLog implements AutoCloseable {
             LogSegment active = activeSegment();
             active.onBecomeInactive();
             long leo = logEndOffset();
-            Long from = segments.floorKey(recoveryPoint);
-            for (LogSegment s : (from == null ? segments : segments.tailMap(from)).values()) {
-                s.flush();
+            if (recoveryPoint < leo) {
+                Long from = segments.floorKey(recoveryPoint);
+                for (LogSegment s : (from == null ? segments : segments.tailMap(from)).values()) {
+                    s.flush();
+                }
             }
             recoveryPoint = leo;
             flushedOffset = leo;
             producerState.updateMapEndOffset(leo);
-            producerState.takeSnapshot(true);
+            boolean nothingToSnapshot = leo == segments.firstKey() && producerState.isEmpty()
+                    && producerState.latestSnapshotOffset().isEmpty();
+            if (!nothingToSnapshot) {
+                producerState.takeSnapshot(true);
+            }
             closeHandles();
         } catch (IOException | SegmentClosedException e) {
             closeHandles();

@@ -186,6 +186,79 @@ class CrashRecoveryTest {
         }
     }
 
+    /**
+     * kill -9 leaves the active segment's indexes preallocated (their entries, then zeros). Recovery treats
+     * that as ordinary work on a segment after the recovery point: the entries come back as the log
+     * dictates, nothing is reported corrupt, the recovery point stays where the checkpoint had it (nothing
+     * is fsynced by the load), and appends continue at the LEO.
+     */
+    @Test
+    void preallocatedIndexesOfACrashedActiveSegmentAreRecomputed() throws IOException {
+        LogConfig cfg = LogConfig.builder().indexIntervalBytes(100).build();
+        long preallocated = (long) (cfg.segmentIndexBytes() / OffsetIndex.ENTRY_SIZE) * OffsetIndex.ENTRY_SIZE;
+        for (int batches : new int[] {0, 1, 40}) {
+            Path dir = tmp.resolve("prealloc" + batches + "-0");
+            List<OffsetIndex.OffsetPosition> entriesBefore = new ArrayList<>();
+            List<LogTestUtils.ReadBatch> written;
+            PartitionLog crashed = PartitionLog.builder(dir).config(cfg).time(time).open();
+            for (int i = 0; i < batches; i++) {
+                crashed.appendAsLeader(TestBatches.batch().records(2, 80, 1000 + i).build(), 3, AppendOrigin.CLIENT);
+            }
+            written = LogTestUtils.readAll(crashed, 0);
+            OffsetIndex activeIndex = crashed.activeSegment().offsetIndex();
+            for (int i = 0; i < activeIndex.entries(); i++) {
+                entriesBefore.add(activeIndex.entry(i));
+            }
+            long leo = crashed.logEndOffset();
+            crashed.closeHandles(); // the process dies: no trim, no flush, no snapshot
+            assertEquals(preallocated, Files.size(dir.resolve(LogFileNames.prefix(0) + LogFileNames.INDEX)));
+            assertEquals(batches > 10, !entriesBefore.isEmpty(), "entries " + entriesBefore);
+
+            try (PartitionLog log = PartitionLog.builder(dir).config(cfg).time(time).recoveryPoint(0)
+                    .hadCleanShutdown(false).open()) {
+                String what = batches + " batches";
+                assertEquals(leo, log.logEndOffset(), what);
+                assertEquals(0, log.recoveryPoint(), what + ": recovery point unchanged by the load");
+                assertEquals(1, log.loadStats().recoveredSegments(), what);
+                assertEquals(0, log.loadStats().truncatedBytes(), what);
+                LogSegment active = log.activeSegment();
+                assertTrue(!active.needsIndexRebuild(), what);
+                OffsetIndex index = active.offsetIndex();
+                assertEquals(entriesBefore.size(), index.entries(), what);
+                for (int i = 0; i < entriesBefore.size(); i++) {
+                    assertEquals(entriesBefore.get(i), index.entry(i), what + " entry " + i);
+                }
+                List<LogTestUtils.ReadBatch> read = LogTestUtils.readAll(log, 0);
+                assertEquals(written.size(), read.size(), what);
+                for (int i = 0; i < written.size(); i++) {
+                    assertEquals(written.get(i).baseOffset(), read.get(i).baseOffset(), what);
+                    assertArrayEquals(written.get(i).bytes(), read.get(i).bytes(), what);
+                }
+                for (LogTestUtils.ReadBatch b : written) {
+                    try (LogReadResult r = log.read(b.lastOffset(), 1, Long.MAX_VALUE, true)) {
+                        assertEquals(b.baseOffset(), r.firstBatchOffset(), what + " read at " + b.lastOffset());
+                    }
+                }
+                if (batches > 0) {
+                    assertEquals(1000 + batches - 1,
+                            log.fetchOffsetByTimestamp(PartitionLog.MAX_TIMESTAMP).orElseThrow().timestamp(), what);
+                }
+                AppendInfo next = log.appendAsLeader(TestBatches.records(), 4, AppendOrigin.CLIENT);
+                assertEquals(leo, next.firstOffset(), what + ": appends continue at the LEO");
+                assertEquals(leo + 2, log.logEndOffset(), what);
+            }
+            // The clean close after it trims the index and moves the recovery point to the LEO.
+            assertEquals((long) entriesBefore.size() * OffsetIndex.ENTRY_SIZE,
+                    Files.size(dir.resolve(LogFileNames.prefix(0) + LogFileNames.INDEX)), batches + " batches");
+            try (PartitionLog log = PartitionLog.builder(dir).config(cfg).time(time).recoveryPoint(leo + 2)
+                    .hadCleanShutdown(true).open()) {
+                assertEquals(leo + 2, log.logEndOffset());
+                assertEquals(leo + 2, log.recoveryPoint());
+                assertEquals(0, log.loadStats().recoveredSegments());
+            }
+        }
+    }
+
     @Test
     void corruptIndexesAreRebuiltNotTrusted() throws IOException {
         LogConfig cfg = LogConfig.builder().segmentBytes(3000).indexIntervalBytes(100).build();

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,8 +22,13 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 class LogManagerTest {
@@ -110,6 +116,119 @@ class LogManagerTest {
             assertEquals(102, recovered.logEndOffset());
         } finally {
             again.close();
+        }
+    }
+
+    /**
+     * Many logs over two dirs, loaded by every dir at once and by several threads per dir: after a clean
+     * shutdown and after a crash (active indexes left preallocated) every log is back, with its data, and
+     * the dirs stay balanced for new logs (their counts follow loads, creations and deletions).
+     */
+    @Test
+    @Timeout(120)
+    void manyLogsLoadInParallelAfterACleanShutdownAndAfterACrash() throws IOException {
+        int n = 300;
+        LogManagerConfig cfg = config(2).recoveryThreadsPerDataDir(3).build();
+        LogManager m = start(cfg);
+        for (int p = 0; p < n; p++) {
+            PartitionLog log = m.getOrCreateLog(tp(p), LogConfig.DEFAULT);
+            if (p % 3 == 0) {
+                log.appendAsLeader(TestBatches.records(), 1, AppendOrigin.CLIENT);
+            }
+        }
+        assertEquals(n / 2, countLogsIn(m, cfg.logDirs().get(0)));
+        assertEquals(n / 2, countLogsIn(m, cfg.logDirs().get(1)));
+        Path emptyDir = m.getLog(tp(1)).orElseThrow().dir();
+        Path usedDir = m.getLog(tp(0)).orElseThrow().dir();
+        m.close();
+        for (Path d : cfg.logDirs()) {
+            assertTrue(CleanShutdownFile.exists(d));
+        }
+        // A log holding nothing gets no producer snapshot at close (loading it replays nothing); one with data does.
+        assertEquals(0, snapshotsIn(emptyDir));
+        assertEquals(1, snapshotsIn(usedDir));
+        LogManager clean = start(cfg);
+        assertLoaded(clean, n);
+        clean.crashForTesting();
+        for (Path d : cfg.logDirs()) {
+            assertFalse(CleanShutdownFile.exists(d));
+        }
+        LogManager crashed = start(cfg);
+        try {
+            assertLoaded(crashed, n);
+            for (PartitionLog log : crashed.allLogs()) {
+                assertEquals(log.topicPartition().partition() % 3 == 0 ? 2 : 0, log.logEndOffset(), log.topicPartition().toString());
+                assertEquals(1, log.loadStats().recoveredSegments(), log.topicPartition().toString());
+            }
+            // The per-dir counts are those of the loaded logs: deleting two logs of dir0 sends new logs there.
+            List<TopicPartition> inDir0 = new ArrayList<>();
+            for (PartitionLog log : crashed.allLogs()) {
+                if (log.dir().getParent().equals(cfg.logDirs().get(0).toAbsolutePath().normalize()) && inDir0.size() < 2) {
+                    inDir0.add(log.topicPartition());
+                }
+            }
+            for (TopicPartition tp : inDir0) {
+                crashed.deleteLog(tp);
+            }
+            for (int p = n; p < n + 2; p++) {
+                PartitionLog log = crashed.getOrCreateLog(tp(p), LogConfig.DEFAULT);
+                assertEquals(cfg.logDirs().get(0).toAbsolutePath().normalize(), log.dir().getParent());
+            }
+        } finally {
+            crashed.close();
+        }
+    }
+
+    private static long snapshotsIn(Path logDir) throws IOException {
+        try (Stream<Path> s = Files.list(logDir)) {
+            return s.filter(f -> f.getFileName().toString().endsWith(".snapshot")).count();
+        }
+    }
+
+    private static void assertLoaded(LogManager m, int n) {
+        assertEquals(n, m.allLogs().size());
+        for (int p = 0; p < n; p++) {
+            PartitionLog log = m.getLog(tp(p)).orElseThrow();
+            assertEquals(p % 3 == 0 ? 2 : 0, log.logEndOffset(), tp(p).toString());
+        }
+    }
+
+    /** Concurrent creations: one log per partition whatever the races, spread evenly over the dirs. */
+    @Test
+    @Timeout(120)
+    void concurrentCreationsMakeOneLogPerPartition() throws Exception {
+        LogManagerConfig cfg = config(2).build();
+        LogManager m = start(cfg);
+        int threads = 4;
+        int partitions = 100;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<List<PartitionLog>>> results = new ArrayList<>();
+            CountDownLatch go = new CountDownLatch(1);
+            for (int t = 0; t < threads; t++) {
+                results.add(pool.submit(() -> {
+                    go.await();
+                    List<PartitionLog> got = new ArrayList<>();
+                    for (int p = 0; p < partitions; p++) {
+                        got.add(m.getOrCreateLog(tp(p), LogConfig.DEFAULT));
+                    }
+                    return got;
+                }));
+            }
+            go.countDown();
+            List<PartitionLog> first = results.get(0).get();
+            for (Future<List<PartitionLog>> f : results) {
+                List<PartitionLog> got = f.get();
+                for (int p = 0; p < partitions; p++) {
+                    assertSame(first.get(p), got.get(p), "partition " + p);
+                }
+            }
+            assertEquals(partitions, m.allLogs().size());
+            assertEquals(partitions / 2, countLogsIn(m, cfg.logDirs().get(0)));
+            assertEquals(partitions / 2, countLogsIn(m, cfg.logDirs().get(1)));
+        } finally {
+            pool.shutdownNow();
+            m.close();
         }
     }
 

@@ -76,6 +76,11 @@ public final class ProducerStateManager {
         return Optional.ofNullable(producers.get(producerId));
     }
 
+    /** Whether no producer has state here. */
+    public boolean isEmpty() {
+        return producers.isEmpty();
+    }
+
     /** A copy of every producer's entry. */
     public Map<Long, ProducerStateEntry> activeProducers() {
         return Collections.unmodifiableMap(new HashMap<>(producers));
