@@ -6,6 +6,7 @@ import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataListener;
 import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
+import io.krill.log.LogConfig;
 import io.krill.log.LogManager;
 import io.krill.log.PartitionLog;
 import io.krill.log.TopicPartition;
@@ -13,11 +14,19 @@ import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -29,8 +38,14 @@ import org.slf4j.LoggerFactory;
  * include this broker gets a log and a {@link Partition}; a deleted topic loses both. Request handlers
  * look partitions up here.
  *
+ * <p>Cost per image: only topics whose {@link TopicImage} differs from the image applied last are looked
+ * at (all of them when the broker config changed), so a change of one partition costs that topic, not
+ * every hosted partition. New replicas' logs are created in parallel on {@code krill-replica-create-*}
+ * threads, and the image is applied only once all exist.
+ *
  * <p>Thread-safety: the map is concurrent; {@link #onChange} runs on the metadata store's notification
- * thread, one change at a time (it is synchronized against {@link #startup}).
+ * thread, one change at a time (it is synchronized against {@link #startup}); the creating threads
+ * touch only the log manager and the partitions they build.
  */
 public final class PartitionManager implements MetadataListener {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionManager.class);
@@ -42,8 +57,25 @@ public final class PartitionManager implements MetadataListener {
     private final ReplicaFollowing following;
     private final Consumer<TopicPartition> stateChanged;
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    /** From this many new replicas in one image on, their logs are created in parallel ... */
+    private static final int PARALLEL_CREATE_FROM = 8;
+    /** ... by this many threads (the work is file creation and fsync, not CPU). */
+    private static final int CREATE_THREADS = 8;
     /** Set at controlled shutdown: no partition is served as leader any more. */
     private volatile boolean leadingStopped;
+    // Guarded by this object's monitor (the metadata thread):
+    /** The image applied last, and the broker config it was applied with. */
+    private MetadataImage applied;
+    private BrokerConfig appliedBrokerConfig;
+    /** Topics to look at again at the next image (a replica could not be created); also guarded by itself. */
+    private final Set<String> retry = new HashSet<>();
+    /** Effective config per topic, reused while it holds (so unchanged partitions are not updated). */
+    private final Map<String, TopicConfig> topicConfigs = new HashMap<>();
+    /** The hosted partitions by topic name. */
+    private final Map<String, Set<TopicPartition>> hostedByTopic = new HashMap<>();
+    /** The hosted partitions led by another broker: what the fetchers follow. */
+    private final Map<TopicPartition, Partition> followed = new HashMap<>();
+    private ExecutorService creators;
 
     /** A single node's partitions: never fenced, nothing to follow, nobody to tell. */
     public PartitionManager(int nodeId, LogManager logManager, BrokerConfig brokerConfig) {
@@ -69,73 +101,242 @@ public final class PartitionManager implements MetadataListener {
 
     /** Creates the partitions of the image this broker starts with. */
     public synchronized void startup(MetadataImage image) {
-        apply(null, image);
+        apply(image);
     }
 
     @Override
     public synchronized void onChange(MetadataImage previous, MetadataImage current) {
-        apply(previous, current);
+        apply(current);
     }
 
-    private void apply(MetadataImage previous, MetadataImage current) {
+    /**
+     * Brings the hosted partitions in step with {@code current}, looking only at the topics that differ
+     * from the image applied last (TopicImage objects are reused between images while a topic does not
+     * change, so the comparison is by identity), or at every topic when the broker config changed.
+     */
+    private void apply(MetadataImage current) {
+        BrokerConfig brokerConfig = this.brokerConfig.get();
+        MetadataImage before = applied;
+        boolean everything = before == null || brokerConfig != appliedBrokerConfig;
+        Set<String> changed;
+        synchronized (retry) {
+            changed = new HashSet<>(retry);
+            retry.clear();
+        }
+        if (everything) {
+            topicConfigs.clear();
+            changed.addAll(hostedByTopic.keySet());
+            current.topics().forEach(t -> changed.add(t.name()));
+        } else {
+            for (TopicImage topic : current.topics()) {
+                if (before.topic(topic.name()) != topic) {
+                    changed.add(topic.name());
+                }
+            }
+            for (TopicImage topic : before.topics()) {
+                if (current.topic(topic.name()) == null) {
+                    changed.add(topic.name());
+                }
+            }
+        }
+        applied = current;
+        appliedBrokerConfig = brokerConfig;
+        if (changed.isEmpty()) {
+            return;
+        }
+        try {
+            apply(current, changed, brokerConfig);
+        } catch (RuntimeException e) {
+            synchronized (retry) {
+                retry.addAll(changed); // looked at again at the next image
+            }
+            throw e;
+        }
+    }
+
+    private void apply(MetadataImage current, Set<String> changed, BrokerConfig brokerConfig) {
         // 1. Partitions this broker no longer hosts, and those whose leadership changes: fetchers let go first.
         Set<TopicPartition> removed = new HashSet<>();
         Set<TopicPartition> roleChanged = new HashSet<>();
-        for (Partition hosted : partitions.values()) {
-            TopicImage topic = current.topic(hosted.topicPartition().topic());
-            PartitionState now = topic == null || !topic.id().equals(hosted.topicId()) ? null
-                    : topic.partition(hosted.topicPartition().partition());
-            if (now == null || !now.replicas().contains(nodeId)) {
-                removed.add(hosted.topicPartition());
-            } else if (now.leader() != hosted.state().leader() || now.leaderEpoch() != hosted.leaderEpoch()) {
-                roleChanged.add(hosted.topicPartition());
+        for (String name : changed) {
+            TopicImage topic = current.topic(name);
+            for (Partition hosted : hostedOf(name)) {
+                PartitionState now = topic == null || !topic.id().equals(hosted.topicId()) ? null
+                        : topic.partition(hosted.topicPartition().partition());
+                if (now == null || !now.replicas().contains(nodeId)) {
+                    removed.add(hosted.topicPartition());
+                } else if (now.leader() != hosted.state().leader() || now.leaderEpoch() != hosted.leaderEpoch()) {
+                    roleChanged.add(hosted.topicPartition());
+                }
             }
         }
-        if (!removed.isEmpty() || !roleChanged.isEmpty()) {
+        boolean followChanged = !removed.isEmpty() || !roleChanged.isEmpty();
+        if (followChanged) {
             Set<TopicPartition> stopping = new HashSet<>(removed);
             stopping.addAll(roleChanged);
             following.stopFollowing(stopping);
         }
         for (TopicPartition tp : removed) {
+            followed.remove(tp);
             if (partitions.remove(tp) != null) {
+                unindex(tp);
                 logManager.deleteLog(tp);
                 LOG.info("Deleted replica {}: its topic is gone or its replicas no longer include broker {}", tp, nodeId);
                 stateChanged.accept(tp);
             }
         }
-        // 2. New and changed partitions.
-        List<Partition> followed = new ArrayList<>();
-        BrokerConfig brokerConfig = this.brokerConfig.get();
-        for (TopicImage topic : current.topics()) {
-            TopicConfig config = TopicConfig.resolve(topic.configs(), brokerConfig);
+        // 2. New and changed partitions; the new ones' logs are created in parallel.
+        List<NewReplica> created = new ArrayList<>();
+        for (String name : changed) {
+            TopicImage topic = current.topic(name);
+            if (topic == null) {
+                topicConfigs.remove(name);
+                continue;
+            }
+            TopicConfig config = topicConfig(topic, brokerConfig);
+            LogConfig logConfig = null;
             for (PartitionState state : topic.partitions()) {
                 if (!state.replicas().contains(nodeId)) {
                     continue;
                 }
                 TopicPartition tp = new TopicPartition(topic.name(), state.partition());
                 Partition existing = partitions.get(tp);
-                Partition partition;
                 if (existing == null) {
-                    PartitionLog log = logManager.getOrCreateLog(tp, LogConfigs.from(config));
-                    partition = new Partition(tp, topic.id(), nodeId, log, state, config, fenced, stateChanged);
-                    partitions.put(tp, partition);
-                } else {
-                    partition = existing;
-                    if (existing.config() != config && !existing.config().overrides().equals(config.overrides())) {
-                        existing.log().updateConfig(LogConfigs.from(config));
+                    if (logConfig == null) {
+                        logConfig = LogConfigs.from(config);
                     }
-                    if (!existing.state().equals(state) || existing.config() != config) {
-                        existing.update(state, config);
-                        stateChanged.accept(tp);
-                    }
+                    created.add(new NewReplica(tp, topic.id(), state, config, logConfig));
+                    continue;
                 }
-                if (state.hasLeader() && state.leader() != nodeId) {
-                    followed.add(partition);
+                if (existing.config() != config && !existing.config().overrides().equals(config.overrides())) {
+                    existing.log().updateConfig(logConfig != null ? logConfig : (logConfig = LogConfigs.from(config)));
                 }
+                if (!existing.state().equals(state) || existing.config() != config) {
+                    existing.update(state, config);
+                    stateChanged.accept(tp);
+                }
+                followChanged |= track(existing);
             }
         }
+        for (Partition partition : create(created)) {
+            partitions.put(partition.topicPartition(), partition);
+            hostedByTopic.computeIfAbsent(partition.topicPartition().topic(), t -> new HashSet<>())
+                    .add(partition.topicPartition());
+            followChanged |= track(partition);
+        }
         // 3. The fetchers follow the partitions led elsewhere, from their current leaders.
-        following.follow(followed);
+        if (followChanged) {
+            following.follow(new ArrayList<>(followed.values()));
+        }
+    }
+
+    /** One replica to create: its log and its {@link Partition}. */
+    private record NewReplica(TopicPartition tp, UUID topicId, PartitionState state, TopicConfig config,
+                              LogConfig logConfig) {
+    }
+
+    /**
+     * Creates the logs and partitions, in parallel when there are several (each log's files are
+     * created and synced: milliseconds apiece). Returns once every one is done, so the metadata thread
+     * still applies images in order. A replica that cannot be created is logged and tried again at the
+     * next image.
+     */
+    private List<Partition> create(List<NewReplica> replicas) {
+        if (replicas.isEmpty()) {
+            return List.of();
+        }
+        List<Partition> done = new ArrayList<>(replicas.size());
+        if (replicas.size() < PARALLEL_CREATE_FROM) {
+            for (NewReplica replica : replicas) {
+                Partition partition = createOne(replica);
+                if (partition != null) {
+                    done.add(partition);
+                }
+            }
+            return done;
+        }
+        long started = System.nanoTime();
+        List<CompletableFuture<Partition>> futures = new ArrayList<>(replicas.size());
+        for (NewReplica replica : replicas) {
+            futures.add(CompletableFuture.supplyAsync(() -> createOne(replica), creators()));
+        }
+        for (CompletableFuture<Partition> future : futures) {
+            Partition partition = future.join(); // createOne never throws
+            if (partition != null) {
+                done.add(partition);
+            }
+        }
+        LOG.info("Created {} replicas in {} ms", done.size(), (System.nanoTime() - started) / 1_000_000);
+        return done;
+    }
+
+    private Partition createOne(NewReplica replica) {
+        try {
+            PartitionLog log = logManager.getOrCreateLog(replica.tp(), replica.logConfig());
+            return new Partition(replica.tp(), replica.topicId(), nodeId, log, replica.state(), replica.config(), fenced,
+                    stateChanged);
+        } catch (RuntimeException e) {
+            LOG.error("Could not create replica {}; trying again at the next metadata change", replica.tp(), e);
+            synchronized (retry) {
+                retry.add(replica.tp().topic());
+            }
+            return null;
+        }
+    }
+
+    private synchronized ExecutorService creators() {
+        if (creators == null) {
+            AtomicInteger count = new AtomicInteger();
+            ThreadPoolExecutor pool = new ThreadPoolExecutor(CREATE_THREADS, CREATE_THREADS, 10, TimeUnit.SECONDS,
+                    new LinkedBlockingQueue<>(), r -> {
+                        Thread t = new Thread(r, "krill-replica-create-" + nodeId + "-" + count.incrementAndGet());
+                        t.setDaemon(true);
+                        return t;
+                    });
+            pool.allowCoreThreadTimeOut(true);
+            creators = pool;
+        }
+        return creators;
+    }
+
+    /** Whether the set of partitions to follow changed (by membership) with {@code partition}'s state. */
+    private boolean track(Partition partition) {
+        PartitionState state = partition.state();
+        TopicPartition tp = partition.topicPartition();
+        if (state.hasLeader() && state.leader() != nodeId) {
+            return followed.put(tp, partition) != partition;
+        }
+        return followed.remove(tp) != null;
+    }
+
+    /** The hosted partitions of topic {@code name} (of any topic id). */
+    private List<Partition> hostedOf(String name) {
+        List<Partition> hosted = new ArrayList<>();
+        for (TopicPartition tp : hostedByTopic.getOrDefault(name, Set.of())) {
+            Partition partition = partitions.get(tp);
+            if (partition != null) {
+                hosted.add(partition);
+            }
+        }
+        return hosted;
+    }
+
+    private void unindex(TopicPartition tp) {
+        Set<TopicPartition> ofTopic = hostedByTopic.get(tp.topic());
+        if (ofTopic != null && ofTopic.remove(tp) && ofTopic.isEmpty()) {
+            hostedByTopic.remove(tp.topic());
+        }
+    }
+
+    /** The topic's effective config, the same object as long as its overrides and the broker config stay. */
+    private TopicConfig topicConfig(TopicImage topic, BrokerConfig brokerConfig) {
+        TopicConfig cached = topicConfigs.get(topic.name());
+        if (cached != null && cached.overrides().equals(topic.configs())) {
+            return cached;
+        }
+        TopicConfig config = TopicConfig.resolve(topic.configs(), brokerConfig);
+        topicConfigs.put(topic.name(), config);
+        return config;
     }
 
     /** The partition, or null when this broker does not host it. */

@@ -2,6 +2,7 @@ package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.AbstractApiHandler;
+import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.authorizer.Authorization;
@@ -10,6 +11,7 @@ import io.krill.controller.metadata.BrokerInfo;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.NewTopic;
 import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicCreation;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.controller.metadata.TopicNames;
 import io.krill.wire.error.ApiException;
@@ -20,21 +22,33 @@ import io.krill.wire.message.MetadataResponse;
 import io.krill.wire.protocol.ApiMessage;
 import io.krill.wire.protocol.ByteBufCodec;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Metadata: brokers (their endpoints on the listener the client came in by), cluster id, controller,
  * and topics with partition leaders, leader epochs, replicas and ISR. Unknown topics are created when
- * {@code auto.create.topics.enable} and the client allow it. Answers from one metadata image.
+ * {@code auto.create.topics.enable} and the client allow it: all missing topics of one request in one
+ * {@link io.krill.controller.metadata.MetadataStore#createTopics} call, and the request is answered when
+ * its future completes (on the store's thread; a failure is the error of each of those topics), so the
+ * request thread never waits for ZooKeeper. Answers from one metadata image (the one after creation
+ * when topics were created).
  *
  * <p>Authorization as Kafka's: topics the principal may not DESCRIBE are left out of an all-topics
  * answer and are TOPIC_AUTHORIZATION_FAILED when named (before existence is told); auto-creation needs
  * CREATE on the cluster or the topic. Authorized-operation fields are filled when asked for (v8+).
  *
- * <p>Thread-safe: stateless.
+ * <p>Thread-safe: stateless (a request's state lives in its callback).
  */
 public final class MetadataHandler extends AbstractApiHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(MetadataHandler.class);
     /** Kafka's value for "authorized operations not requested". */
     private static final int AUTHORIZED_OPERATIONS_OMITTED = Integer.MIN_VALUE;
 
@@ -59,13 +73,90 @@ public final class MetadataHandler extends AbstractApiHandler {
                     topics.add(describe(topic, image));
                 }
             }
-        } else {
-            boolean autoCreate = context.config().autoCreateTopicsEnable() && (version < 4 || body.allowAutoTopicCreation());
-            for (MetadataRequest.MetadataRequestTopic wanted : body.topics()) {
-                topics.add(lookUp(request, image, wanted, autoCreate));
-            }
-            image = context.metadata().image();
+            respond(request, body, topics, image);
+            return;
         }
+        boolean autoCreate = context.config().autoCreateTopicsEnable() && (version < 4 || body.allowAutoTopicCreation());
+        Map<String, NewTopic> toCreate = new LinkedHashMap<>();
+        for (MetadataRequest.MetadataRequestTopic wanted : body.topics()) {
+            MetadataResponse.MetadataResponseTopic found = lookUp(request, image, wanted, autoCreate);
+            if (found == null) {
+                toCreate.computeIfAbsent(wanted.name(), name -> NewTopic.of(name, context.config().log().numPartitions(),
+                        context.config().replication().defaultReplicationFactor()));
+            }
+            topics.add(found); // null: its place, filled once the topic is created
+        }
+        if (toCreate.isEmpty()) {
+            respond(request, body, topics, context.metadata().image());
+            return;
+        }
+        List<NewTopic> specs = new ArrayList<>(toCreate.values());
+        CompletableFuture<List<TopicCreation>> created;
+        try {
+            created = context.metadata().createTopics(specs);
+        } catch (RuntimeException e) {
+            created = CompletableFuture.failedFuture(e);
+        }
+        created.whenComplete((outcomes, failure) -> {
+            try {
+                MetadataImage now = context.metadata().image();
+                Map<String, MetadataResponse.MetadataResponseTopic> answers = autoCreated(specs, outcomes, failure, now);
+                for (int i = 0; i < topics.size(); i++) {
+                    if (topics.get(i) == null) {
+                        topics.set(i, answers.get(body.topics().get(i).name()));
+                    }
+                }
+                respond(request, body, topics, now);
+            } catch (RuntimeException e) {
+                LOG.error("Metadata: answering after auto-creation failed; answered UNKNOWN_SERVER_ERROR", e);
+                if (!request.isAnswered()) {
+                    request.respond(errorResponse(request, Errors.UNKNOWN_SERVER_ERROR));
+                }
+            }
+        });
+    }
+
+    /**
+     * The answer for each auto-created topic: described from {@code image} once created, or already
+     * created by someone else meanwhile (described too, LEADER_NOT_AVAILABLE if this broker does not see
+     * it yet), or the store's error. A failure of the whole batch is that error for every topic.
+     */
+    private static Map<String, MetadataResponse.MetadataResponseTopic> autoCreated(List<NewTopic> specs,
+            List<TopicCreation> outcomes, Throwable failure, MetadataImage image) {
+        Errors batchError = failure == null ? null : ErrorMapping.toError(unwrap(failure), "Metadata auto-creation of "
+                + specs.size() + " topics");
+        Map<String, MetadataResponse.MetadataResponseTopic> answers = new HashMap<>();
+        for (int i = 0; i < specs.size(); i++) {
+            String name = specs.get(i).name();
+            TopicCreation outcome = outcomes != null && i < outcomes.size() ? outcomes.get(i) : null;
+            if (outcome == null || !outcome.name().equals(name)) {
+                answers.put(name, errorTopic(name, null, batchError == null ? Errors.UNKNOWN_SERVER_ERROR : batchError));
+            } else if (outcome.error().isSuccess()) {
+                TopicImage topic = outcome.topic() != null ? outcome.topic() : image.topic(name);
+                answers.put(name, topic == null ? errorTopic(name, null, Errors.LEADER_NOT_AVAILABLE)
+                        : describe(topic, image));
+            } else if (outcome.error().error() == Errors.TOPIC_ALREADY_EXISTS) {
+                TopicImage raced = image.topic(name);
+                answers.put(name, raced != null ? describe(raced, image)
+                        : errorTopic(name, null, Errors.LEADER_NOT_AVAILABLE));
+            } else {
+                answers.put(name, errorTopic(name, null, outcome.error().error()));
+            }
+        }
+        return answers;
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        Throwable cause = failure;
+        while (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    private void respond(Request request, MetadataRequest body, List<MetadataResponse.MetadataResponseTopic> topics,
+                         MetadataImage image) {
+        Authorization authorization = context.authorization();
         if (body.includeTopicAuthorizedOperations()) {
             for (MetadataResponse.MetadataResponseTopic topic : topics) {
                 if (topic.errorCode() == Errors.NONE.code()) {
@@ -84,6 +175,7 @@ public final class MetadataHandler extends AbstractApiHandler {
                         : AUTHORIZED_OPERATIONS_OMITTED));
     }
 
+    /** The topic's answer from {@code image}, or null when it is to be auto-created (every check passed). */
     private MetadataResponse.MetadataResponseTopic lookUp(Request request, MetadataImage image,
                                                           MetadataRequest.MetadataRequestTopic wanted, boolean autoCreate) {
         Authorization authorization = context.authorization();
@@ -118,19 +210,7 @@ public final class MetadataHandler extends AbstractApiHandler {
                 && !authorization.topic(request, AclOperation.CREATE, name)) {
             return errorTopic(name, null, Errors.TOPIC_AUTHORIZATION_FAILED);
         }
-        try {
-            return describe(context.metadata().createTopic(NewTopic.of(name, context.config().log().numPartitions(),
-                    context.config().replication().defaultReplicationFactor())), context.metadata().image());
-        } catch (ApiException e) {
-            if (e.error() == Errors.TOPIC_ALREADY_EXISTS) {
-                TopicImage raced = context.metadata().image().topic(name);
-                if (raced != null) {
-                    return describe(raced, context.metadata().image());
-                }
-            }
-            return errorTopic(name, null, e.error() == Errors.TOPIC_ALREADY_EXISTS
-                    ? Errors.LEADER_NOT_AVAILABLE : e.error());
-        }
+        return null;
     }
 
     private static List<MetadataResponse.MetadataResponseBroker> brokers(MetadataImage image, String listenerName) {

@@ -1,20 +1,32 @@
 package io.krill.broker.api.handlers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.krill.broker.api.Request;
+import io.krill.broker.security.KafkaPrincipal;
+import io.krill.controller.metadata.ApiError;
+import io.krill.controller.metadata.MetadataStore;
+import io.krill.controller.metadata.NewTopic;
+import io.krill.controller.metadata.TopicCreation;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.CreateTopicsRequest;
 import io.krill.wire.message.CreateTopicsResponse;
+import io.krill.wire.protocol.ApiMessage;
 import io.krill.wire.protocol.ByteBufCodec;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -181,5 +193,79 @@ class CreateTopicsHandlerTest {
         CreateTopicsResponse response = create(7, false, topic("big-1", 6000, 1), topic("big-2", 6000, 1));
         response.topics().forEach(r -> assertEquals(Errors.POLICY_VIOLATION.code(), r.errorCode()));
         assertNull(broker.metadata.image().topic("big-1"));
+    }
+
+    @Test
+    void answersWhenTheStoreHasCreatedEveryTopicWithoutBlockingTheRequestThread() {
+        AtomicInteger batches = new AtomicInteger();
+        CompletableFuture<List<TopicCreation>> pending = new CompletableFuture<>();
+        AtomicReference<List<NewTopic>> asked = new AtomicReference<>();
+        MetadataStore store = broker.interceptedStore((method, args) -> {
+            if (method.getName().equals("createTopics")) {
+                batches.incrementAndGet();
+                asked.set(castTopics(args[0]));
+                return pending;
+            }
+            if (method.getName().equals("createTopic")) {
+                throw new AssertionError("one createTopics call, not a createTopic per topic");
+            }
+            return null;
+        });
+        CreateTopicsHandler async = new CreateTopicsHandler(broker.contextWith(store));
+        AtomicReference<ApiMessage> answer = new AtomicReference<>();
+        Request request = broker.request(async, 7, new CreateTopicsRequest().setTopics(new ArrayList<>(List.of(
+                topic("a", 1, 1), topic("exists-not", 0, 1), topic("b", 2, 1), topic("c", 1, 1)))), KafkaPrincipal.ANONYMOUS,
+                answer);
+        async.handle(request);
+        assertFalse(request.isAnswered(), "answered only once the store is done; the request thread did not wait");
+        assertEquals(1, batches.get());
+        assertEquals(List.of("a", "b", "c"), asked.get().stream().map(NewTopic::name).toList());
+        // The store decides (here: created by the real store, one topic refused) on its own thread.
+        Thread storeThread = new Thread(() -> {
+            List<TopicCreation> outcomes = new ArrayList<>(broker.metadata.createTopics(asked.get().subList(0, 2)).join());
+            outcomes.add(TopicCreation.failed("c", new ApiError(Errors.INVALID_REPLICATION_FACTOR, "refused (test)")));
+            pending.complete(outcomes);
+        }, "test-store");
+        storeThread.start();
+        assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), () -> storeThread.join());
+        assertTrue(request.isAnswered());
+        CreateTopicsResponse response = broker.decodeResponse(async, 7, answer.get());
+        assertEquals(List.of("a", "exists-not", "b", "c"), response.topics().stream().map(r -> r.name()).toList(),
+                "request order");
+        assertEquals(Errors.NONE.code(), response.topics().get(0).errorCode());
+        assertEquals(broker.metadata.image().topic("a").id(), response.topics().get(0).topicId());
+        assertEquals(Errors.INVALID_PARTITIONS.code(), response.topics().get(1).errorCode());
+        assertEquals(2, response.topics().get(2).numPartitions());
+        assertTrue(response.topics().get(2).configs().stream().anyMatch(c -> c.name().equals("retention.ms")));
+        assertEquals(Errors.INVALID_REPLICATION_FACTOR.code(), response.topics().get(3).errorCode());
+        assertEquals("refused (test)", response.topics().get(3).errorMessage());
+    }
+
+    @Test
+    void aFailedStoreFutureIsStillAnswered() {
+        MetadataStore store = broker.interceptedStore((method, args) -> method.getName().equals("createTopics")
+                ? CompletableFuture.failedFuture(new IllegalStateException("store broke (test)")) : null);
+        CreateTopicsHandler failing = new CreateTopicsHandler(broker.contextWith(store));
+        CreateTopicsResponse response = broker.call(failing, 7, new CreateTopicsRequest().setTopics(new ArrayList<>(
+                List.of(topic("x", 1, 1), topic("y", 1, 1), topic("bad", 0, 1)))));
+        Map<String, CreateTopicsResponse.CreatableTopicResult> results = byName(response);
+        assertEquals(Errors.UNKNOWN_SERVER_ERROR.code(), results.get("x").errorCode());
+        assertEquals(Errors.UNKNOWN_SERVER_ERROR.code(), results.get("y").errorCode());
+        assertEquals(Errors.INVALID_PARTITIONS.code(), results.get("bad").errorCode(), "decided before the store");
+        MetadataStore throwing = broker.interceptedStore((method, args) -> {
+            if (method.getName().equals("createTopics")) {
+                throw new IllegalStateException("store threw (test)");
+            }
+            return null;
+        });
+        response = broker.call(new CreateTopicsHandler(broker.contextWith(throwing)), 7, new CreateTopicsRequest()
+                .setTopics(new ArrayList<>(List.of(topic("z", 1, 1)))));
+        assertEquals(Errors.UNKNOWN_SERVER_ERROR.code(), response.topics().get(0).errorCode());
+        assertNull(broker.metadata.image().topic("x"));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<NewTopic> castTopics(Object topics) {
+        return (List<NewTopic>) topics;
     }
 }

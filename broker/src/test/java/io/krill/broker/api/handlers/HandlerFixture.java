@@ -17,6 +17,7 @@ import io.krill.broker.security.Session;
 import io.krill.broker.security.authorizer.Authorization;
 import io.krill.controller.local.LocalMetadataStore;
 import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.MetadataStore;
 import io.krill.log.AppendOrigin;
 import io.krill.log.LogManager;
 import io.krill.log.LogManagerConfig;
@@ -93,17 +94,32 @@ final class HandlerFixture implements AutoCloseable {
     }
 
     /** As {@link #call(ApiHandler, int, ApiMessage)}, from a connection authenticated as {@code principal}. */
-    @SuppressWarnings("unchecked")
     <T extends ApiMessage> T call(ApiHandler handler, int version, ApiMessage body, KafkaPrincipal principal) {
+        AtomicReference<ApiMessage> answer = new AtomicReference<>();
+        Request request = request(handler, version, body, principal, answer);
+        try {
+            handler.handle(request);
+        } catch (ApiException e) {
+            request.respond(handler.errorResponse(request, e.error()));
+        }
+        assertNotNull(answer.get(), "answered");
+        return decodeResponse(handler, version, answer.get());
+    }
+
+    /**
+     * A request as the network layer would hand it to {@code handler} (the body through the wire format
+     * at {@code version}); its response lands in {@code answer}. For handlers that answer later.
+     */
+    Request request(ApiHandler handler, int version, ApiMessage body, KafkaPrincipal principal,
+                    AtomicReference<ApiMessage> answer) {
         short v = (short) version;
         ApiKeys api = handler.apiKey();
         ApiMessage decoded = api.newRequest();
         decoded.read(roundTrip(body, v), v);
         RequestHeader header = new RequestHeader().setRequestApiKey(api.id()).setRequestApiVersion(v)
                 .setCorrelationId(7).setClientId("test");
-        AtomicReference<ApiMessage> answer = new AtomicReference<>();
         InetSocketAddress client = new InetSocketAddress("127.0.0.1", 5555);
-        Request request = new Request(header, api, decoded, new Request.Connection(client, LISTENER, "test-1",
+        return new Request(header, api, decoded, new Request.Connection(client, LISTENER, "test-1",
                 Session.authenticatedAs(principal, client, LISTENER, SecurityProtocol.PLAINTEXT)), new ResponseChannel() {
                     @Override
                     public void send(Request r, ApiMessage response) {
@@ -115,15 +131,40 @@ final class HandlerFixture implements AutoCloseable {
                         throw new AssertionError("connection closed: " + reason);
                     }
                 }, 0, System.nanoTime());
-        try {
-            handler.handle(request);
-        } catch (ApiException e) {
-            request.respond(handler.errorResponse(request, e.error()));
-        }
-        assertNotNull(answer.get(), "answered");
-        ApiMessage response = api.newResponse();
-        response.read(roundTrip(answer.get(), v), v);
-        return (T) response;
+    }
+
+    /** {@code response} through the wire format at {@code version}, as the client reads it. */
+    @SuppressWarnings("unchecked")
+    <T extends ApiMessage> T decodeResponse(ApiHandler handler, int version, ApiMessage response) {
+        short v = (short) version;
+        ApiMessage decoded = handler.apiKey().newResponse();
+        decoded.read(roundTrip(response, v), v);
+        return (T) decoded;
+    }
+
+    /**
+     * The fixture's store seen through {@code intercept}: a method it answers (non-null) is answered so,
+     * every other call goes to the store. A proxy, so it follows the interface as it changes.
+     */
+    MetadataStore interceptedStore(java.util.function.BiFunction<java.lang.reflect.Method, Object[], Object> intercept) {
+        return (MetadataStore) java.lang.reflect.Proxy.newProxyInstance(MetadataStore.class.getClassLoader(),
+                new Class<?>[] {MetadataStore.class}, (proxy, method, args) -> {
+                    Object answer = intercept.apply(method, args);
+                    if (answer != null) {
+                        return answer;
+                    }
+                    try {
+                        return method.invoke(metadata, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    /** The fixture's context with another metadata store. */
+    BrokerContext contextWith(MetadataStore store) {
+        return new BrokerContext(context.configs(), store, context.partitions(), context.producePurgatory(),
+                context.fetchPurgatory(), context.metrics(), context.isrChanger(), context.authorization());
     }
 
     /** Appends {@code count} one-record batches to a partition led here, as a producer with acks=1 would. */
