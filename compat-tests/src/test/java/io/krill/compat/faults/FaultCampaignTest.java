@@ -1,26 +1,10 @@
 package io.krill.compat.faults;
 
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.krill.compat.TestFiles;
-import io.krill.compat.support.BrokerApis;
-import io.krill.compat.support.TransactionApis;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.time.Duration;
-import java.time.LocalDateTime;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.common.protocol.ApiKeys;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,233 +16,26 @@ import org.slf4j.LoggerFactory;
  * seeded {@link Nemesis} crashing, pausing, partitioning them, restarting ZooKeeper and filling a disk,
  * while idempotent and transactional producers write numbered values and two consumer groups (classic and
  * KIP-848) read them with read_committed; then everything is healed, read back whole, and the
- * {@link HistoryChecker} judges the history. One summary line per run goes to the log and to
- * {@code target/faults/summaries.log}; the history (and the processes' logs) stay under
- * {@code target/faults/<seed>/} when the run is not clean, for a replay with {@code -Dfaults.seed}.
+ * {@link HistoryChecker} judges the history (the whole run is {@link Campaign}). Sized by the
+ * {@code faults.*} properties ({@link CampaignSettings}): with {@code -Dfaults.partitions} and
+ * {@code -Dfaults.ballastPartitions} the same campaign, every fault kind included, runs at scale;
+ * {@link ManyPartitionsCampaignTest} is its many-partition form in the default run.
  *
- * <p>The broker must advertise the transaction APIs and ConsumerGroupHeartbeat (KIP-848): the campaign fails
- * at once otherwise, rather than run without its transactional producers or its KIP-848 group. A controlled
- * shutdown that gets stuck fails the run ({@code stuck shutdowns} in the verdict).
- *
- * <p>Bounded by {@link CampaignSettings#budget()}, {@code -Dfaults.minutes} plus
- * {@link CampaignSettings#OVERHEAD}, so the default run and a long one ({@code -Dfaults.minutes=15}) need no
- * other setting: the method's {@code @Timeout} (a day, on the test's own thread) only takes it out of the
- * build's per-test default, and a {@link Watchdog} interrupts the campaign once it overruns its budget, after
- * which the test fails saying so (the cluster is still torn down, on this thread).
+ * <p>Bounded by {@link CampaignSettings#budget()}, {@code -Dfaults.minutes} plus 15 min, so the default run and
+ * a long one ({@code -Dfaults.minutes=15}) need no other setting: the method's {@code @Timeout} (a day, on the
+ * test's own thread) only takes it out of the build's per-test default, and the campaign's watchdog
+ * interrupts it once it overruns its budget, after which the test fails saying so (the cluster is still torn
+ * down, on this thread).
  *
  * <p>Needs root (namespaces, iptables, a tmpfs mount): skipped without it, except under CI, where it fails.
  */
 class FaultCampaignTest {
     private static final Logger LOG = LoggerFactory.getLogger(FaultCampaignTest.class);
-    private static final String IDEMPOTENT_TOPIC = "faults-idempotent";
-    private static final int IDEMPOTENT_PARTITIONS = 6;
-    private static final String TXN_TOPIC = "faults-transactional";
-    private static final int TXN_PARTITIONS = 3;
-    private static final int SMALL_DISK_MB = 512;
 
     @Test
     @Timeout(value = 24, unit = TimeUnit.HOURS, threadMode = Timeout.ThreadMode.SAME_THREAD)
     void noAcknowledgedWriteIsLostUnderFaults() throws Exception {
-        boolean canRun = NetworkLab.available();
-        if (System.getenv("CI") != null) {
-            assertTrue(canRun, "the fault campaign needs root, iproute2 (ip netns) and iptables");
-        }
-        Assumptions.assumeTrue(canRun, "needs root, ip netns and iptables");
-        CampaignSettings settings = CampaignSettings.fromSystemProperties();
-        LOG.info("fault campaign: {} (replay with -Dfaults.seed={})", settings, settings.seed());
-        Path runDir = Path.of(System.getProperty("user.dir"), "target", "faults", Long.toString(settings.seed()));
-        TestFiles.deleteRecursively(runDir);
-        Path historyFile = runDir.resolve("history.jsonl");
-
-        HistoryChecker.Verdict verdict;
-        Watchdog watchdog = new Watchdog(settings.budget());
-        try (FaultCluster cluster = FaultCluster.start(settings.brokers(), SMALL_DISK_MB)) {
-            try (History history = new History(historyFile)) {
-                try {
-                    runCampaign(cluster, history, settings);
-                } finally {
-                    watchdog.disarm(); // what follows (history, logs, teardown) runs whole, uninterrupted
-                }
-            } finally {
-                cluster.keepLogs(runDir.resolve("logs"));
-            }
-            verdict = HistoryChecker.check(historyFile);
-        } catch (Exception | AssertionError e) {
-            watchdog.disarm();
-            watchdog.failIfFired(e);
-            throw e;
-        }
-        watchdog.failIfFired(null);
-        String summary = verdict.summary();
-        LOG.info("seed {}: {}", settings.seed(), summary);
-        Files.writeString(runDir.getParent().resolve("summaries.log"),
-                LocalDateTime.now() + " seed " + settings.seed() + ", " + settings.brokers() + " brokers, "
-                        + settings.minutes() + " min: " + summary + "\n",
-                StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-        if (verdict.clean() && !settings.keep()) {
-            TestFiles.deleteRecursively(runDir);
-        }
-        String replay = "\nexamples: " + verdict.examples() + "\nhistory and logs kept in " + runDir
-                + "; replay with -Dfaults.seed=" + settings.seed();
-        assertEquals(0, verdict.stuckShutdowns(), () -> "seed " + settings.seed() + ": a controlled shutdown got "
-                + "stuck: " + summary + replay);
-        assertTrue(verdict.clean(), () -> "seed " + settings.seed() + ": " + summary + replay);
-    }
-
-    /**
-     * Interrupts the thread that made it once {@code budget} has passed, unless disarmed first: the
-     * campaign's waits end on the interrupt; {@link #disarm} (before the teardown, so that it runs whole)
-     * clears it again, and {@link #failIfFired} turns whatever came of it into a failure that says the
-     * campaign overran its budget.
-     */
-    private static final class Watchdog {
-        private final Duration budget;
-        private final Object lock = new Object();
-        private boolean armed = true;
-        private volatile boolean fired;
-        private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "fault-campaign-watchdog");
-            t.setDaemon(true);
-            return t;
-        });
-
-        Watchdog(Duration budget) {
-            this.budget = budget;
-            Thread campaign = Thread.currentThread();
-            timer.schedule(() -> {
-                synchronized (lock) {
-                    if (armed) {
-                        fired = true;
-                        LOG.error("the fault campaign overran its budget of {}: interrupting it", minutes(budget));
-                        campaign.interrupt();
-                    }
-                }
-            }, budget.toMillis(), TimeUnit.MILLISECONDS);
-        }
-
-        /** No interrupt from now on; one already delivered is cleared. Idempotent. */
-        void disarm() {
-            synchronized (lock) {
-                armed = false;
-            }
-            timer.shutdownNow();
-            if (fired) {
-                Thread.interrupted();
-            }
-        }
-
-        void failIfFired(Throwable cause) {
-            if (fired) {
-                throw new AssertionError("the fault campaign did not finish within its budget of "
-                        + minutes(budget) + " (-Dfaults.minutes plus " + minutes(CampaignSettings.OVERHEAD)
-                        + "): it hung", cause);
-            }
-        }
-
-        private static String minutes(Duration d) {
-            return String.format("%.1f min", d.toMillis() / 60_000.0);
-        }
-    }
-
-    private void runCampaign(FaultCluster cluster, History history, CampaignSettings settings) throws Exception {
-        String[] broker1 = cluster.broker(1).address().split(":");
-        BrokerApis apis = BrokerApis.probe(broker1[0], Integer.parseInt(broker1[1]));
-        TransactionApis.assertServed(apis);
-        apis.assertServes("the campaign's KIP-848 group", ApiKeys.CONSUMER_GROUP_HEARTBEAT);
-        Map<String, Integer> topics = new LinkedHashMap<>();
-        topics.put(IDEMPOTENT_TOPIC, IDEMPOTENT_PARTITIONS);
-        topics.put(TXN_TOPIC, TXN_PARTITIONS);
-        topics.forEach((topic, partitions) -> cluster.createTopic(topic, partitions,
-                Map.of("min.insync.replicas", "2", "unclean.leader.election.enable", "false")));
-        List<String> topicNames = List.copyOf(topics.keySet());
-        history.record("campaign", "test", "phase", "start", "seed", settings.seed(), "brokers", settings.brokers(),
-                "minutes", settings.minutes());
-
-        List<AutoCloseable> workload = new ArrayList<>();
-        List<IdempotentWriter> writers = new ArrayList<>();
-        List<TransactionalWriter> txnWriters = new ArrayList<>();
-        List<GroupReader> readers = new ArrayList<>();
-        try {
-            for (int i = 1; i <= 3; i++) {
-                writers.add(new IdempotentWriter(history, cluster.clientProperties(), "i" + i, IDEMPOTENT_TOPIC,
-                        IDEMPOTENT_PARTITIONS, settings.rate()));
-            }
-            for (int i = 1; i <= 2; i++) {
-                txnWriters.add(new TransactionalWriter(history, cluster.clientProperties(), "t" + i, TXN_TOPIC,
-                        TXN_PARTITIONS, settings.seed() + i, 5));
-            }
-            for (int i = 1; i <= 2; i++) {
-                readers.add(new GroupReader(history, cluster.clientProperties(), "classic-" + i, "faults-classic",
-                        "classic", topicNames));
-                readers.add(new GroupReader(history, cluster.clientProperties(), "consumer-" + i,
-                        "faults-consumer", "consumer", topicNames));
-            }
-            workload.addAll(writers);
-            workload.addAll(txnWriters);
-            workload.addAll(readers);
-            awaitProgress(history, "ack", 500);
-            awaitProgress(history, "poll", 10);
-
-            history.record("campaign", "test", "phase", "faults-start");
-            long deadline = System.nanoTime() + (long) (settings.minutes() * TimeUnit.MINUTES.toNanos(1));
-            int faults = new Nemesis(cluster, history, topicNames, settings.seed(), settings.kinds()).runUntil(deadline);
-            history.record("campaign", "test", "phase", "faults-end", "faults", faults);
-
-            healEverything(cluster, topicNames);
-            // the healed cluster serves writers and both groups again before the workload stops
-            awaitProgress(history, "ack", 300);
-            awaitProgress(history, "poll", 5);
-            for (IdempotentWriter w : writers) {
-                w.stop();
-            }
-            for (TransactionalWriter w : txnWriters) {
-                w.stop();
-            }
-            for (GroupReader r : readers) {
-                r.stop();
-            }
-            closeAll(workload);
-            workload.clear();
-            FinalRead.readAll(history, cluster.clientProperties(), topics);
-            history.record("campaign", "test", "phase", "end");
-        } finally {
-            closeAll(workload);
-        }
-    }
-
-    /** Whatever the nemesis left: links restored, ZooKeeper and every broker running, all ISRs full. */
-    private static void healEverything(FaultCluster cluster, List<String> topics) {
-        cluster.network().healAll();
-        if (!cluster.zooKeeper().isRunning()) {
-            cluster.zooKeeper().start();
-        }
-        cluster.smallDisk().free();
-        for (int id : cluster.brokerIds()) {
-            if (cluster.broker(id).isPaused()) {
-                cluster.broker(id).resume();
-            }
-            if (!cluster.broker(id).isRunning()) {
-                cluster.startBroker(id);
-            }
-        }
-        cluster.awaitAllBrokersSeeEachOther();
-        cluster.awaitFullIsr(topics, Duration.ofSeconds(300));
-    }
-
-    private static void awaitProgress(History history, String type, long more) {
-        long target = history.count(type) + more;
-        await(more + " more " + type + " events").atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(200))
-                .until(() -> history.count(type) >= target);
-    }
-
-    private static void closeAll(List<AutoCloseable> workload) {
-        for (AutoCloseable c : workload) {
-            try {
-                c.close();
-            } catch (Exception e) {
-                LOG.warn("closing {} failed: {}", c, e.toString());
-            }
-        }
+        Campaign.runAndAssertClean(CampaignSettings.fromSystemProperties());
     }
 
     /** Checks a kept history again without a cluster: {@code -Dfaults.history=target/faults/<seed>/history.jsonl}. */

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -28,10 +29,14 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.CreateTopicsOptions;
+import org.apache.kafka.clients.admin.CreateTopicsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -215,14 +220,60 @@ final class FaultCluster implements AutoCloseable {
         return admin;
     }
 
-    void createTopic(String topic, int partitions, Map<String, String> configs) {
-        try {
-            admin().createTopics(List.of(new NewTopic(topic, partitions, (short) 3).configs(configs)))
-                    .all().get(60, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError("cannot create " + topic, e);
+    /**
+     * Creates these topics (name to partitions, RF 3) in one CreateTopics request and waits until every
+     * partition is led with a full ISR; both steps bounded, more loosely the more partitions there are. The
+     * request goes through an Admin client of its own with a long request timeout, so that a slow creation
+     * is not retried by the client. A topic the broker answers REQUEST_TIMED_OUT for ("it may still exist")
+     * is asked again, as an operator would, until the bound; one that then exists counts as created.
+     */
+    void createTopics(Map<String, Integer> topics, Map<String, String> configs) {
+        int partitions = topics.values().stream().mapToInt(Integer::intValue).sum();
+        Duration bound = Duration.ofSeconds(60 + partitions / 20);
+        long deadline = System.nanoTime() + bound.toNanos();
+        Properties props = clientProperties();
+        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(bound.toMillis()));
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(bound.toMillis() + 10_000));
+        Map<String, Integer> missing = new LinkedHashMap<>(topics);
+        try (Admin creator = Admin.create(props)) {
+            for (int attempt = 1; !missing.isEmpty(); attempt++) {
+                List<NewTopic> newTopics = new ArrayList<>();
+                missing.forEach((topic, n) -> newTopics.add(new NewTopic(topic, n, (short) 3).configs(configs)));
+                CreateTopicsResult result = creator.createTopics(newTopics,
+                        new CreateTopicsOptions().timeoutMs((int) bound.toMillis()));
+                Map<String, Throwable> timedOut = new LinkedHashMap<>();
+                for (Map.Entry<String, KafkaFuture<Void>> f : result.values().entrySet()) {
+                    try {
+                        f.getValue().get(bound.toMillis() + 20_000, TimeUnit.MILLISECONDS);
+                        missing.remove(f.getKey());
+                    } catch (ExecutionException e) {
+                        if (e.getCause() instanceof TopicExistsException) {
+                            missing.remove(f.getKey());
+                        } else if (e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
+                            timedOut.put(f.getKey(), e.getCause());
+                        } else {
+                            throw new AssertionError("cannot create " + f.getKey(), e.getCause());
+                        }
+                    }
+                }
+                if (!timedOut.isEmpty()) {
+                    LOG.warn("CreateTopics attempt {}: {} of {} topics timed out ({}), asking again",
+                            attempt, timedOut.size(), topics.size(), timedOut.values().iterator().next().toString());
+                    if (System.nanoTime() > deadline) {
+                        throw new AssertionError("cannot create " + timedOut.keySet() + " within " + bound,
+                                timedOut.values().iterator().next());
+                    }
+                    TimeUnit.SECONDS.sleep(1);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while creating " + topics.keySet(), e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("CreateTopics of " + partitions + " partitions did not answer within "
+                    + bound, e);
         }
-        awaitFullIsr(List.of(topic), Duration.ofSeconds(120));
+        awaitFullIsr(List.copyOf(topics.keySet()), Duration.ofSeconds(120 + partitions / 30));
     }
 
     Map<String, TopicDescription> describe(List<String> topics) throws Exception {

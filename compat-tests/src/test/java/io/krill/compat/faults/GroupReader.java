@@ -21,8 +21,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 /**
  * A member of a consumer group (classic or KIP-848 {@code consumer} protocol) reading the campaign's topics
  * with read_committed on its own thread: every poll's records go to the {@link History}, and about once a
- * second it commits, synchronously, the offsets after what it has read of the partitions it owns, recording
- * when the commit started, when it ended and whether it succeeded. After an error that breaks the consumer
+ * second it commits, synchronously, the offsets after what it has read of the partitions it owns (those that
+ * moved since its last successful commit: with a thousand partitions, a commit names the few that got records,
+ * so the history grows with the records read, not with partitions times seconds), recording when the commit
+ * started, when it ended and whether it succeeded. After an error that breaks the consumer
  * it closes it and joins again with a new one.
  */
 final class GroupReader implements AutoCloseable {
@@ -61,10 +63,12 @@ final class GroupReader implements AutoCloseable {
             try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
                     new StringDeserializer())) {
                 Map<TopicPartition, Long> next = new HashMap<>();
+                Map<TopicPartition, Long> committed = new HashMap<>();
                 consumer.subscribe(topics, new ConsumerRebalanceListener() {
                     @Override
                     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
                         next.keySet().removeAll(partitions);
+                        committed.keySet().removeAll(partitions);
                     }
 
                     @Override
@@ -76,9 +80,10 @@ final class GroupReader implements AutoCloseable {
                     @Override
                     public void onPartitionsLost(Collection<TopicPartition> partitions) {
                         next.keySet().removeAll(partitions);
+                        committed.keySet().removeAll(partitions);
                     }
                 });
-                readUntilStoppedOrBroken(consumer, next);
+                readUntilStoppedOrBroken(consumer, next, committed);
             } catch (KafkaException | IllegalStateException e) {
                 history.record("reader-error", name, "group", group, "err", e.toString());
                 pause();
@@ -89,9 +94,11 @@ final class GroupReader implements AutoCloseable {
     /**
      * {@code next} holds, per owned partition, the offset after the last record read since it was assigned:
      * a partition revoked and later assigned again starts from the group's committed offset, never from what
-     * this member had read before, or it would commit an offset older than another member's.
+     * this member had read before, or it would commit an offset older than another member's. {@code committed}
+     * holds what this member last committed successfully per owned partition: only the others are committed.
      */
-    private void readUntilStoppedOrBroken(KafkaConsumer<String, String> consumer, Map<TopicPartition, Long> next) {
+    private void readUntilStoppedOrBroken(KafkaConsumer<String, String> consumer, Map<TopicPartition, Long> next,
+            Map<TopicPartition, Long> committed) {
         long lastCommit = System.nanoTime();
         while (running) {
             ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(500));
@@ -105,25 +112,30 @@ final class GroupReader implements AutoCloseable {
             }
             if (System.nanoTime() - lastCommit > TimeUnit.SECONDS.toNanos(1)) {
                 next.keySet().retainAll(consumer.assignment());
-                commit(consumer, next);
+                committed.keySet().retainAll(consumer.assignment());
+                commit(consumer, next, committed);
                 lastCommit = System.nanoTime();
             }
         }
     }
 
-    private void commit(KafkaConsumer<String, String> consumer, Map<TopicPartition, Long> next) {
-        if (next.isEmpty()) {
-            return;
-        }
+    private void commit(KafkaConsumer<String, String> consumer, Map<TopicPartition, Long> next,
+            Map<TopicPartition, Long> committed) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         Map<String, Long> recorded = new HashMap<>();
         next.forEach((tp, offset) -> {
-            offsets.put(tp, new OffsetAndMetadata(offset));
-            recorded.put(tp.topic() + "-" + tp.partition(), offset);
+            if (!offset.equals(committed.get(tp))) {
+                offsets.put(tp, new OffsetAndMetadata(offset));
+                recorded.put(tp.topic() + "-" + tp.partition(), offset);
+            }
         });
+        if (offsets.isEmpty()) {
+            return;
+        }
         long start = System.currentTimeMillis();
         try {
             consumer.commitSync(offsets, Duration.ofSeconds(15));
+            offsets.forEach((tp, o) -> committed.put(tp, o.offset()));
             history.record("commit", name, "group", group, "start", start, "offsets", recorded, "ok", true);
         } catch (KafkaException e) {
             history.record("commit", name, "group", group, "start", start, "offsets", recorded, "ok", false,

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -129,6 +130,36 @@ class HistoryCheckerTest {
         HistoryChecker.Verdict v = check(List.of(rec("a-0", 0, "i1-0")));
         assertEquals(1, v.stuckShutdowns());
         assertFalse(v.clean(), v.summary());
+    }
+
+    /** Availability counts windows of {@code availabilityWindowMs} (many partitions), else seconds. */
+    @Test
+    void availabilityIsMeasuredInTheFaultPhasesWindows() throws Exception {
+        String acks = """
+                {"t":12000,"type":"send","proc":"i1","tp":"a-0","v":"i1-0"}
+                {"t":12000,"type":"ack","proc":"i1","tp":"a-0","v":"i1-0","off":0}
+                {"t":15000,"type":"send","proc":"i1","tp":"a-1","v":"i1-1"}
+                {"t":15000,"type":"ack","proc":"i1","tp":"a-1","v":"i1-1","off":0}
+                {"t":20000,"type":"send","proc":"i1","tp":"a-0","v":"i1-2"}
+                {"t":20000,"type":"ack","proc":"i1","tp":"a-0","v":"i1-2","off":1}
+                {"t":24000,"type":"campaign","proc":"test","phase":"faults-end","faults":0}
+                {"t":25000,"type":"final","proc":"final-read","records":[["a-0",0,"i1-0"],["a-0",1,"i1-2"],["a-1",0,"i1-1"]]}
+                {"t":25000,"type":"final-end","proc":"final-read","ends":{}}
+                """;
+        Path windowed = dir.resolve("windowed.jsonl");
+        Files.writeString(windowed, """
+                {"t":10000,"type":"campaign","proc":"test","phase":"faults-start","availabilityWindowMs":7000}
+                """ + acks);
+        // windows [7 s, 14 s) and [14 s, 21 s): a-0 served in both, a-1 in the second
+        HistoryChecker.Verdict v = HistoryChecker.check(windowed);
+        assertTrue(v.clean(), v.summary() + " " + v.examples());
+        assertEquals(0.75, v.availability(), 1e-9);
+        Path seconds = dir.resolve("seconds.jsonl");
+        Files.writeString(seconds, """
+                {"t":10000,"type":"campaign","proc":"test","phase":"faults-start"}
+                """ + acks);
+        // 14 seconds per partition, three of them with an acknowledgement
+        assertEquals(3.0 / 28, HistoryChecker.check(seconds).availability(), 1e-9);
     }
 
     @Test
