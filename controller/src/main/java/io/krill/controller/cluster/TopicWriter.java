@@ -36,6 +36,7 @@ import org.slf4j.LoggerFactory;
 final class TopicWriter {
     private static final Logger LOG = LoggerFactory.getLogger(TopicWriter.class);
     private static final int MAX_ATTEMPTS = 10;
+    private static final int IMAGE_WAIT_FACTOR = 6;
 
     private final StoreContext context;
     private final ZkSession session;
@@ -51,7 +52,7 @@ final class TopicWriter {
 
     TopicImage createTopic(NewTopic spec) {
         TopicCreation outcome = context.guarded(() -> MetadataWatcher.awaitValue(createTopics(List.of(spec)),
-                context.config().operationTimeoutMs() * 2)).get(0);
+                context.config().operationTimeoutMs() * (IMAGE_WAIT_FACTOR + 2))).get(0);
         if (!outcome.error().isSuccess()) {
             throw new ApiException(outcome.error().error(), outcome.error().message());
         }
@@ -125,7 +126,9 @@ final class TopicWriter {
                 .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
                 .handle((ignored, timeout) -> null)
                 .thenCompose(ignored -> watcher.refreshTopics(planned))
-                .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+                // the image waits for this broker's listeners, which create the new replicas' logs
+                // (thousands of them for a large request): allow more than one ZooKeeper round trip
+                .orTimeout(IMAGE_WAIT_FACTOR * timeoutMs, TimeUnit.MILLISECONDS)
                 .handle((after, failure) -> {
                     for (int i = 0; i < specs.size(); i++) {
                         if (outcomes[i] != null) {
