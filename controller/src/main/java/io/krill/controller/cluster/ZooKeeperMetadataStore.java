@@ -136,7 +136,9 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
             prepareParticipant();
             session.awaitConnected(config.operationTimeoutMs());
             HelixCluster.ensure(session, paths, config.clusterId(), config.operationTimeoutMs());
-            watcher.start(session, config.operationTimeoutMs());
+            // The first full read is every topic and partition record: thousands of reads on a large
+            // cluster, more than one operation's timeout under load.
+            watcher.start(session, Math.max(30_000L, 6 * config.operationTimeoutMs()));
             String stored = watcher.image().clusterId();
             if (config.clusterId() != null && !config.clusterId().equals(stored)) {
                 throw new IllegalStateException("cluster.id " + config.clusterId() + " does not match " + stored
