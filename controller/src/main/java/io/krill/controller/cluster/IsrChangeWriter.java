@@ -23,7 +23,6 @@ import java.util.Set;
  * <p>Thread-safe: no state of its own; concurrent writers are ordered by the records' versions.
  */
 final class IsrChangeWriter {
-    private static final int MAX_ATTEMPTS = 10;
 
     private final StoreContext context;
     private final PartitionRecords records;
@@ -40,46 +39,18 @@ final class IsrChangeWriter {
      * stay within the replicas, and add only live brokers (else INELIGIBLE_REPLICA).
      */
     PartitionState alterPartition(String topic, PartitionState expected, PartitionState proposed) {
-        context.ensureOpen();
-        checkProposal(topic, expected, proposed);
-        int partition = expected.partition();
-        PartitionState written = context.guarded(() -> {
-            for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-                PartitionRecords.Versioned current = records.read(topic, partition);
-                if (current == null) {
-                    throw new ApiException(Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this "
-                            + "topic-partition: " + topic + "-" + partition);
-                }
-                PartitionState state = current.state();
-                PartitionState intended = new PartitionState(partition, expected.leader(), expected.leaderEpoch(),
-                        state.replicas(), proposed.isr(), expected.partitionEpoch() + 1, state.addingReplicas(),
-                        state.removingReplicas());
-                if (state.leaderEpoch() != expected.leaderEpoch() || state.leader() != expected.leader()) {
-                    throw new ApiException(Errors.FENCED_LEADER_EPOCH, "leader " + expected.leader() + " at epoch "
-                            + expected.leaderEpoch() + " of " + topic + "-" + partition + " is fenced: the leader is "
-                            + state.leader() + " at epoch " + state.leaderEpoch());
-                }
-                if (state.partitionEpoch() != expected.partitionEpoch()) {
-                    if (state.equals(intended) && attempt > 0) {
-                        return state; // our own write, retried after a lost connection
-                    }
-                    throw new ApiException(Errors.INVALID_UPDATE_VERSION, "partition epoch " + expected.partitionEpoch()
-                            + " of " + topic + "-" + partition + " is stale, current is " + state.partitionEpoch());
-                }
-                if (records.compareAndSet(topic, current, intended)) {
-                    return intended;
-                }
-            }
-            throw new ApiException(Errors.INVALID_UPDATE_VERSION, "partition " + topic + "-" + partition
-                    + " kept changing");
-        });
-        context.await(context.watcher().refreshPartition(topic, partition));
-        return written;
+        IsrChangeResult result = alterPartitions(List.of(new IsrChange(topic, expected, proposed))).get(0);
+        if (!result.error().isSuccess()) {
+            throw new ApiException(result.error().error(), result.error().message());
+        }
+        return result.state();
     }
 
     /**
-     * {@link #alterPartition} for many partitions: the same checks and outcomes per item, written by
-     * {@link PartitionRecords#updateAll} (a few pipelined multi-ops), then one image refresh for all.
+     * The ISR changes of many partitions, each decided as {@link #alterPartition} describes and written by
+     * {@link PartitionRecords#updateAll} (a few pipelined multi-ops), then one image refresh for all. A
+     * write that landed before a lost connection is recognised on the re-read (the record equals what was
+     * meant) and reported as done.
      */
     List<IsrChangeResult> alterPartitions(List<IsrChange> changes) {
         context.ensureOpen();

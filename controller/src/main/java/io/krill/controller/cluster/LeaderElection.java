@@ -53,21 +53,6 @@ public final class LeaderElection {
     }
 
     /**
-     * The state the partition should move to: {@code state} itself when its leader stays, else the
-     * state with the chosen leader (or none) and both epochs bumped.
-     */
-    public static PartitionState next(PartitionState state, IntPredicate live, boolean unclean) {
-        int target = chooseLeader(state, live, unclean);
-        if (target == state.leader()) {
-            return state;
-        }
-        if (target == PartitionState.NO_LEADER) {
-            return state.withLeader(PartitionState.NO_LEADER, state.isr());
-        }
-        return state.withLeader(target, state.isr().contains(target) ? state.isr() : List.of(target));
-    }
-
-    /**
      * Preferred election (Kafka's ElectLeaders with PREFERRED) on the freshly read {@code state}: the
      * first replica takes over if it is live and in the ISR. The old leader learns from the record that
      * it no longer leads; its ISR changes fail the compare-and-set from then on.
