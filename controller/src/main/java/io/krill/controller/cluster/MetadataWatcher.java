@@ -7,7 +7,6 @@ import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.controller.metadata.TopicPartitionKey;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -567,35 +566,5 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         }
         cached.setPartition(partition, MetadataRecords.decodePartition(partition, data), stat.getMzxid());
         dirty = true;
-    }
-
-    /** One topic in the cache, with the ZooKeeper modification zxids that order re-reads. */
-    private static final class CachedTopic {
-        final MetadataRecords.TopicRecord record;
-        final long mzxid;
-        final PartitionState[] partitions;
-        final long[] partitionMzxids;
-        private TopicImage image;
-
-        CachedTopic(MetadataRecords.TopicRecord record, long mzxid, PartitionState[] partitions, long[] partitionMzxids) {
-            this.record = record;
-            this.mzxid = mzxid;
-            this.partitions = partitions;
-            this.partitionMzxids = partitionMzxids;
-        }
-
-        void setPartition(int partition, PartitionState state, long partitionMzxid) {
-            partitions[partition] = state;
-            partitionMzxids[partition] = partitionMzxid;
-            image = null;
-        }
-
-        TopicImage image() {
-            if (image == null) {
-                image = new TopicImage(record.name(), record.id(), Arrays.asList(partitions), record.configs(),
-                        record.internal());
-            }
-            return image;
-        }
     }
 }
