@@ -295,7 +295,8 @@ public final class Broker implements AutoCloseable {
                 .withTopicDefaults(config.log().numPartitions(), config.replication().defaultReplicationFactor())
                 .withAutoLeaderRebalance(config.replication().autoLeaderRebalanceEnable(),
                         TimeUnit.SECONDS.toMillis(config.replication().leaderImbalanceCheckIntervalSeconds()),
-                        config.replication().leaderImbalancePerBrokerPercentage()));
+                        config.replication().leaderImbalancePerBrokerPercentage())
+                .withCrashProbe(config.crashDetection() ? config.listeners().interBrokerListenerName() : null));
     }
 
     /**

@@ -283,6 +283,11 @@ public final class BrokerConfig {
         return "local".equals(values.getString("krill.metadata.store"));
     }
 
+    /** {@code krill.controller.crash.detection.enable}. */
+    public boolean crashDetection() {
+        return values.getBoolean("krill.controller.crash.detection.enable");
+    }
+
     public int zookeeperSessionTimeoutMs() {
         return values.getInt("zookeeper.session.timeout.ms");
     }

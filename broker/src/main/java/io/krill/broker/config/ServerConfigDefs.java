@@ -81,6 +81,11 @@ final class ServerConfigDefs {
                 .doc("The ZooKeeper session timeout; a broker whose session expires leaves the cluster."))
             .define(builder("zookeeper.connection.timeout.ms", INT).validator(atLeast(1)).importance(HIGH)
                 .doc("The time to wait for a ZooKeeper connection; if not set, zookeeper.session.timeout.ms."))
+            .define(builder("krill.controller.crash.detection.enable", BOOLEAN).defaultValue(true)
+                .doc("Krill: whether the active controller keeps an idle connection to every broker's inter-broker "
+                    + "listener and counts a broker that refuses a new one (its process is gone) as dead at once, "
+                    + "rather than when its ZooKeeper session expires. A paused or unreachable broker is still "
+                    + "left to its session."))
             .define(builder("zookeeper.max.in.flight.requests", INT).defaultValue(10).validator(atLeast(1))
                 .doc("The maximum number of unacknowledged requests sent to ZooKeeper."))
             .define(builder("krill.zookeeper.embedded.port", INT).defaultValue(0).validator(between(0, 65535))

@@ -31,6 +31,9 @@ import org.slf4j.LoggerFactory;
  * topic, a record written by a leader, an operator or a resignation). The pass is in memory, O(partitions);
  * ZooKeeper sees only the partitions that change.
  *
+ * <p>Live means in Helix's live instances and not {@link CrashProbe#crashed}: a broker that refuses
+ * connections is dead before its session expires, and a change in that set is a full pass too.
+ *
  * <p>Thread-safety: {@link #onChange} runs on the metadata notification thread and only records what
  * to look at (the pending fields are guarded by {@code this}); passes run on the controller thread.
  */
@@ -42,6 +45,7 @@ final class LeaderController {
     private final StoreContext context;
     private final Executor controllerWork;
     private final BooleanSupplier active;
+    private final CrashProbe probe; // null when crash detection is off
     private boolean actedOnLastImage; // confined to the notification thread
     // guarded by this
     private boolean pendingAll;
@@ -53,13 +57,37 @@ final class LeaderController {
         this.context = context;
         this.controllerWork = controllerWork;
         this.active = active;
+        String probed = context.config().crashProbeListener();
+        CrashProbe started = null;
+        if (probed != null) {
+            try {
+                started = new CrashProbe(context.nodeId(), probed, this::requestFullPass);
+            } catch (java.io.IOException e) {
+                LOG.warn("broker {}: no crash probe ({}); dead brokers are noticed when their sessions expire",
+                        context.nodeId(), e.toString());
+            }
+        }
+        this.probe = started;
+    }
+
+    /** Stops the crash probe. */
+    void close() {
+        if (probe != null) {
+            probe.close();
+        }
     }
 
     /** A metadata listener: notes what changed and schedules a pass. */
     void onChange(MetadataImage previous, MetadataImage current) {
         boolean acting = current.controllerId() == context.nodeId() && active.getAsBoolean();
         boolean startedActing = acting && !actedOnLastImage;
+        boolean stoppedActing = !acting && actedOnLastImage;
         actedOnLastImage = acting;
+        if (probe != null && (startedActing || stoppedActing
+                || (acting && (previous == null
+                || !new HashSet<>(previous.brokers()).equals(new HashSet<>(current.brokers())))))) {
+            probe.update(acting ? current.brokers() : List.of());
+        }
         if (!acting) {
             return;
         }
@@ -141,6 +169,9 @@ final class LeaderController {
     int pass(boolean all, Set<String> topics) {
         MetadataImage image = context.image();
         Set<Integer> live = liveIds(image);
+        if (probe != null) {
+            live.removeAll(probe.crashed());
+        }
         IntPredicate isLive = live::contains;
         List<TopicPartitionKey> changing = new ArrayList<>();
         for (TopicImage topic : image.topics()) {

@@ -413,6 +413,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
             }
         });
         controllerWork.shutdownNow();
+        leaderController.close();
         watcher.close();
         session.close();
     }

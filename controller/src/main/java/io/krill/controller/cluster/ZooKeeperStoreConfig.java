@@ -23,11 +23,15 @@ import java.util.Objects;
  * @param leaderImbalanceCheckIntervalMs {@code leader.imbalance.check.interval.seconds}, in milliseconds
  * @param leaderImbalancePerBrokerPercentage {@code leader.imbalance.per.broker.percentage}: the share of a
  *                               broker's preferred partitions that others may lead before it acts
+ * @param crashProbeListener     the listener whose endpoint the active controller keeps a connection to on
+ *                               every broker, to count a broker that refuses connections as dead before its
+ *                               session expires ({@link CrashProbe}); null: sessions alone decide
  */
 public record ZooKeeperStoreConfig(String zkConnect, String clusterName, int nodeId, String clusterId,
                                    int sessionTimeoutMs, long operationTimeoutMs, boolean uncleanLeaderElection,
                                    int defaultPartitions, int defaultReplicationFactor, boolean autoLeaderRebalance,
-                                   long leaderImbalanceCheckIntervalMs, int leaderImbalancePerBrokerPercentage) {
+                                   long leaderImbalanceCheckIntervalMs, int leaderImbalancePerBrokerPercentage,
+                                   String crashProbeListener) {
     public static final int DEFAULT_SESSION_TIMEOUT_MS = 6_000;
     public static final long DEFAULT_OPERATION_TIMEOUT_MS = 15_000;
     /** Kafka's defaults: enabled, every 300 s, above 10 %. */
@@ -63,37 +67,37 @@ public record ZooKeeperStoreConfig(String zkConnect, String clusterName, int nod
     public static ZooKeeperStoreConfig of(String zkConnect, String clusterName, int nodeId) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, null, DEFAULT_SESSION_TIMEOUT_MS,
                 DEFAULT_OPERATION_TIMEOUT_MS, false, 1, 1, true, DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS,
-                DEFAULT_LEADER_IMBALANCE_PER_BROKER_PERCENTAGE);
+                DEFAULT_LEADER_IMBALANCE_PER_BROKER_PERCENTAGE, null);
     }
 
     public ZooKeeperStoreConfig withClusterId(String id) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, id, sessionTimeoutMs, operationTimeoutMs,
                 uncleanLeaderElection, defaultPartitions, defaultReplicationFactor, autoLeaderRebalance,
-                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage);
+                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage, crashProbeListener);
     }
 
     public ZooKeeperStoreConfig withSessionTimeoutMs(int timeoutMs) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, timeoutMs, operationTimeoutMs,
                 uncleanLeaderElection, defaultPartitions, defaultReplicationFactor, autoLeaderRebalance,
-                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage);
+                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage, crashProbeListener);
     }
 
     public ZooKeeperStoreConfig withOperationTimeoutMs(long timeoutMs) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, sessionTimeoutMs, timeoutMs,
                 uncleanLeaderElection, defaultPartitions, defaultReplicationFactor, autoLeaderRebalance,
-                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage);
+                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage, crashProbeListener);
     }
 
     public ZooKeeperStoreConfig withUncleanLeaderElection(boolean enabled) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, sessionTimeoutMs, operationTimeoutMs,
                 enabled, defaultPartitions, defaultReplicationFactor, autoLeaderRebalance, leaderImbalanceCheckIntervalMs,
-                leaderImbalancePerBrokerPercentage);
+                leaderImbalancePerBrokerPercentage, crashProbeListener);
     }
 
     public ZooKeeperStoreConfig withTopicDefaults(int partitions, int replicationFactor) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, sessionTimeoutMs, operationTimeoutMs,
                 uncleanLeaderElection, partitions, replicationFactor, autoLeaderRebalance, leaderImbalanceCheckIntervalMs,
-                leaderImbalancePerBrokerPercentage);
+                leaderImbalancePerBrokerPercentage, crashProbeListener);
     }
 
     /**
@@ -103,6 +107,16 @@ public record ZooKeeperStoreConfig(String zkConnect, String clusterName, int nod
     public ZooKeeperStoreConfig withAutoLeaderRebalance(boolean enabled, long checkIntervalMs, int imbalancePercentage) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, sessionTimeoutMs, operationTimeoutMs,
                 uncleanLeaderElection, defaultPartitions, defaultReplicationFactor, enabled, checkIntervalMs,
-                imbalancePercentage);
+                imbalancePercentage, crashProbeListener);
+    }
+
+    /**
+     * Crash detection on {@code listenerName} (the inter-broker listener), or off with null: see
+     * {@link CrashProbe}.
+     */
+    public ZooKeeperStoreConfig withCrashProbe(String listenerName) {
+        return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, sessionTimeoutMs, operationTimeoutMs,
+                uncleanLeaderElection, defaultPartitions, defaultReplicationFactor, autoLeaderRebalance,
+                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage, listenerName);
     }
 }
