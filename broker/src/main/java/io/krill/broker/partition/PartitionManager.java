@@ -339,6 +339,11 @@ public final class PartitionManager implements MetadataListener {
         return config;
     }
 
+    /** Whether {@code partition} is the one hosted now under its name (not deleted, nor replaced by a re-creation). */
+    public boolean isHosted(Partition partition) {
+        return partitions.get(partition.topicPartition()) == partition;
+    }
+
     /** The partition, or null when this broker does not host it. */
     public Partition partition(String topic, int partition) {
         return partitions.get(new TopicPartition(topic, partition));

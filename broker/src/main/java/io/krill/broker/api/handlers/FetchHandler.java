@@ -67,7 +67,8 @@ public final class FetchHandler extends AbstractApiHandler {
             return;
         }
         read.discard();
-        DelayedFetch delayed = new DelayedFetch(body.maxWaitMs(), request, this);
+        DelayedFetch delayed = new DelayedFetch(body.maxWaitMs(), request, this, read, context.partitions(),
+                replicaId(request) >= 0, body.isolationLevel() == READ_COMMITTED);
         context.fetchPurgatory().tryCompleteElseWatch(delayed, read.partitions);
     }
 
@@ -75,6 +76,9 @@ public final class FetchHandler extends AbstractApiHandler {
     static final class Read {
         final FetchResponse response = new FetchResponse();
         final List<TopicPartition> partitions = new ArrayList<>();
+        /** The leader {@link Partition} of each of {@link #partitions}, and what was asked of it. */
+        final List<Partition> leaders = new ArrayList<>();
+        final List<FetchRequest.FetchPartition> asked = new ArrayList<>();
         final List<LogSliceRecords> records = new ArrayList<>();
         final java.util.Map<String, Long> bytesByTopic = new java.util.HashMap<>(2);
         long bytes;
@@ -133,6 +137,8 @@ public final class FetchHandler extends AbstractApiHandler {
                 try {
                     Partition partition = context.partitions().leaderPartition(image, topic.name(), wanted.partition());
                     read.partitions.add(partition.topicPartition());
+                    read.leaders.add(partition);
+                    read.asked.add(wanted);
                     if (follower) {
                         Partition.checkLeaderEpoch(wanted.currentLeaderEpoch(), partition.state());
                         if (recordFollowerProgress) {
