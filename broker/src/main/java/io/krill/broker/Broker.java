@@ -488,50 +488,50 @@ public final class Broker implements AutoCloseable {
             return;
         }
         closed = true;
-        List<Runnable> steps = new ArrayList<>();
-        steps.add(() -> {
+        java.util.LinkedHashMap<String, Runnable> steps = new java.util.LinkedHashMap<>();
+        steps.put("http", () -> {
             if (http != null) {
                 http.close();
             }
         });
         // Controlled shutdown: stop leading, stop fetching, and hand leaderships over while clients can
         // still reach this broker and be told NOT_LEADER_OR_FOLLOWER; only then close the sockets.
-        steps.add(() -> {
+        steps.put("stop leading", () -> {
             if (partitions != null) {
                 partitions.stopLeading();
             }
         });
-        steps.add(() -> {
+        steps.put("replica fetchers", () -> {
             if (fetchers != null) {
                 fetchers.close();
             }
         });
-        steps.add(() -> {
+        steps.put("ISR changes", () -> {
             if (isrChanger != null) {
                 isrChanger.close();
             }
         });
-        steps.add(() -> {
+        steps.put("metadata (resign, leave)", () -> {
             if (metadata != null) {
                 metadata.close();
             }
         });
-        steps.add(() -> {
+        steps.put("network", () -> {
             if (server != null) {
                 server.shutdown(config.socket().requestTimeoutMs());
             }
         });
-        steps.add(() -> {
+        steps.put("transaction coordinator", () -> {
             if (transactionCoordinator != null) {
                 transactionCoordinator.close();
             }
         });
-        steps.add(() -> {
+        steps.put("group coordinator", () -> {
             if (groupCoordinator != null) {
                 groupCoordinator.close();
             }
         });
-        steps.add(() -> {
+        steps.put("purgatories", () -> {
             if (producePurgatory != null) {
                 producePurgatory.close();
             }
@@ -539,20 +539,23 @@ public final class Broker implements AutoCloseable {
                 fetchPurgatory.close();
             }
         });
-        steps.add(() -> {
+        steps.put("logs", () -> {
             if (logManager != null) {
                 logManager.close();
             }
         });
-        steps.add(() -> {
+        steps.put("embedded ZooKeeper", () -> {
             if (embeddedZooKeeper != null) {
                 embeddedZooKeeper.close();
             }
         });
         RuntimeException failure = null;
-        for (Runnable step : steps) {
+        long started = System.nanoTime();
+        StringBuilder slow = new StringBuilder();
+        for (Map.Entry<String, Runnable> step : steps.entrySet()) {
+            long stepStarted = System.nanoTime();
             try {
-                step.run();
+                step.getValue().run();
             } catch (RuntimeException e) {
                 if (failure == null) {
                     failure = e;
@@ -560,8 +563,13 @@ public final class Broker implements AutoCloseable {
                     failure.addSuppressed(e);
                 }
             }
+            long stepMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stepStarted);
+            if (stepMs >= 10) {
+                slow.append(slow.length() == 0 ? "" : ", ").append(step.getKey()).append(' ').append(stepMs).append(" ms");
+            }
         }
-        LOG.info("Krill broker {} stopped", config.nodeId());
+        LOG.info("Krill broker {} stopped in {} ms ({})", config.nodeId(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), slow.length() == 0 ? "no step took 10 ms" : slow);
         if (failure != null) {
             throw failure;
         }

@@ -583,6 +583,8 @@ public final class PartitionLog implements AutoCloseable {
                     ProducerSnapshotFile.fsync(ProducerSnapshotFile.path(dir, snap));
                 }
             }
+            // every epoch entry below the new recovery point must be on disk: recovery re-reads only past it
+            epochCache.flushIfDirty();
             lock.lock();
             try {
                 long leo = logEndOffset();
@@ -1156,6 +1158,7 @@ public final class PartitionLog implements AutoCloseable {
                     s.flush();
                 }
             }
+            epochCache.flushIfDirty();
             recoveryPoint = leo;
             flushedOffset = leo;
             producerState.updateMapEndOffset(leo);

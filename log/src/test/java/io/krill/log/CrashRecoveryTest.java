@@ -192,6 +192,52 @@ class CrashRecoveryTest {
      * dictates, nothing is reported corrupt, the recovery point stays where the checkpoint had it (nothing
      * is fsynced by the load), and appends continue at the LEO.
      */
+    /**
+     * Leader epochs are written to their checkpoint lazily (no fsync per leadership): after a crash the
+     * entries past the recovery point come back from the recovered batches, and those below it were
+     * written before the recovery point moved. An epoch that no batch carries may be lost, nothing else.
+     */
+    @Test
+    void leaderEpochsSurviveACrashWithoutAFsyncPerLeadership() throws IOException {
+        LogConfig cfg = LogConfig.builder().segmentBytes(1024).build();
+        Path dir = tmp.resolve("epochs-0");
+        PartitionLog crashed = PartitionLog.builder(dir).config(cfg).time(time).open();
+        List<EpochEntry> expected = new ArrayList<>();
+        int epoch = 0;
+        for (int round = 0; round < 6; round++) {
+            epoch++;
+            crashed.assignLeaderEpochStart(epoch);
+            expected.add(new EpochEntry(epoch, crashed.logEndOffset()));
+            for (int i = 0; i < 4; i++) {
+                crashed.appendAsLeader(TestBatches.batch().records(2, 100, 1000 + i).build(), epoch, AppendOrigin.CLIENT);
+            }
+            if (round == 3) {
+                crashed.flush(); // segments roll every few batches: the recovery point moves past epochs 1-4
+            }
+        }
+        crashed.assignLeaderEpochStart(epoch + 1); // a leadership that appended nothing: lost (no batch has it)
+        long recoveryPoint = crashed.recoveryPoint();
+        long leo = crashed.logEndOffset();
+        assertTrue(recoveryPoint > expected.get(2).startOffset(), "recovery point " + recoveryPoint);
+        crashed.closeHandles(); // the process dies: nothing written since the flush
+
+        try (PartitionLog log = PartitionLog.builder(dir).config(cfg).time(time).recoveryPoint(recoveryPoint)
+                .hadCleanShutdown(false).open()) {
+            assertEquals(leo, log.logEndOffset());
+            assertTrue(log.loadStats().recoveredSegments() < log.numberOfSegments(), "only segments past the recovery point"
+                    + " are read again");
+            assertEquals(expected, log.leaderEpochCache().entries());
+            log.assignLeaderEpochStart(epoch + 2);
+            log.appendAsLeader(TestBatches.batch().records(2, 100, 2000).build(), epoch + 2, AppendOrigin.CLIENT);
+            expected.add(new EpochEntry(epoch + 2, leo));
+        }
+        // a clean close writes them (the load keeps no recovery scan: they come from the file)
+        try (PartitionLog log = PartitionLog.builder(dir).config(cfg).time(time).recoveryPoint(leo + 2)
+                .hadCleanShutdown(true).open()) {
+            assertEquals(expected, log.leaderEpochCache().entries());
+        }
+    }
+
     @Test
     void preallocatedIndexesOfACrashedActiveSegmentAreRecomputed() throws IOException {
         LogConfig cfg = LogConfig.builder().indexIntervalBytes(100).build();

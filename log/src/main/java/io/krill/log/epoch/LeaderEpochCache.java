@@ -13,14 +13,24 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Predicate;
 
 /**
- * A partition's leader epochs: (epoch, start offset) pairs with both strictly increasing, written through
- * to the {@code leader-epoch-checkpoint} file on every change (epoch changes are rare, so the fsync is
- * paid rarely). Used by followers to find where their log diverges from the leader's (KIP-101/279).
+ * A partition's leader epochs: (epoch, start offset) pairs with both strictly increasing, kept in the
+ * {@code leader-epoch-checkpoint} file. Used by followers to find where their log diverges from the
+ * leader's (KIP-101/279).
  *
- * <p>Crash behaviour: the checkpoint is replaced atomically, so after a crash it holds a state that was
- * current at some point; the log's recovery then reconciles it ({@link #truncateFromEnd} to the log end
- * offset, {@link #truncateFromStart} to the log start offset, and entries re-assigned from recovered
- * batches).
+ * <p>When the file is written: a new epoch ({@link #assign}, on every leadership change and on the
+ * first batch of a new epoch a follower appends) and a moved log start ({@link #truncateFromStart})
+ * only mark the cache dirty; {@link #flushIfDirty} writes it, and the log calls that before its
+ * recovery point moves (and at close). Truncations from the end and {@link #clear} are written at
+ * once. So becoming the leader of thousands of partitions costs no fsync per partition (it cost two:
+ * the file and its directory), as in Kafka since KAFKA-15046.
+ *
+ * <p>Crash behaviour: the file is replaced atomically, so after a crash it holds a state that was
+ * current at some point, and every entry starting below the recovery point is in it. The log's
+ * recovery reconciles the rest: {@link #truncateFromEnd} to the log end offset, {@link #truncateFromStart}
+ * to the log start offset, and entries re-assigned from the batches it recovers past the recovery
+ * point. What a crash can lose is an epoch that no batch carries (a leadership that appended nothing),
+ * which no follower's divergence check needs: its end offset is the next epoch's start, which a later
+ * entry records.
  *
  * <p>Thread-safety: fully thread-safe; mutations take a write lock, queries a read lock. The partition log
  * only mutates it under its own lock.
@@ -36,6 +46,8 @@ public final class LeaderEpochCache {
     private volatile int latestEpoch = UNDEFINED_EPOCH;
     /** Start offset of the latest epoch, read with it on the append path's fast check. */
     private volatile long latestStartOffset = UNDEFINED_OFFSET;
+    /** Entries changed since the file was last written (write lock). */
+    private boolean dirty;
 
     /**
      * Loads the cache from {@code checkpoint} (may be {@code null} for a cache kept only in memory). Entries
@@ -65,7 +77,7 @@ public final class LeaderEpochCache {
         lock.writeLock().lock();
         try {
             if (assignInternal(new EpochEntry(epoch, startOffset))) {
-                flush();
+                dirty = true;
             }
         } finally {
             lock.writeLock().unlock();
@@ -210,7 +222,7 @@ public final class LeaderEpochCache {
                 epochs.put(lastRemoved.epoch(), new EpochEntry(lastRemoved.epoch(), startOffset));
                 publishLatest();
                 if (removed > 1 || lastRemoved.startOffset() != startOffset) {
-                    flush();
+                    dirty = true;
                 }
             }
         } finally {
@@ -230,10 +242,26 @@ public final class LeaderEpochCache {
         }
     }
 
+    /**
+     * Writes the file (durably: fsynced, renamed, directory fsynced) if an entry changed since it was last
+     * written. The log calls this before it moves its recovery point, and when it closes.
+     */
+    public void flushIfDirty() throws IOException {
+        lock.writeLock().lock();
+        try {
+            if (dirty) {
+                flush();
+            }
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
     private void flush() throws IOException {
         if (checkpoint != null) {
             checkpoint.write(new ArrayList<>(epochs.values()));
         }
+        dirty = false;
     }
 
     @Override

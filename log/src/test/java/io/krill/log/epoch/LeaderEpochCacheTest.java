@@ -52,6 +52,19 @@ class LeaderEpochCacheTest {
     }
 
     @Test
+    void newEpochsAreWrittenByTheNextFlushOnly() throws IOException {
+        LeaderEpochCache c = cache();
+        c.assign(1, 0);
+        c.assign(2, 10);
+        assertTrue(cache().entries().isEmpty(), "nothing written yet");
+        c.flushIfDirty();
+        assertEquals(List.of(new EpochEntry(1, 0), new EpochEntry(2, 10)), cache().entries());
+        c.assign(2, 12); // the latest epoch again: no change
+        c.flushIfDirty();
+        assertEquals(List.of(new EpochEntry(1, 0), new EpochEntry(2, 10)), cache().entries());
+    }
+
+    @Test
     void truncationFromBothEndsIsPersisted() throws IOException {
         LeaderEpochCache c = cache();
         c.assign(1, 0);
@@ -61,6 +74,9 @@ class LeaderEpochCacheTest {
         assertEquals(List.of(new EpochEntry(1, 0), new EpochEntry(2, 10)), c.entries());
         c.truncateFromStart(15);
         assertEquals(List.of(new EpochEntry(2, 15)), c.entries());
+        assertEquals(List.of(new EpochEntry(1, 0), new EpochEntry(2, 10)), cache().entries(),
+                "a moved log start is written with the next flush, a truncation from the end at once");
+        c.flushIfDirty();
         LeaderEpochCache reloaded = cache();
         assertEquals(List.of(new EpochEntry(2, 15)), reloaded.entries());
         assertEquals(OptionalInt.of(2), reloaded.latestEpoch());
