@@ -79,16 +79,23 @@ final class MetadataRecords {
 
     /** A partition's state; records written before reassignments existed have no adding or removing lists. */
     static PartitionState decodePartition(int partition, byte[] bytes) {
+        return decodePartition(partition, deserialize(bytes));
+    }
+
+    /** A partition record and the id of the topic it names, decoded once. */
+    record PartitionRecord(UUID topicId, PartitionState state) {
+    }
+
+    static PartitionRecord decodePartitionRecord(int partition, byte[] bytes) {
         ZNRecord record = deserialize(bytes);
+        return new PartitionRecord(UUID.fromString(required(record, TOPIC_ID)), decodePartition(partition, record));
+    }
+
+    private static PartitionState decodePartition(int partition, ZNRecord record) {
         return new PartitionState(partition, requiredInt(record, LEADER), requiredInt(record, LEADER_EPOCH),
                 ints(record.getListField(REPLICAS)), ints(record.getListField(ISR)),
                 requiredInt(record, PARTITION_EPOCH), ints(record.getListField(ADDING_REPLICAS)),
                 ints(record.getListField(REMOVING_REPLICAS)));
-    }
-
-    /** The id of the topic a partition record belongs to. */
-    static UUID topicIdOf(byte[] partitionRecord) {
-        return UUID.fromString(required(deserialize(partitionRecord), TOPIC_ID));
     }
 
     static byte[] encodeTopic(TopicRecord topic) {

@@ -69,6 +69,9 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     private record Task(Runnable work, CompletableFuture<MetadataImage> done) {
     }
 
+    /** A batch slower than this is logged: what keeps other brokers' views behind at scale. */
+    private static final long SLOW_BATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
     MetadataWatcher(ZkPaths paths, SessionFence fence, int nodeId) {
         this.paths = paths;
         this.fence = fence;
@@ -105,6 +108,14 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     /** Re-reads a topic (after this broker changed it) and completes once the image shows it. */
     CompletableFuture<MetadataImage> refreshTopic(String name) {
         return submit(() -> reloadTopic(name, false));
+    }
+
+    /**
+     * Completes after the image that follows everything queued so far: the events of this session's
+     * writes that have been answered are in it.
+     */
+    CompletableFuture<MetadataImage> barrier() {
+        return submit(() -> { });
     }
 
     /** Re-reads several topics in one task and completes once the image shows them all. */
@@ -247,8 +258,17 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
                 }
                 task = batch-- > 0 ? tasks.poll() : null;
             }
+            long started = System.nanoTime();
+            int changed = changedPartitions.size();
             readChangedPartitions();
+            long read = System.nanoTime();
             MetadataImage published = publish();
+            long applied = System.nanoTime();
+            if (applied - started >= SLOW_BATCH_NANOS) {
+                LOG.info("metadata: {} changed partition record(s) read in {} ms, the new image applied in {} ms",
+                        changed, TimeUnit.NANOSECONDS.toMillis(read - started),
+                        TimeUnit.NANOSECONDS.toMillis(applied - read));
+            }
             for (Task finished : done) {
                 finished.done().complete(published);
             }
@@ -560,11 +580,12 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         if (data == null || stat.getMzxid() <= cached.partitionMzxids[partition]) {
             return;
         }
-        if (!MetadataRecords.topicIdOf(data).equals(cached.record.id())) {
+        MetadataRecords.PartitionRecord record = MetadataRecords.decodePartitionRecord(partition, data);
+        if (!record.topicId().equals(cached.record.id())) {
             reloadTopic(name, true); // the topic was deleted and created again
             return;
         }
-        cached.setPartition(partition, MetadataRecords.decodePartition(partition, data), stat.getMzxid());
+        cached.setPartition(partition, record.state(), stat.getMzxid());
         dirty = true;
     }
 }

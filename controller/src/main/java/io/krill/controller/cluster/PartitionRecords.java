@@ -49,8 +49,8 @@ final class PartitionRecords {
         if (data == null) {
             return null;
         }
-        return new Versioned(MetadataRecords.decodePartition(partition, data), MetadataRecords.topicIdOf(data),
-                stat.getVersion());
+        MetadataRecords.PartitionRecord record = MetadataRecords.decodePartitionRecord(partition, data);
+        return new Versioned(record.state(), record.topicId(), stat.getVersion());
     }
 
     /**
@@ -160,7 +160,8 @@ final class PartitionRecords {
                     continue;
                 }
                 TopicPartitionKey key = pending.get(i);
-                PartitionState current = MetadataRecords.decodePartition(key.partition(), data[i]);
+                MetadataRecords.PartitionRecord record = MetadataRecords.decodePartitionRecord(key.partition(), data[i]);
+                PartitionState current = record.state();
                 PartitionState next = change.apply(key.topic(), current);
                 if (next == null || next.equals(current)) {
                     continue;
@@ -171,7 +172,7 @@ final class PartitionRecords {
                     multiStates.add(new ArrayList<>());
                 }
                 multis.get(multis.size() - 1).add(Op.setData(nodePaths.get(i),
-                        MetadataRecords.encodePartition(key.topic(), MetadataRecords.topicIdOf(data[i]), next),
+                        MetadataRecords.encodePartition(key.topic(), record.topicId(), next),
                         stats[i].getVersion()));
                 multiKeys.get(multiKeys.size() - 1).add(key);
                 multiStates.get(multiStates.size() - 1).add(next);

@@ -73,6 +73,7 @@ final class TopicWriter {
         UUID[] ids = new UUID[specs.size()];
         List<CompletableFuture<?>> writes = new ArrayList<>();
         List<String> planned = new ArrayList<>();
+        boolean[] confirmed = new boolean[specs.size()]; // written, or known not to be
         Set<UUID> newIds = new HashSet<>();
         for (int i = 0; i < specs.size(); i++) {
             NewTopic spec = specs.get(i);
@@ -115,6 +116,7 @@ final class TopicWriter {
                             "Creating the topic failed: " + cause));
                 }
                 // a lost connection: the creation may have landed; the image below tells
+                confirmed[index] = cause == null || outcomes[index] != null;
                 return null;
             }));
         }
@@ -124,8 +126,19 @@ final class TopicWriter {
         long timeoutMs = context.config().operationTimeoutMs();
         return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
                 .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
-                .handle((ignored, timeout) -> null)
-                .thenCompose(ignored -> watcher.refreshTopics(planned))
+                .handle((ignored, timeout) -> timeout == null)
+                // Every write answered: its watch events reached the watcher before the answer did
+                // (ZooKeeper orders a session's notifications before its replies), so the next image
+                // after a no-op task shows them. A write not answered may or may not have landed: read.
+                .thenCompose(answered -> {
+                    List<String> uncertain = new ArrayList<>();
+                    for (int i = 0; i < specs.size(); i++) {
+                        if (ids[i] != null && !(answered && confirmed[i])) {
+                            uncertain.add(specs.get(i).name());
+                        }
+                    }
+                    return uncertain.isEmpty() ? watcher.barrier() : watcher.refreshTopics(uncertain);
+                })
                 // the image waits for this broker's listeners, which create the new replicas' logs
                 // (thousands of them for a large request): allow more than one ZooKeeper round trip
                 .orTimeout(IMAGE_WAIT_FACTOR * timeoutMs, TimeUnit.MILLISECONDS)
