@@ -23,7 +23,9 @@ if [ ! -f "$config" ]; then
   exit 1
 fi
 
-export KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:--Xms512m -Xmx512m}
+# Krill's metadata is small (a few MiB of znodes at tens of thousands of partitions): start with a small
+# heap, which keeps ZooKeeper's resident memory near 60 MiB, and let it grow to Kafka's 512 MiB if needed.
+export KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:--Xms32m -Xmx512m}
 # Before the caller's options, so that a -Dkrill.zookeeper.log.level=... of theirs wins.
 export KAFKA_OPTS="-Dkrill.zookeeper.log.level=INFO ${KAFKA_OPTS:-}"
 main=org.apache.zookeeper.server.quorum.QuorumPeerMain
