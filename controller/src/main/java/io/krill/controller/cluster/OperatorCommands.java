@@ -6,6 +6,7 @@ import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicNames;
 import io.krill.controller.metadata.TopicPartitionKey;
+import io.krill.controller.topic.TopicRequests;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import java.util.Collection;

@@ -7,6 +7,7 @@ import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicCreation;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.controller.metadata.TopicNames;
+import io.krill.controller.topic.TopicRequests;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import java.util.ArrayList;

@@ -9,8 +9,8 @@ import io.krill.controller.metadata.MetadataStore;
 import io.krill.controller.metadata.NewTopic;
 import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
-import io.krill.controller.metadata.TopicNames;
 import io.krill.controller.metadata.TopicPartitionKey;
+import io.krill.controller.topic.TopicRequests;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import java.nio.file.Path;
@@ -40,6 +40,7 @@ public final class LocalMetadataStore implements MetadataStore {
     private final List<MetadataListener> listeners = new CopyOnWriteArrayList<>();
     private volatile MetadataImage image;
     private long nextProducerId;
+    private final java.util.Random random = new java.util.Random(); // placement (one broker: no choice)
 
     /**
      * Opens (or creates) the registry in {@code metadataDir}. {@code self} is this broker as clients reach
@@ -126,34 +127,12 @@ public final class LocalMetadataStore implements MetadataStore {
         checkNewTopic(image, spec);
     }
 
-    /** Validates {@code spec} against {@code current}; returns its partition count. */
+    /**
+     * Validates {@code spec} against {@code current} as the ZooKeeper store does ({@link TopicRequests});
+     * returns its partition count. One broker: every replica list can only be this broker.
+     */
     private int checkNewTopic(MetadataImage current, NewTopic spec) {
-        TopicNames.validate(spec.name());
-        if (current.topic(spec.name()) != null) {
-            throw new ApiException(Errors.TOPIC_ALREADY_EXISTS, "Topic '" + spec.name() + "' already exists.");
-        }
-        for (TopicImage existing : current.topics()) {
-            if (TopicNames.collide(existing.name(), spec.name())) {
-                throw new ApiException(Errors.INVALID_TOPIC_EXCEPTION, "Topic '" + spec.name()
-                        + "' collides with existing topic: " + existing.name());
-            }
-        }
-        int count = spec.assignments().isEmpty() ? spec.numPartitions() : spec.assignments().size();
-        if (count <= 0) {
-            throw new ApiException(Errors.INVALID_PARTITIONS, "Number of partitions was set to an invalid non-positive value.");
-        }
-        if (spec.assignments().isEmpty()) {
-            checkReplicationFactor(spec.replicationFactor());
-        } else {
-            for (int p = 0; p < count; p++) {
-                if (!spec.assignments().containsKey(p)) {
-                    throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT,
-                            "partitions should be a consecutive 0-based integer sequence");
-                }
-                checkAssignment(spec.assignments().get(p));
-            }
-        }
-        return count;
+        return TopicRequests.planNewTopic(current, spec, 1, 1, random).partitionCount();
     }
 
     @Override
@@ -183,29 +162,11 @@ public final class LocalMetadataStore implements MetadataStore {
         checkNewPartitions(image, name, totalCount, newAssignments);
     }
 
-    /** Validates growing {@code name} to {@code totalCount} partitions (KRaft's messages); returns the topic. */
+    /** Validates growing {@code name} to {@code totalCount} partitions as the ZooKeeper store does; returns the topic. */
     private TopicImage checkNewPartitions(MetadataImage current, String name, int totalCount,
                                           List<List<Integer>> newAssignments) {
-        TopicImage topic = current.topic(name);
-        if (topic == null) {
-            throw unknownTopic(name);
-        }
-        int existing = topic.partitionCount();
-        if (totalCount == existing) {
-            throw new ApiException(Errors.INVALID_PARTITIONS, "Topic already has " + existing + " partition(s).");
-        }
-        if (totalCount < existing) {
-            throw new ApiException(Errors.INVALID_PARTITIONS, "The topic " + name + " currently has " + existing
-                    + " partition(s); " + totalCount + " would not be an increase.");
-        }
-        if (!newAssignments.isEmpty() && newAssignments.size() != totalCount - existing) {
-            throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT, "Attempted to add " + (totalCount - existing)
-                    + " additional partition(s), but only " + newAssignments.size() + " assignment(s) were specified.");
-        }
-        for (List<Integer> replicas : newAssignments) {
-            checkAssignment(replicas);
-        }
-        return topic;
+        TopicRequests.planNewPartitions(current, name, totalCount, newAssignments, random);
+        return current.topic(name);
     }
 
     @Override
@@ -277,7 +238,7 @@ public final class LocalMetadataStore implements MetadataStore {
                         "No reassignment of " + key + " is in progress."));
             } else {
                 try {
-                    checkAssignment(target.get());
+                    TopicRequests.checkAssignment(target.get(), TopicRequests.liveBrokers(current));
                     results.put(key, ApiError.NONE);
                 } catch (ApiException e) {
                     results.put(key, ApiError.of(e));
@@ -308,39 +269,6 @@ public final class LocalMetadataStore implements MetadataStore {
         image = next;
         for (MetadataListener listener : listeners) {
             listener.onChange(previous, next);
-        }
-    }
-
-    private void checkReplicationFactor(int replicationFactor) {
-        if (replicationFactor == 0 || replicationFactor < -1) {
-            throw new ApiException(Errors.INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0, or -1 to use the default value.");
-        }
-        if (replicationFactor > 1) {
-            throw new ApiException(Errors.INVALID_REPLICATION_FACTOR, "Unable to replicate the partition "
-                    + replicationFactor + " time(s): The target replication factor of " + replicationFactor
-                    + " cannot be reached because only 1 broker(s) are registered.");
-        }
-    }
-
-    /** Kafka's checks of one manual replica list, in its order and words; one node makes most lists invalid. */
-    private void checkAssignment(List<Integer> replicas) {
-        if (replicas == null || replicas.isEmpty()) {
-            throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT,
-                    "The manual partition assignment includes an empty replica list.");
-        }
-        List<Integer> sorted = new ArrayList<>(replicas);
-        sorted.sort(null);
-        Integer previous = null;
-        for (Integer replica : sorted) {
-            if (replica != nodeId) {
-                throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes broker "
-                        + replica + ", but no such broker is registered.");
-            }
-            if (replica.equals(previous)) {
-                throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes the broker "
-                        + previous + " more than once.");
-            }
-            previous = replica;
         }
     }
 

@@ -203,6 +203,9 @@ class AuthorizationHandlersTest {
         assertEquals(Errors.CLUSTER_AUTHORIZATION_FAILED.code(),
                 ((InitProducerIdResponse) broker.call(init, 5, idempotent, ALICE)).errorCode());
         grant(creation(ResourceType.TOPIC, "logs-", PatternType.PREFIXED, "User:alice", AclOperation.WRITE));
+        // the manager reserves its first block of ids in the background: until then, a retriable error
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> ((InitProducerIdResponse)
+                broker.call(init, 5, idempotent, ALICE)).errorCode() != Errors.COORDINATOR_LOAD_IN_PROGRESS.code());
         InitProducerIdResponse granted = broker.call(init, 5, idempotent, ALICE);
         assertEquals(Errors.NONE.code(), granted.errorCode());
         assertTrue(granted.producerId() >= 0);

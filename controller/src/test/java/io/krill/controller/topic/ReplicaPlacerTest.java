@@ -1,4 +1,4 @@
-package io.krill.controller.cluster;
+package io.krill.controller.topic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,4 +1,4 @@
-package io.krill.controller.cluster;
+package io.krill.controller.topic;
 
 import io.krill.controller.metadata.BrokerInfo;
 import io.krill.controller.metadata.MetadataImage;
@@ -17,13 +17,16 @@ import java.util.Set;
 /**
  * Checks a topic creation or partition growth against an image, with KRaft's errors and messages,
  * and places the new replicas on the live brokers ({@link ReplicaPlacer}). Brokers that are not live
- * count as not registered. Stateless.
+ * count as not registered. The one validation path of both metadata stores (ZooKeeper's and the
+ * single-node local one), so a handler test against either store sees Kafka's answers.
+ *
+ * <p>Stateless.
  */
-final class TopicRequests {
+public final class TopicRequests {
 
     /** Partition count and one replica list per new partition. */
-    record Plan(int partitionCount, List<List<Integer>> assignments) {
-        Plan {
+    public record Plan(int partitionCount, List<List<Integer>> assignments) {
+        public Plan {
             assignments = List.copyOf(assignments);
         }
     }
@@ -31,7 +34,7 @@ final class TopicRequests {
     private TopicRequests() {
     }
 
-    static Plan planNewTopic(MetadataImage image, NewTopic spec, int defaultPartitions, int defaultReplicationFactor,
+    public static Plan planNewTopic(MetadataImage image, NewTopic spec, int defaultPartitions, int defaultReplicationFactor,
                              Random random) {
         TopicNames.validate(spec.name());
         if (image.topic(spec.name()) != null) {
@@ -67,7 +70,7 @@ final class TopicRequests {
         return new Plan(count, new ReplicaPlacer(random).place(brokers, count, replicationFactor, 0, -1));
     }
 
-    static Plan planNewPartitions(MetadataImage image, String name, int totalCount, List<List<Integer>> newAssignments,
+    public static Plan planNewPartitions(MetadataImage image, String name, int totalCount, List<List<Integer>> newAssignments,
                                   Random random) {
         TopicImage topic = image.topic(name);
         if (topic == null) {
@@ -105,7 +108,7 @@ final class TopicRequests {
     }
 
     /** The live brokers, in node id order. */
-    static List<BrokerInfo> liveBrokers(MetadataImage image) {
+    public static List<BrokerInfo> liveBrokers(MetadataImage image) {
         List<BrokerInfo> brokers = new ArrayList<>(image.brokers());
         brokers.sort(Comparator.comparingInt(BrokerInfo::nodeId));
         return brokers;
@@ -124,7 +127,7 @@ final class TopicRequests {
     }
 
     /** Kafka's checks of one manual replica list, in its order and words. */
-    static void checkAssignment(List<Integer> replicas, List<BrokerInfo> brokers) {
+    public static void checkAssignment(List<Integer> replicas, List<BrokerInfo> brokers) {
         if (replicas.isEmpty()) {
             throw new ApiException(Errors.INVALID_REPLICA_ASSIGNMENT,
                     "The manual partition assignment includes an empty replica list.");

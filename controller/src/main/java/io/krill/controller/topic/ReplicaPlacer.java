@@ -1,4 +1,4 @@
-package io.krill.controller.cluster;
+package io.krill.controller.topic;
 
 import io.krill.controller.metadata.BrokerInfo;
 import java.util.ArrayList;
