@@ -26,6 +26,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -208,7 +210,10 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
             if (participant == null) {
                 HelixParticipant joining = takePreparedParticipant();
                 try {
-                    joining.join(this::resignAll);
+                    joining.join(() -> {
+                        resignAll();
+                        awaitPreviousLiveInstance(joining);
+                    });
                 } catch (Exception e) {
                     joining.close();
                     throw new IllegalStateException("broker " + nodeId + " could not join Helix cluster "
@@ -416,6 +421,42 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         leaderController.close();
         watcher.close();
         session.close();
+    }
+
+    /**
+     * After a kill -9 and a quick restart, this broker's live instance of its previous session is still
+     * there until ZooKeeper expires that session. Helix, finding it, sleeps a fixed session timeout plus
+     * 5 s before trying again (11 s with 6 s sessions), however soon the node goes. This waits for the
+     * node itself, so the broker goes live as soon as the old session has expired; after Helix's own
+     * bound it leaves the rest to Helix (which fails the join if the node is still there: another
+     * process with this node id).
+     */
+    private void awaitPreviousLiveInstance(HelixParticipant joining) {
+        String path = paths.liveInstances() + "/" + ZkPaths.instanceName(nodeId);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.sessionTimeoutMs() + 5_000L);
+        boolean logged = false;
+        while (!closed && System.nanoTime() < deadline) {
+            Stat stat;
+            try {
+                stat = session.call(zk -> zk.exists(path, false));
+            } catch (KeeperException e) {
+                return; // Helix's own create will tell
+            }
+            if (stat == null || Long.toHexString(stat.getEphemeralOwner()).equals(joining.sessionId())) {
+                return;
+            }
+            if (!logged) {
+                LOG.info("broker {}: waiting for the live instance of its previous ZooKeeper session (0x{}) to expire",
+                        nodeId, Long.toHexString(stat.getEphemeralOwner()));
+                logged = true;
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     /**
