@@ -202,10 +202,11 @@ final class LeaderController {
             TopicImage topic = context.image().topic(name);
             return LeaderElection.elect(fresh, isLive, topic != null && context.uncleanElection(topic));
         };
+        // The image is what the pass decided on: its records stand for the first round of reads.
         Map<TopicPartitionKey, PartitionState> written = new java.util.LinkedHashMap<>(
-                context.records().updateAll(leaderChanges, rule));
+                context.records().updateAll(leaderChanges, rule, PartitionRecords.asIn(image)));
         long leadersMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-        written.putAll(context.records().updateAll(isrChanges, rule));
+        written.putAll(context.records().updateAll(isrChanges, rule, PartitionRecords.asIn(image)));
         int leaderless = 0;
         for (PartitionState state : written.values()) {
             if (!state.hasLeader()) {

@@ -1,6 +1,8 @@
 package io.krill.controller.cluster;
 
+import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicImage;
 import io.krill.controller.metadata.TopicPartitionKey;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -9,6 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
 import org.apache.zookeeper.KeeperException;
@@ -35,6 +38,18 @@ final class PartitionRecords {
 
     /** A record as read, with what a conditional write of it needs. */
     record Versioned(PartitionState state, UUID topicId, int version) {
+    }
+
+    /**
+     * The records as {@code image} has them, for {@link #updateAll(Collection, BiFunction, Function)}'s
+     * first round: the partition epoch stands for the version.
+     */
+    static Function<TopicPartitionKey, Versioned> asIn(MetadataImage image) {
+        return key -> {
+            TopicImage topic = image.topic(key.topic());
+            PartitionState state = topic == null ? null : topic.partition(key.partition());
+            return state == null ? null : new Versioned(state, topic.id(), state.partitionEpoch());
+        };
     }
 
     PartitionRecords(ZkSession session, ZkPaths paths) {
@@ -140,30 +155,59 @@ final class PartitionRecords {
      */
     Map<TopicPartitionKey, PartitionState> updateAll(Collection<TopicPartitionKey> partitions,
                                                      BiFunction<String, PartitionState, PartitionState> change) {
+        return updateAll(partitions, change, key -> null);
+    }
+
+    /**
+     * As {@link #updateAll(Collection, BiFunction)}, with the first round of reads replaced by what
+     * {@code known} says of each partition (the caller's image; null: read it). The partition epoch is
+     * taken for the record's ZooKeeper version, which holds for records Krill writes (created at 0, every
+     * write bumps both); a guess that is wrong or stale fails its multi's version check, and that multi's
+     * partitions are read in the next round like any lost race. Saves one read per partition when the
+     * image is current, as it is for a controller's pass or a broker's own resignation.
+     */
+    Map<TopicPartitionKey, PartitionState> updateAll(Collection<TopicPartitionKey> partitions,
+                                                     BiFunction<String, PartitionState, PartitionState> change,
+                                                     Function<TopicPartitionKey, Versioned> known) {
         Map<TopicPartitionKey, PartitionState> written = new LinkedHashMap<>();
         List<TopicPartitionKey> pending = new ArrayList<>(new LinkedHashSet<>(partitions));
         for (int attempt = 0; attempt < MAX_ATTEMPTS && !pending.isEmpty(); attempt++) {
-            List<String> nodePaths = new ArrayList<>(pending.size());
-            for (TopicPartitionKey key : pending) {
-                nodePaths.add(paths.partition(key.topic(), key.partition()));
+            Versioned[] current = new Versioned[pending.size()];
+            List<Integer> toRead = new ArrayList<>();
+            for (int i = 0; i < current.length; i++) {
+                current[i] = attempt == 0 ? known.apply(pending.get(i)) : null;
+                if (current[i] == null) {
+                    toRead.add(i);
+                }
             }
-            Stat[] stats = new Stat[pending.size()];
-            for (int i = 0; i < stats.length; i++) {
-                stats[i] = new Stat();
+            if (!toRead.isEmpty()) {
+                List<String> nodePaths = new ArrayList<>(toRead.size());
+                Stat[] stats = new Stat[toRead.size()];
+                for (int j = 0; j < stats.length; j++) {
+                    TopicPartitionKey key = pending.get(toRead.get(j));
+                    nodePaths.add(paths.partition(key.topic(), key.partition()));
+                    stats[j] = new Stat();
+                }
+                byte[][] data = session.readAll(nodePaths, stats);
+                for (int j = 0; j < data.length; j++) {
+                    if (data[j] != null) {
+                        int i = toRead.get(j);
+                        MetadataRecords.PartitionRecord record = MetadataRecords.decodePartitionRecord(
+                                pending.get(i).partition(), data[j]);
+                        current[i] = new Versioned(record.state(), record.topicId(), stats[j].getVersion());
+                    }
+                }
             }
-            byte[][] data = session.readAll(nodePaths, stats);
             List<List<Op>> multis = new ArrayList<>();
             List<List<TopicPartitionKey>> multiKeys = new ArrayList<>();
             List<List<PartitionState>> multiStates = new ArrayList<>();
             for (int i = 0; i < pending.size(); i++) {
-                if (data[i] == null) {
-                    continue;
+                if (current[i] == null) {
+                    continue; // no such partition
                 }
                 TopicPartitionKey key = pending.get(i);
-                MetadataRecords.PartitionRecord record = MetadataRecords.decodePartitionRecord(key.partition(), data[i]);
-                PartitionState current = record.state();
-                PartitionState next = change.apply(key.topic(), current);
-                if (next == null || next.equals(current)) {
+                PartitionState next = change.apply(key.topic(), current[i].state());
+                if (next == null || next.equals(current[i].state())) {
                     continue;
                 }
                 if (multis.isEmpty() || multis.get(multis.size() - 1).size() >= OPS_PER_MULTI) {
@@ -171,9 +215,9 @@ final class PartitionRecords {
                     multiKeys.add(new ArrayList<>());
                     multiStates.add(new ArrayList<>());
                 }
-                multis.get(multis.size() - 1).add(Op.setData(nodePaths.get(i),
-                        MetadataRecords.encodePartition(key.topic(), record.topicId(), next),
-                        stats[i].getVersion()));
+                multis.get(multis.size() - 1).add(Op.setData(paths.partition(key.topic(), key.partition()),
+                        MetadataRecords.encodePartition(key.topic(), current[i].topicId(), next),
+                        current[i].version()));
                 multiKeys.get(multiKeys.size() - 1).add(key);
                 multiStates.get(multiStates.size() - 1).add(next);
             }

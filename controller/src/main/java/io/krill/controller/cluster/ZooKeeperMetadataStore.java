@@ -481,7 +481,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
             }
         }
         Map<TopicPartitionKey, PartitionState> written = records.updateAll(involved,
-                (topic, fresh) -> LeaderElection.resign(fresh, nodeId, others::contains));
+                (topic, fresh) -> LeaderElection.resign(fresh, nodeId, others::contains), PartitionRecords.asIn(current));
         int leaderless = 0;
         for (PartitionState state : written.values()) {
             if (state.leader() == PartitionState.NO_LEADER) {
