@@ -53,6 +53,7 @@ import io.krill.broker.api.handlers.SyncGroupHandler;
 import io.krill.broker.api.handlers.TxnOffsetCommitHandler;
 import io.krill.broker.api.handlers.WriteTxnMarkersHandler;
 import io.krill.broker.config.BrokerConfig;
+import io.krill.broker.config.SecurityProtocol;
 import io.krill.broker.config.DynamicBrokerConfig;
 import io.krill.broker.config.Listener;
 import io.krill.broker.security.authorizer.Authorization;
@@ -296,7 +297,18 @@ public final class Broker implements AutoCloseable {
                 .withAutoLeaderRebalance(config.replication().autoLeaderRebalanceEnable(),
                         TimeUnit.SECONDS.toMillis(config.replication().leaderImbalanceCheckIntervalSeconds()),
                         config.replication().leaderImbalancePerBrokerPercentage())
-                .withCrashProbe(config.crashDetection() ? config.listeners().interBrokerListenerName() : null));
+                .withCrashProbe(crashProbeListener()));
+    }
+
+    /**
+     * The listener the controller's crash probe watches on other brokers, or null for none: off by
+     * configuration, or a TLS inter-broker listener, which would close the probe's idle connection at
+     * its handshake timeout (every 10 s, with a warning on the probed broker).
+     */
+    private String crashProbeListener() {
+        SecurityProtocol protocol = config.listeners().interBrokerSecurityProtocol();
+        boolean tls = protocol == SecurityProtocol.SSL || protocol == SecurityProtocol.SASL_SSL;
+        return config.crashDetection() && !tls ? config.listeners().interBrokerListenerName() : null;
     }
 
     /**

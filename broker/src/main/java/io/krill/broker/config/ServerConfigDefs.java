@@ -85,7 +85,7 @@ final class ServerConfigDefs {
                 .doc("Krill: whether the active controller keeps an idle connection to every broker's inter-broker "
                     + "listener and counts a broker that refuses a new one (its process is gone) as dead at once, "
                     + "rather than when its ZooKeeper session expires. A paused or unreachable broker is still "
-                    + "left to its session."))
+                    + "left to its session. Not used when the inter-broker listener is SSL or SASL_SSL."))
             .define(builder("zookeeper.max.in.flight.requests", INT).defaultValue(10).validator(atLeast(1))
                 .doc("The maximum number of unacknowledged requests sent to ZooKeeper."))
             .define(builder("krill.zookeeper.embedded.port", INT).defaultValue(0).validator(between(0, 65535))
