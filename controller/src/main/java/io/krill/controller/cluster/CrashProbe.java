@@ -211,9 +211,10 @@ final class CrashProbe implements AutoCloseable {
             boolean wasConnected = channel.isConnected();
             try {
                 if (key.isConnectable()) {
-                    channel.finishConnect();
-                    connected();
-                    key.interestOps(SelectionKey.OP_READ);
+                    if (channel.finishConnect()) { // false: still under way, ready again later
+                        connected();
+                        key.interestOps(SelectionKey.OP_READ);
+                    }
                 } else if (key.isReadable()) {
                     discard.clear();
                     if (channel.read(discard) < 0) {

@@ -200,17 +200,7 @@ class CreateTopicsHandlerTest {
         AtomicInteger batches = new AtomicInteger();
         CompletableFuture<List<TopicCreation>> pending = new CompletableFuture<>();
         AtomicReference<List<NewTopic>> asked = new AtomicReference<>();
-        MetadataStore store = broker.interceptedStore((method, args) -> {
-            if (method.getName().equals("createTopics")) {
-                batches.incrementAndGet();
-                asked.set(castTopics(args[0]));
-                return pending;
-            }
-            if (method.getName().equals("createTopic")) {
-                throw new AssertionError("one createTopics call, not a createTopic per topic");
-            }
-            return null;
-        });
+        MetadataStore store = broker.batchCreatingStore(batches, asked, pending);
         CreateTopicsHandler async = new CreateTopicsHandler(broker.contextWith(store));
         AtomicReference<ApiMessage> answer = new AtomicReference<>();
         Request request = broker.request(async, 7, new CreateTopicsRequest().setTopics(new ArrayList<>(List.of(
@@ -262,10 +252,5 @@ class CreateTopicsHandlerTest {
                 .setTopics(new ArrayList<>(List.of(topic("z", 1, 1)))));
         assertEquals(Errors.UNKNOWN_SERVER_ERROR.code(), response.topics().get(0).errorCode());
         assertNull(broker.metadata.image().topic("x"));
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<NewTopic> castTopics(Object topics) {
-        return (List<NewTopic>) topics;
     }
 }

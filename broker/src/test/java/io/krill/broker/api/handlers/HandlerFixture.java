@@ -161,6 +161,30 @@ final class HandlerFixture implements AutoCloseable {
                 });
     }
 
+    /**
+     * The fixture's store, except that {@code createTopics} is counted in {@code batches}, its topics
+     * kept in {@code asked} and answered with {@code pending} (which the test completes), and
+     * {@code createTopic} fails the test: a handler must create its topics in one batch.
+     */
+    MetadataStore batchCreatingStore(java.util.concurrent.atomic.AtomicInteger batches,
+                                     AtomicReference<List<io.krill.controller.metadata.NewTopic>> asked,
+                                     java.util.concurrent.CompletableFuture<List<io.krill.controller.metadata.TopicCreation>>
+                                             pending) {
+        return interceptedStore((method, args) -> {
+            if (method.getName().equals("createTopics")) {
+                batches.incrementAndGet();
+                @SuppressWarnings("unchecked")
+                List<io.krill.controller.metadata.NewTopic> topics = (List<io.krill.controller.metadata.NewTopic>) args[0];
+                asked.set(topics);
+                return pending;
+            }
+            if (method.getName().equals("createTopic")) {
+                throw new AssertionError("one createTopics call, not a createTopic per topic");
+            }
+            return null;
+        });
+    }
+
     /** The fixture's context with another metadata store. */
     BrokerContext contextWith(MetadataStore store) {
         return new BrokerContext(context.configs(), store, context.partitions(), context.producePurgatory(),

@@ -51,19 +51,7 @@ class MetadataHandlerTest {
         AtomicInteger batches = new AtomicInteger();
         CompletableFuture<List<TopicCreation>> pending = new CompletableFuture<>();
         AtomicReference<List<NewTopic>> asked = new AtomicReference<>();
-        MetadataStore store = broker.interceptedStore((method, args) -> {
-            if (method.getName().equals("createTopics")) {
-                batches.incrementAndGet();
-                @SuppressWarnings("unchecked")
-                List<NewTopic> topics = (List<NewTopic>) args[0];
-                asked.set(topics);
-                return pending;
-            }
-            if (method.getName().equals("createTopic")) {
-                throw new AssertionError("one createTopics call, not a createTopic per topic");
-            }
-            return null;
-        });
+        MetadataStore store = broker.batchCreatingStore(batches, asked, pending);
         MetadataHandler handler = new MetadataHandler(broker.contextWith(store));
         AtomicReference<ApiMessage> answer = new AtomicReference<>();
         Request request = broker.request(handler, 12, new MetadataRequest().setAllowAutoTopicCreation(true)
