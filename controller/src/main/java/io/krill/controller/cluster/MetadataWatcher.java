@@ -25,8 +25,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps this broker's {@link MetadataImage} current from ZooKeeper and tells listeners of every new
- * image, in order, on one thread ({@code krill-metadata-<nodeId>}). Driven by persistent recursive
+ * Keeps this broker's {@link MetadataImage} current from ZooKeeper on one thread
+ * ({@code krill-metadata-<nodeId>}) and tells listeners of new images, in order, on another
+ * ({@code krill-metadata-apply-<nodeId>}, see {@link ImageNotifier}), so that a listener's slow work (the
+ * partition manager creating two thousand logs for one CreateTopics) never holds back the reading of
+ * ZooKeeper nor the image that request threads serve from. Driven by persistent recursive
  * watches, not polling: on each event the thread re-reads the node it names (reads on one session
  * are in order, so a re-read is never older than the event; the partition records a batch of events
  * names are read together in one pipelined round) and publishes a new image after a batch:
@@ -36,7 +39,13 @@ import org.slf4j.LoggerFactory;
  * the whole tree is read again, because ZooKeeper does not replay persistent-watch events missed
  * while disconnected.
  *
- * <p>Thread-safety: the cache below is confined to the notification thread; {@link #image()} is a
+ * <p>Two kinds of completion: the {@code refresh*} methods and {@link #barrier()} complete once this
+ * broker's listeners have applied the image that shows the change (what a caller that goes on to use
+ * the broker's own state needs); {@link #publishedBarrier()} and {@link #refreshTopicsPublished}
+ * complete as soon as the image is published, as Kafka's brokers update their metadata cache before
+ * the replica manager creates the logs.
+ *
+ * <p>Thread-safety: the cache below is confined to the watcher thread; {@link #image()} is a
  * volatile read; the {@code refresh*} and {@code submit} methods may be called from any thread.
  */
 final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
@@ -50,6 +59,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     private final LinkedBlockingQueue<Task> tasks = new LinkedBlockingQueue<>();
     private final List<MetadataListener> listeners = new CopyOnWriteArrayList<>();
     private final List<FencingListener> fencingListeners = new CopyOnWriteArrayList<>();
+    private final ImageNotifier notifier;
     private volatile ZkSession session;
     private volatile MetadataImage image;
     private volatile boolean closed;
@@ -63,10 +73,18 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     private final Map<String, CachedTopic> topics = new HashMap<>();
     private final Map<String, Map<String, String>> entityConfigs = new HashMap<>();
     private boolean dirty;
+    /** The last image handed to the notifier. */
+    private MetadataImage delivered;
     private final Set<TopicPartitionKey> changedPartitions = new java.util.LinkedHashSet<>();
 
-    /** A unit of work for the notification thread; {@code done} completes after the next publish. */
-    private record Task(Runnable work, CompletableFuture<MetadataImage> done) {
+    /**
+     * A unit of work for the watcher thread; {@code done} completes with the next image, once it is
+     * published ({@code published}) or once this broker's listeners have applied it.
+     */
+    private record Task(Runnable work, CompletableFuture<MetadataImage> done, boolean published) {
+        Task(Runnable work, CompletableFuture<MetadataImage> done) {
+            this(work, done, false);
+        }
     }
 
     /** A batch slower than this is logged: what keeps other brokers' views behind at scale. */
@@ -79,11 +97,15 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         this.image = new MetadataImage(null, -1, List.of(), List.of());
         this.thread = new Thread(this::run, "krill-metadata-" + nodeId);
         this.thread.setDaemon(true);
+        this.delivered = image;
+        this.notifier = new ImageNotifier(listeners, fencingListeners, this::listenerFailed, image,
+                "krill-metadata-apply-" + nodeId);
     }
 
     /** Starts the notification thread on {@code zkSession} and returns after the first full read. */
     void start(ZkSession zkSession, long timeoutMs) {
         this.session = zkSession;
+        notifier.start();
         thread.start();
         await(submit(this::resync), timeoutMs);
     }
@@ -118,6 +140,20 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         return submit(() -> { });
     }
 
+    /**
+     * Like {@link #barrier()}, but completes as soon as the image is published, without waiting for
+     * this broker's listeners to apply it.
+     */
+    CompletableFuture<MetadataImage> publishedBarrier() {
+        return submit(() -> { }, true);
+    }
+
+    /** Like {@link #refreshTopics}, but completes as soon as the image that shows them is published. */
+    CompletableFuture<MetadataImage> refreshTopicsPublished(Collection<String> names) {
+        List<String> copy = List.copyOf(names);
+        return submit(() -> copy.forEach(name -> reloadTopic(name, false)), true);
+    }
+
     /** Re-reads several topics in one task and completes once the image shows them all. */
     CompletableFuture<MetadataImage> refreshTopics(Collection<String> names) {
         List<String> copy = List.copyOf(names);
@@ -146,20 +182,12 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         });
     }
 
-    /** Tells fencing listeners of a change, in order with images. */
+    /** Tells fencing listeners of a change, in order with images: after those published before it. */
     void fencingChanged(boolean fenced) {
         if (closed) {
             return;
         }
-        tasks.add(new Task(() -> {
-            for (FencingListener listener : fencingListeners) {
-                try {
-                    listener.onFencingChanged(fenced);
-                } catch (RuntimeException e) {
-                    listenerFailed(listener, e);
-                }
-            }
-        }, null));
+        tasks.add(new Task(() -> notifier.fencingChanged(fenced), null));
     }
 
     /** Waits for {@code future}; a timeout or failure becomes a {@link ZkUnavailableException}. */
@@ -185,12 +213,16 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     }
 
     private CompletableFuture<MetadataImage> submit(Runnable work) {
+        return submit(work, false);
+    }
+
+    private CompletableFuture<MetadataImage> submit(Runnable work, boolean published) {
         CompletableFuture<MetadataImage> done = new CompletableFuture<>();
         if (closed) {
             done.completeExceptionally(new ZkUnavailableException("metadata store closed", null));
             return done;
         }
-        tasks.add(new Task(work, done));
+        tasks.add(new Task(work, done, published));
         return done;
     }
 
@@ -233,6 +265,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        notifier.close();
     }
 
     // The notification thread.
@@ -269,10 +302,22 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
                         changed, TimeUnit.NANOSECONDS.toMillis(read - started),
                         TimeUnit.NANOSECONDS.toMillis(applied - read));
             }
+            List<CompletableFuture<MetadataImage>> afterApply = null;
             for (Task finished : done) {
-                finished.done().complete(published);
+                if (finished.published()) {
+                    finished.done().complete(published);
+                } else {
+                    if (afterApply == null) {
+                        afterApply = new ArrayList<>();
+                    }
+                    afterApply.add(finished.done());
+                }
             }
             done.clear();
+            if (published != delivered || afterApply != null) {
+                notifier.imagePublished(published, afterApply == null ? List.of() : afterApply);
+                delivered = published;
+            }
             if (stop) {
                 failPending();
                 return;
@@ -343,18 +388,8 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         for (CachedTopic topic : topics.values()) {
             topicImages.add(topic.image());
         }
-        MetadataImage previous = image;
         MetadataImage next = new MetadataImage(clusterId, controllerId, brokers, topicImages, entityConfigs);
         image = next;
-        for (MetadataListener listener : listeners) {
-            try {
-                listener.onChange(previous, next);
-            } catch (RuntimeException e) {
-                // One broken listener must not stop metadata from reaching the others (Kafka's metadata
-                // publishers make the same choice); the failure is logged with its stack and counted.
-                listenerFailed(listener, e);
-            }
-        }
         return next;
     }
 
@@ -373,8 +408,10 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
             String[] parts = path.substring(topicsPrefix.length()).split("/");
             if (parts.length == 1) {
                 reloadTopic(parts[0], false);
-            } else if (parts.length == 2 && event.getType() != Watcher.Event.EventType.NodeDeleted) {
-                // read with the rest of the batch's partitions, in one pipelined round, before the publish
+            } else if (parts.length == 2 && event.getType() == Watcher.Event.EventType.NodeDataChanged) {
+                // read with the rest of the batch's partitions, in one pipelined round, before the publish;
+                // a created partition node needs no read of its own: it is always created in one multi
+                // with its topic node's creation or growth, whose event reads the new partitions
                 changedPartitions.add(new TopicPartitionKey(parts[0], Integer.parseInt(parts[1])));
             }
         } else if (path.startsWith(paths.entityConfigs() + "/")) {

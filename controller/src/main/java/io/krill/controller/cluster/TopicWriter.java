@@ -64,8 +64,8 @@ final class TopicWriter {
      * Plans every topic against the current image (and the topics planned before it in the list: two
      * names that collide cannot both be created), sends each topic's creation as its own multi-op (a
      * topic is created whole or not at all) with all of them in flight at once, and completes once this
-     * broker's image shows them. Never blocks: the ZooKeeper callbacks only hand over to the
-     * notification thread, which completes the future after its next image.
+     * broker's image shows them (its listeners may still be creating the logs). Never blocks: the ZooKeeper
+     * callbacks only hand over to the watcher thread, which completes the future with its next image.
      */
     CompletableFuture<List<TopicCreation>> createTopics(List<NewTopic> specs) {
         context.ensureOpen();
@@ -138,10 +138,12 @@ final class TopicWriter {
                             uncertain.add(specs.get(i).name());
                         }
                     }
-                    return uncertain.isEmpty() ? watcher.barrier() : watcher.refreshTopics(uncertain);
+                    // Answered once the image shows the topics, not once this broker has created its
+                    // replicas' logs (thousands for a large request), as Kafka answers on commit: a
+                    // produce that comes first gets a retriable error.
+                    return uncertain.isEmpty() ? watcher.publishedBarrier() : watcher.refreshTopicsPublished(uncertain);
                 })
-                // the image waits for this broker's listeners, which create the new replicas' logs
-                // (thousands of them for a large request): allow more than one ZooKeeper round trip
+                // the image waits for the watcher's batch in progress: allow more than one round trip
                 .orTimeout(IMAGE_WAIT_FACTOR * timeoutMs, TimeUnit.MILLISECONDS)
                 .handle((after, failure) -> {
                     for (int i = 0; i < specs.size(); i++) {
