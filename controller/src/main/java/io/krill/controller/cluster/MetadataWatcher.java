@@ -75,6 +75,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     private boolean dirty;
     /** The last image handed to the notifier. */
     private MetadataImage delivered;
+    private final Set<String> changedTopics = new java.util.LinkedHashSet<>();
     private final Set<TopicPartitionKey> changedPartitions = new java.util.LinkedHashSet<>();
 
     /**
@@ -151,13 +152,13 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     /** Like {@link #refreshTopics}, but completes as soon as the image that shows them is published. */
     CompletableFuture<MetadataImage> refreshTopicsPublished(Collection<String> names) {
         List<String> copy = List.copyOf(names);
-        return submit(() -> copy.forEach(name -> reloadTopic(name, false)), true);
+        return submit(() -> reloadTopics(copy, false), true);
     }
 
     /** Re-reads several topics in one task and completes once the image shows them all. */
     CompletableFuture<MetadataImage> refreshTopics(Collection<String> names) {
         List<String> copy = List.copyOf(names);
-        return submit(() -> copy.forEach(name -> reloadTopic(name, false)));
+        return submit(() -> reloadTopics(copy, false));
     }
 
     CompletableFuture<MetadataImage> refreshEntityConfig(String entity) {
@@ -292,14 +293,15 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
                 task = batch-- > 0 ? tasks.poll() : null;
             }
             long started = System.nanoTime();
+            int changedTopicCount = changedTopics.size();
             int changed = changedPartitions.size();
-            readChangedPartitions();
+            readChanged();
             long read = System.nanoTime();
             MetadataImage published = publish();
             long applied = System.nanoTime();
             if (applied - started >= SLOW_BATCH_NANOS) {
-                LOG.info("metadata: {} changed partition record(s) read in {} ms, the new image applied in {} ms",
-                        changed, TimeUnit.NANOSECONDS.toMillis(read - started),
+                LOG.info("metadata: {} changed topic(s) and {} changed partition record(s) read in {} ms, the new"
+                        + " image built in {} ms", changedTopicCount, changed, TimeUnit.NANOSECONDS.toMillis(read - started),
                         TimeUnit.NANOSECONDS.toMillis(applied - read));
             }
             List<CompletableFuture<MetadataImage>> afterApply = null;
@@ -325,14 +327,20 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         }
     }
 
-    /** The partitions that events of this batch named, read in one pipelined round. */
-    private void readChangedPartitions() {
-        if (changedPartitions.isEmpty()) {
+    /**
+     * The topics and partitions that events of this batch named: the topics in two pipelined rounds
+     * (their new partitions with them), then the partitions in one.
+     */
+    private void readChanged() {
+        if (changedTopics.isEmpty() && changedPartitions.isEmpty()) {
             return;
         }
+        List<String> names = new ArrayList<>(changedTopics);
+        changedTopics.clear();
         List<TopicPartitionKey> keys = new ArrayList<>(changedPartitions);
         changedPartitions.clear();
         try {
+            reloadTopics(names, false);
             reloadPartitions(keys);
         } catch (RuntimeException e) {
             LOG.warn("metadata refresh failed ({}); reading everything again in {} ms", e.toString(), RETRY_DELAY_MS);
@@ -407,7 +415,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         if (path.startsWith(topicsPrefix)) {
             String[] parts = path.substring(topicsPrefix.length()).split("/");
             if (parts.length == 1) {
-                reloadTopic(parts[0], false);
+                changedTopics.add(parts[0]); // read with the batch's other topics, before its partitions
             } else if (parts.length == 2 && event.getType() == Watcher.Event.EventType.NodeDataChanged) {
                 // read with the rest of the batch's partitions, in one pipelined round, before the publish;
                 // a created partition node needs no read of its own: it is always created in one multi
@@ -445,9 +453,8 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
                 dirty = true;
             }
         }
-        for (String name : names) {
-            reloadTopic(name, true);
-        }
+        changedTopics.removeAll(names);
+        reloadTopics(names, true);
         entityConfigs.clear();
         for (String node : zk.childrenOrEmpty(paths.entityConfigs())) {
             reloadEntityConfig(ZkPaths.entityOfNode(node));
@@ -534,50 +541,87 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
      * own events keep them current).
      */
     private void reloadTopic(String name, boolean all) {
-        Stat stat = new Stat();
-        byte[] data = session.readOrNull(paths.topic(name), stat);
-        CachedTopic cached = topics.get(name);
-        if (data == null) {
-            if (topics.remove(name) != null) {
-                dirty = true;
-            }
+        reloadTopics(List.of(name), all);
+    }
+
+    /**
+     * {@link #reloadTopic} for several topics in two pipelined rounds, whatever their number: every
+     * topic node, then every partition node to read. A burst of a hundred creations, or a resync, then
+     * costs two round trips instead of two per topic, which on a loaded ZooKeeper (tens of ms each) was
+     * most of a large CreateTopics.
+     */
+    private void reloadTopics(Collection<String> names, boolean all) {
+        if (names.isEmpty()) {
             return;
         }
-        if (!all && cached != null && stat.getMzxid() == cached.mzxid) {
-            return;
+        List<String> topicPaths = new ArrayList<>(names.size());
+        for (String name : names) {
+            topicPaths.add(paths.topic(name));
         }
-        MetadataRecords.TopicRecord record = MetadataRecords.decodeTopic(name, data);
-        boolean sameTopic = !all && cached != null && cached.record.id().equals(record.id());
-        PartitionState[] partitions = new PartitionState[record.partitionCount()];
-        long[] partitionMzxids = new long[record.partitionCount()];
-        List<String> toRead = new ArrayList<>();
-        List<Integer> readIndexes = new ArrayList<>();
-        for (int p = 0; p < partitions.length; p++) {
-            if (sameTopic && p < cached.partitions.length) {
-                partitions[p] = cached.partitions[p];
-                partitionMzxids[p] = cached.partitionMzxids[p];
+        Stat[] topicStats = newStats(topicPaths.size());
+        byte[][] topicData = session.readAll(topicPaths, topicStats);
+        List<TopicRead> reads = new ArrayList<>();
+        List<String> partitionPaths = new ArrayList<>();
+        int i = 0;
+        for (String name : names) {
+            byte[] data = topicData[i];
+            Stat stat = topicStats[i++];
+            CachedTopic cached = topics.get(name);
+            if (data == null) {
+                if (topics.remove(name) != null) {
+                    dirty = true;
+                }
                 continue;
             }
-            toRead.add(paths.partition(name, p));
-            readIndexes.add(p);
+            if (!all && cached != null && stat.getMzxid() == cached.mzxid) {
+                continue;
+            }
+            MetadataRecords.TopicRecord record = MetadataRecords.decodeTopic(name, data);
+            boolean sameTopic = !all && cached != null && cached.record.id().equals(record.id());
+            TopicRead read = new TopicRead(name, record, stat.getMzxid(), new PartitionState[record.partitionCount()],
+                    new long[record.partitionCount()], partitionPaths.size(), new ArrayList<>());
+            for (int p = 0; p < read.partitions.length; p++) {
+                if (sameTopic && p < cached.partitions.length) {
+                    read.partitions[p] = cached.partitions[p];
+                    read.partitionMzxids[p] = cached.partitionMzxids[p];
+                } else {
+                    partitionPaths.add(paths.partition(name, p));
+                    read.toRead.add(p);
+                }
+            }
+            reads.add(read);
         }
-        Stat[] stats = new Stat[toRead.size()];
-        for (int i = 0; i < stats.length; i++) {
+        Stat[] stats = newStats(partitionPaths.size());
+        byte[][] partitionData = session.readAll(partitionPaths, stats);
+        next:
+        for (TopicRead read : reads) {
+            for (int k = 0; k < read.toRead.size(); k++) {
+                int at = read.firstRead + k;
+                if (partitionData[at] == null) {
+                    // Deleted under us (a topic is created and deleted in one multi-op): the deletion's
+                    // own event removes it.
+                    continue next;
+                }
+                int p = read.toRead.get(k);
+                read.partitions[p] = MetadataRecords.decodePartition(p, partitionData[at]);
+                read.partitionMzxids[p] = stats[at].getMzxid();
+            }
+            topics.put(read.name, new CachedTopic(read.record, read.mzxid, read.partitions, read.partitionMzxids));
+            dirty = true;
+        }
+    }
+
+    /** One topic of {@link #reloadTopics} between its two rounds; its partition reads start at {@code firstRead}. */
+    private record TopicRead(String name, MetadataRecords.TopicRecord record, long mzxid, PartitionState[] partitions,
+                             long[] partitionMzxids, int firstRead, List<Integer> toRead) {
+    }
+
+    private static Stat[] newStats(int n) {
+        Stat[] stats = new Stat[n];
+        for (int i = 0; i < n; i++) {
             stats[i] = new Stat();
         }
-        byte[][] read = session.readAll(toRead, stats); // one pipelined round, not one round trip each
-        for (int i = 0; i < read.length; i++) {
-            if (read[i] == null) {
-                // Deleted under us (a topic is created and deleted in one multi-op): the deletion's
-                // own event removes it.
-                return;
-            }
-            int p = readIndexes.get(i);
-            partitions[p] = MetadataRecords.decodePartition(p, read[i]);
-            partitionMzxids[p] = stats[i].getMzxid();
-        }
-        topics.put(name, new CachedTopic(record, stat.getMzxid(), partitions, partitionMzxids));
-        dirty = true;
+        return stats;
     }
 
     private void reloadPartitions(List<TopicPartitionKey> keys) {
