@@ -39,10 +39,32 @@ final class MetadataRecords {
 
     private static final ThreadLocal<ZNRecordSerializer> SERIALIZER = ThreadLocal.withInitial(ZNRecordSerializer::new);
 
-    /** A topic node: everything about a topic except its partitions' states. */
-    record TopicRecord(String name, UUID id, int partitionCount, boolean internal, Map<String, String> configs) {
+    /**
+     * The partitions' states as created, kept in a topic node when it is created (field
+     * {@code initialStates}, one entry per partition, {@code <replicas>/<leader>/<isr>} with
+     * comma-separated broker ids, epochs 0, no reassignment), so that a broker learning of a new topic
+     * need not read its partition nodes: they were created in the same multi, so while the topic node is
+     * unmodified (czxid = mzxid) each partition node's creation zxid is the topic's, and any later change
+     * of one comes with its own watch event. Only for topics of at most this many partitions, which
+     * bounds the node's size; larger ones are read partition by partition.
+     */
+    static final String INITIAL_STATES = "initialStates";
+    static final int MAX_INITIAL_STATES = 5_000;
+
+    /**
+     * A topic node: everything about a topic except its partitions' current states; {@code initialStates}
+     * holds their states at creation (empty when the node does not carry them: see {@link #INITIAL_STATES}).
+     */
+    record TopicRecord(String name, UUID id, int partitionCount, boolean internal, Map<String, String> configs,
+                       List<PartitionState> initialStates) {
         TopicRecord {
             configs = Map.copyOf(configs);
+            initialStates = List.copyOf(initialStates);
+        }
+
+        /** A topic record without initial states: what every rewrite of a topic node (growth, configs) writes. */
+        TopicRecord(String name, UUID id, int partitionCount, boolean internal, Map<String, String> configs) {
+            this(name, id, partitionCount, internal, configs, List.of());
         }
     }
 
@@ -104,14 +126,59 @@ final class MetadataRecords {
         record.setIntField(PARTITIONS, topic.partitionCount());
         record.setBooleanField(INTERNAL, topic.internal());
         record.setMapField(CONFIGS, new TreeMap<>(topic.configs()));
+        if (!topic.initialStates().isEmpty()) {
+            List<String> states = new ArrayList<>(topic.initialStates().size());
+            for (PartitionState state : topic.initialStates()) {
+                states.add(csv(state.replicas()) + "/" + state.leader() + "/" + csv(state.isr()));
+            }
+            record.setListField(INITIAL_STATES, states);
+        }
         return serialize(record);
     }
 
     static TopicRecord decodeTopic(String name, byte[] bytes) {
         ZNRecord record = deserialize(bytes);
         Map<String, String> configs = record.getMapField(CONFIGS);
-        return new TopicRecord(name, UUID.fromString(required(record, TOPIC_ID)), requiredInt(record, PARTITIONS),
-                record.getBooleanField(INTERNAL, false), configs == null ? Map.of() : configs);
+        int partitionCount = requiredInt(record, PARTITIONS);
+        List<String> encoded = record.getListField(INITIAL_STATES);
+        List<PartitionState> initial = List.of();
+        if (encoded != null && encoded.size() == partitionCount) {
+            List<PartitionState> states = new ArrayList<>(partitionCount);
+            for (int p = 0; p < partitionCount; p++) {
+                String[] parts = encoded.get(p).split("/", -1);
+                if (parts.length != 3) {
+                    throw new IllegalStateException("topic " + name + ": bad initial state of partition " + p + ": "
+                            + encoded.get(p));
+                }
+                states.add(new PartitionState(p, Integer.parseInt(parts[1]), 0, ints(parts[0]), ints(parts[2]), 0));
+            }
+            initial = states;
+        }
+        return new TopicRecord(name, UUID.fromString(required(record, TOPIC_ID)), partitionCount,
+                record.getBooleanField(INTERNAL, false), configs == null ? Map.of() : configs, initial);
+    }
+
+    private static String csv(List<Integer> ids) {
+        StringBuilder out = new StringBuilder(ids.size() * 3);
+        for (int id : ids) {
+            if (out.length() > 0) {
+                out.append(',');
+            }
+            out.append(id);
+        }
+        return out.toString();
+    }
+
+    private static List<Integer> ints(String csv) {
+        if (csv.isEmpty()) {
+            return List.of();
+        }
+        String[] parts = csv.split(",");
+        List<Integer> ids = new ArrayList<>(parts.length);
+        for (String part : parts) {
+            ids.add(Integer.parseInt(part));
+        }
+        return ids;
     }
 
     static byte[] encodeEntityConfigs(String entity, Map<String, String> configs) {

@@ -578,6 +578,17 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
             }
             MetadataRecords.TopicRecord record = MetadataRecords.decodeTopic(name, data);
             boolean sameTopic = !all && cached != null && cached.record.id().equals(record.id());
+            if (!all && !sameTopic && stat.getCzxid() == stat.getMzxid()
+                    && record.initialStates().size() == record.partitionCount()) {
+                // A new topic whose node is as created: its partition nodes were created in the same
+                // multi (one zxid), and a later change of any comes with an event after this one.
+                PartitionState[] partitions = record.initialStates().toArray(PartitionState[]::new);
+                long[] partitionMzxids = new long[partitions.length];
+                java.util.Arrays.fill(partitionMzxids, stat.getCzxid());
+                topics.put(name, new CachedTopic(record, stat.getMzxid(), partitions, partitionMzxids));
+                dirty = true;
+                continue;
+            }
             TopicRead read = new TopicRead(name, record, stat.getMzxid(), new PartitionState[record.partitionCount()],
                     new long[record.partitionCount()], partitionPaths.size(), new ArrayList<>());
             for (int p = 0; p < read.partitions.length; p++) {

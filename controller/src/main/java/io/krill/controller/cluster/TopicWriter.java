@@ -98,9 +98,12 @@ final class TopicWriter {
             UUID id = newTopicId(current, newIds);
             ids[i] = id;
             List<Op> ops = new ArrayList<>(plan.partitionCount() + 1);
-            ops.add(create(paths.topic(spec.name()), MetadataRecords.encodeTopic(new MetadataRecords.TopicRecord(
-                    spec.name(), id, plan.partitionCount(), spec.internal(), spec.configs()))));
-            addPartitionOps(ops, spec.name(), id, 0, plan.assignments(), current);
+            ops.add(null); // the topic node, once its partitions' initial states are known
+            List<PartitionState> initial = addPartitionOps(ops, spec.name(), id, 0, plan.assignments(), current);
+            // Brokers learn the new partitions from the topic node alone (MetadataRecords.INITIAL_STATES).
+            ops.set(0, create(paths.topic(spec.name()), MetadataRecords.encodeTopic(new MetadataRecords.TopicRecord(
+                    spec.name(), id, plan.partitionCount(), spec.internal(), spec.configs(),
+                    initial.size() <= MetadataRecords.MAX_INITIAL_STATES ? initial : List.of()))));
             int index = i;
             writes.add(session.multiAsync(ops).handle((results, failure) -> {
                 Throwable cause = failure instanceof java.util.concurrent.CompletionException c ? c.getCause() : failure;
@@ -289,8 +292,10 @@ final class TopicWriter {
         });
     }
 
-    private void addPartitionOps(List<Op> ops, String topic, UUID topicId, int first, List<List<Integer>> assignments,
-                                 MetadataImage current) {
+    /** Adds the creation of each new partition's node; returns their states. */
+    private List<PartitionState> addPartitionOps(List<Op> ops, String topic, UUID topicId, int first,
+                                                 List<List<Integer>> assignments, MetadataImage current) {
+        List<PartitionState> states = new ArrayList<>(assignments.size());
         for (int i = 0; i < assignments.size(); i++) {
             List<Integer> replicas = assignments.get(i);
             List<Integer> isr = new ArrayList<>();
@@ -305,7 +310,9 @@ final class TopicWriter {
             PartitionState initial = new PartitionState(first + i, isr.isEmpty() ? PartitionState.NO_LEADER : isr.get(0),
                     0, replicas, isr.isEmpty() ? replicas : isr, 0);
             ops.add(create(paths.partition(topic, first + i), MetadataRecords.encodePartition(topic, topicId, initial)));
+            states.add(initial);
         }
+        return states;
     }
 
     private static Op create(String path, byte[] data) {

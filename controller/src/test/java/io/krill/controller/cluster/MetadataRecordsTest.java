@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
-/** Partition records with and without a reassignment, and records written before reassignments existed. */
+/**
+ * Partition records with and without a reassignment, records written before reassignments existed, and
+ * topic records with and without their partitions' initial states.
+ */
 class MetadataRecordsTest {
     private static final UUID TOPIC_ID = UUID.fromString("6e30610a-0000-4000-8000-000000000001");
 
@@ -34,5 +37,24 @@ class MetadataRecordsTest {
         assertEquals(List.of(), state.addingReplicas());
         assertEquals(List.of(), state.removingReplicas());
         assertFalse(state.isReassigning());
+    }
+
+    @Test
+    void aTopicRecordCarriesItsPartitionsInitialStatesWhenGiven() {
+        List<PartitionState> initial = List.of(
+                new PartitionState(0, 1, 0, List.of(1, 2, 3), List.of(1, 2, 3), 0),
+                new PartitionState(1, 3, 0, List.of(2, 3, 1), List.of(3, 1), 0),
+                new PartitionState(2, -1, 0, List.of(2), List.of(2), 0));
+        MetadataRecords.TopicRecord topic = new MetadataRecords.TopicRecord("t", TOPIC_ID, 3, false,
+                java.util.Map.of("retention.ms", "5"), initial);
+        MetadataRecords.TopicRecord decoded = MetadataRecords.decodeTopic("t", MetadataRecords.encodeTopic(topic));
+        assertEquals(topic, decoded);
+        assertEquals(initial, decoded.initialStates());
+
+        MetadataRecords.TopicRecord rewritten = new MetadataRecords.TopicRecord("t", TOPIC_ID, 4, false, java.util.Map.of());
+        byte[] encoded = MetadataRecords.encodeTopic(rewritten);
+        assertFalse(new String(encoded, StandardCharsets.UTF_8).contains(MetadataRecords.INITIAL_STATES),
+                "a rewritten topic node carries no initial states");
+        assertEquals(List.of(), MetadataRecords.decodeTopic("t", encoded).initialStates());
     }
 }

@@ -1,0 +1,80 @@
+package io.krill.controller.cluster;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.NewTopic;
+import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicImage;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Brokers learn a new topic's partitions from its topic node (MetadataRecords.INITIAL_STATES) and still
+ * see every later change of a partition, however soon after the creation it comes.
+ */
+@Timeout(90)
+class NewTopicImageTest {
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
+    private static final String CHROOT = "/krill/newtopic";
+    private static final String CLUSTER = "newtopic";
+
+    @TempDir
+    Path dir;
+
+    private static BrokerInfo broker(int id) {
+        return new BrokerInfo(id, null, Map.of("PLAINTEXT", new BrokerInfo.Endpoint("PLAINTEXT", "localhost", 9090 + id)));
+    }
+
+    private static ZooKeeperMetadataStore store(EmbeddedZooKeeper zk, int nodeId) {
+        ZooKeeperMetadataStore store = new ZooKeeperMetadataStore(
+                ZooKeeperStoreConfig.of(zk.connectString() + CHROOT, CLUSTER, nodeId).withSessionTimeoutMs(10_000));
+        store.registerBroker(broker(nodeId));
+        return store;
+    }
+
+    @Test
+    void aPartitionChangedRightAfterItsTopicWasCreatedReachesEveryImage() throws Exception {
+        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir.resolve("zk"), 0);
+             ZooKeeperMetadataStore one = store(zk, 1);
+             ZooKeeperMetadataStore two = store(zk, 2);
+             ZkSession probe = new ZkSession(zk.connectString() + CHROOT, 10_000, 10_000, new QuietZkListener())) {
+            await().atMost(PATIENCE).until(() -> !one.isFenced() && !two.isFenced()
+                    && one.image().brokers().size() == 2 && two.image().brokers().size() == 2);
+            ZkPaths paths = new ZkPaths(CLUSTER);
+            for (int round = 0; round < 10; round++) {
+                String name = "fresh-" + round;
+                TopicImage created = one.createTopic(NewTopic.of(name, 4, 2));
+                // What a controller or leader would write next, racing the other broker's first read.
+                PartitionState initial = created.partition(1);
+                PartitionState changed = new PartitionState(1, initial.isr().get(1), 1, initial.replicas(),
+                        List.of(initial.isr().get(1)), 1);
+                byte[] record = MetadataRecords.encodePartition(name, created.id(), changed);
+                UUID id = created.id();
+                String path = paths.partition(name, 1);
+                probe.call(handle -> handle.setData(path, record, 0));
+                for (ZooKeeperMetadataStore store : List.of(one, two)) {
+                    await().atMost(PATIENCE).until(() -> {
+                        TopicImage seen = store.image().topic(name);
+                        return seen != null && seen.id().equals(id) && changed.equals(seen.partition(1));
+                    });
+                    TopicImage seen = store.image().topic(name);
+                    for (int p : new int[] {0, 2, 3}) {
+                        Stat stat = new Stat();
+                        PartitionState inZooKeeper = MetadataRecords.decodePartition(p,
+                                probe.readOrNull(paths.partition(name, p), stat));
+                        assertEquals(inZooKeeper, seen.partition(p), "partition " + p + " as created");
+                    }
+                }
+            }
+        }
+    }
+}
