@@ -1,7 +1,7 @@
 package io.krill.log;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -13,21 +13,36 @@ import java.nio.file.StandardOpenOption;
  * A memory-mapped sparse index of fixed-size entries, sorted by key (see {@link OffsetIndex},
  * {@link TimeIndex}).
  *
- * <p>Life cycle: while its segment is active the file is preallocated to {@code segment.index.bytes}
- * (rounded down to whole entries) and mapped read-write, pinned. When the segment rolls (or closes) the
- * file is trimmed to its entries ({@link #deactivate()}); afterwards it is mapped read-only on demand and
- * the mapping is kept in the shared {@link OpenFileCache}. Mappings are reference counted and unmapped
- * only after the last reader let go.
+ * <p>Lazy file: an index has a file only once an entry was written to it (or one was found at load, or
+ * the segment asked for an empty one, see {@link #createEmptyFile()}). A new segment's index creates,
+ * sizes and maps nothing: creating a partition log costs no index syscalls, and an idle log holds no
+ * mapping (at 10,000 partitions two mappings per log would be a third of {@code vm.max_map_count}'s
+ * default). Lookups on an index without entries answer from memory, so a missing file and an empty one
+ * behave alike; renames and flushes skip a file that does not exist.
+ *
+ * <p>Life cycle: while its segment is active the index is <em>writable</em>; the first write (an entry,
+ * a truncation of entries) opens the file, preallocates it to {@code segment.index.bytes} (rounded down
+ * to whole entries) and maps it read-write, pinned. Until then a writable index is read like an inactive
+ * one. When the segment rolls (or closes) a mapped file is trimmed to its entries
+ * ({@link #deactivate()}); afterwards it is mapped read-only on demand and the mapping is kept in the
+ * shared {@link OpenFileCache}. Mappings are reference counted and unmapped only after the last reader
+ * let go. The last entry of a time index written at roll into an index that was never mapped is written
+ * with one positional write ({@link #appendUnmapped}), not through a preallocated mapping.
  *
  * <p>Crash behaviour: an index is never trusted blindly. The entry count of a file is its size divided by
  * the entry size (a size that is not a multiple is corruption); on the first read-only mapping the whole
  * content is checked ({@link #check}) and {@link CorruptIndexException} raised, upon which the segment
  * rebuilds the index from the log. A preallocated file left by a crash (zeros at the end) belongs to a
  * segment after the recovery point: recovery discards its entries unread ({@link #discardEntries()}) and
- * recomputes them from the log, so such a file is neither checked nor reported as corrupt.
+ * recomputes them from the log, so such a file is neither checked nor reported as corrupt. Whether a
+ * missing file of a segment before the recovery point is legitimate (no entry was ever due) is decided
+ * by the {@link LogSegment}. The first mapping of a file this index believes absent opens it with
+ * {@code O_TRUNC}, so a stray file of an earlier segment with the same name never lends it entries.
  *
  * <p>Thread-safety: one writer (the partition's append lock) and any number of concurrent readers. A
- * reader sees entries below the published (volatile) count only, which is written after the entry bytes.
+ * reader sees entries below the published (volatile) count only, which is written after the entry bytes
+ * (and after the mapping holding them became the current one). File and mapping state are guarded by an
+ * internal lock. Invariant: once {@code verified}, the subclass's cached last entry is loaded.
  */
 abstract class AbstractIndex {
     /** Readers search the last 8 KiB first: it is where fetches land and stays in the page cache. */
@@ -61,29 +76,41 @@ abstract class AbstractIndex {
     private volatile Path file;
     private volatile int entries;
     private volatile boolean verified;
+    /** Length of the file on disk as this index left or found it; -1: there is no file. Written under lock. */
+    private volatile long fileLength;
     private MapHandle current;
+    /** The read-write mapping of a writable index, created by its first write. */
     private MapHandle pinned;
+    /** The segment is active: writes are allowed (and map the file on the first one). */
+    private boolean writable;
     private boolean closed;
 
-    protected AbstractIndex(Path file, long baseOffset, int maxIndexSize, OpenFileCache cache) throws IOException {
+    /**
+     * @param load false for a new segment's index (no file, no entries, nothing read); true to open the
+     *             file if there is one (none: no entries)
+     */
+    protected AbstractIndex(Path file, long baseOffset, int maxIndexSize, OpenFileCache cache, boolean load)
+            throws IOException {
         this.file = file;
         this.baseOffset = baseOffset;
         this.maxIndexSize = maxIndexSize;
         this.cache = cache;
-        long length;
-        try {
-            length = Files.size(file);
-        } catch (NoSuchFileException e) {
-            Files.createFile(file);
-            length = 0;
+        long length = -1;
+        if (load) {
+            try {
+                length = Files.size(file);
+            } catch (NoSuchFileException e) {
+                length = -1;
+            }
         }
-        if (length % entrySize() != 0) {
+        if (length > 0 && length % entrySize() != 0) {
             throw new CorruptIndexException(file + " has size " + length + ", not a multiple of " + entrySize());
         }
         if (length > Integer.MAX_VALUE) {
             throw new CorruptIndexException(file + " is too large: " + length);
         }
-        entries = (int) (length / entrySize());
+        fileLength = length;
+        entries = length <= 0 ? 0 : (int) (length / entrySize());
         verified = entries == 0;
     }
 
@@ -107,12 +134,18 @@ abstract class AbstractIndex {
         return entries;
     }
 
+    /** Whether the index has a file on disk (as far as it knows: it found or created one). */
+    final boolean exists() {
+        return fileLength >= 0;
+    }
+
     /** Entries the preallocated (active) file can hold. */
     final int maxEntries() {
         return maxIndexSize / entrySize();
     }
 
-    final boolean isActive() {
+    /** Whether the file is mapped read-write for appends (a writable index that was written to). */
+    final boolean isMappedForWrites() {
         synchronized (lock) {
             return pinned != null;
         }
@@ -131,7 +164,10 @@ abstract class AbstractIndex {
         return (int) rel;
     }
 
-    /** A counted reference to a mapping holding at least the published entries; release when done. */
+    /**
+     * A counted reference to a mapping holding at least the published entries; release when done. Only
+     * for an index with entries (callers answer an empty index without a mapping).
+     */
     final MapHandle acquire() throws IOException {
         MapHandle h;
         boolean register;
@@ -142,6 +178,9 @@ abstract class AbstractIndex {
             h = current;
             if (h == null || !h.tryRetain()) {
                 int n = entries;
+                if (fileLength < 0) {
+                    throw new IllegalStateException(file + " has no file to map (" + n + " entries)");
+                }
                 MappedByteBuffer buf;
                 try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
                     buf = ch.map(FileChannel.MapMode.READ_ONLY, 0, (long) n * entrySize());
@@ -167,33 +206,120 @@ abstract class AbstractIndex {
     }
 
     /**
-     * Preallocates the file and maps it read-write for appends (the segment became active). The first
-     * {@link #entries()} entries are kept; they must have been checked (load sanity check or rebuild).
+     * Makes the index writable (the segment became active). Nothing is opened or mapped here: the first
+     * write does that ({@link #writableBuffer()}), so an active segment that takes no append costs no
+     * mapping. The first {@link #entries()} entries are kept; they must have been checked (load sanity
+     * check or rebuild) or be discarded ({@link #discardEntries()}).
      */
-    final void activate() throws IOException {
+    final void activate() {
         synchronized (lock) {
             if (closed) {
                 throw new SegmentClosedException(String.valueOf(file));
             }
+            writable = true;
+        }
+    }
+
+    /**
+     * The read-write mapping for writing (writable index, under the append lock): on the first call the
+     * file is created if missing (with {@code O_TRUNC} when this index believes it absent: a stray file
+     * of an earlier segment must not lend it bytes), preallocated and mapped; readers get this mapping
+     * from then on.
+     */
+    final MappedByteBuffer writableBuffer() throws IOException {
+        MapHandle h;
+        synchronized (lock) {
+            if (closed) {
+                throw new SegmentClosedException(String.valueOf(file));
+            }
+            if (!writable) {
+                throw new IllegalStateException(file + " is not active");
+            }
             if (pinned != null) {
-                return;
+                return pinned.buffer;
             }
-            long length = (long) maxEntries() * entrySize();
-            if (length < (long) entries * entrySize()) {
-                length = (long) entries * entrySize();
-            }
+            int n = entries;
+            long length = Math.max((long) maxEntries() * entrySize(), (long) n * entrySize());
             MappedByteBuffer buf;
-            try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
-                raf.setLength(length);
-                buf = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, length);
+            try (FileChannel ch = fileLength < 0
+                    ? FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                            StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)
+                    : FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                // Mapping beyond the end extends the file (one ftruncate).
+                buf = ch.map(FileChannel.MapMode.READ_WRITE, 0, length);
             }
-            MapHandle h = new MapHandle(buf, file);
+            fileLength = Math.max(length, fileLength);
+            h = new MapHandle(buf, file);
             pinned = h;
             current = h;
             verified = true;
-            onEntriesChanged(buf, entries);
+            onEntriesChanged(buf, n);
         }
         cache.invalidate(this);
+        return h.buffer;
+    }
+
+    /**
+     * Writes {@code entry} as entry {@link #entries()} with one positional write, without mapping the
+     * file: the last time index entry written when a never-mapped segment becomes inactive. The caller
+     * publishes the new count ({@link #publishUnmappedEntry}) and its cached last entry.
+     */
+    final void appendUnmapped(ByteBuffer entry) throws IOException {
+        synchronized (lock) {
+            if (closed) {
+                throw new SegmentClosedException(String.valueOf(file));
+            }
+            if (!writable || pinned != null) {
+                throw new IllegalStateException(file + " is not writable without a mapping");
+            }
+            if (entry.remaining() != entrySize()) {
+                throw new IllegalArgumentException("an entry of " + entry.remaining() + " bytes in " + file);
+            }
+            int n = entries;
+            long pos = (long) n * entrySize();
+            try (FileChannel ch = fileLength < 0
+                    ? FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                            StandardOpenOption.TRUNCATE_EXISTING)
+                    : FileChannel.open(file, StandardOpenOption.WRITE)) {
+                long p = pos;
+                while (entry.hasRemaining()) {
+                    p += ch.write(entry, p);
+                }
+                if (fileLength > p) {
+                    ch.truncate(p); // bytes left by a discarded preallocation
+                }
+            }
+            fileLength = pos + entrySize();
+            // a read-only mapping holds the old entries only: the next reader maps again
+            current = null;
+        }
+        cache.invalidate(this);
+    }
+
+    /** Publishes the entry written by {@link #appendUnmapped} (the subclass then updates its last entry). */
+    final void publishUnmappedEntry() {
+        entries = entries + 1;
+    }
+
+    /**
+     * Creates the file empty if there is none (a compaction swap renames every index file; a segment
+     * becoming inactive records that its index is legitimately empty, see {@link LogSegment}).
+     */
+    final void createEmptyFile() throws IOException {
+        synchronized (lock) {
+            if (closed) {
+                throw new SegmentClosedException(String.valueOf(file));
+            }
+            if (fileLength >= 0) {
+                return;
+            }
+            if (entries != 0) {
+                throw new IllegalStateException(file + " has " + entries + " entries but no file");
+            }
+            FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING).close();
+            fileLength = 0;
+        }
     }
 
     /**
@@ -210,13 +336,14 @@ abstract class AbstractIndex {
 
     /**
      * Forgets the entries without reading them (recovery recomputes them from the log): a preallocated
-     * file left by a crash is neither checked nor mapped for reading. Only while inactive, before
-     * {@link #activate()}; the file keeps its bytes until activation resizes it and appends overwrite them.
+     * file left by a crash is neither checked nor mapped for reading. Only before the first write; the
+     * file keeps its bytes until the first write maps it and appends overwrite them, or until
+     * {@link #deactivate()} trims it.
      */
     final void discardEntries() {
         synchronized (lock) {
             if (pinned != null) {
-                throw new IllegalStateException(file + " is active");
+                throw new IllegalStateException(file + " is mapped for writes");
             }
             entries = 0;
             verified = true;
@@ -226,30 +353,33 @@ abstract class AbstractIndex {
         cache.invalidate(this);
     }
 
-    /** Trims the file to its entries and drops the read-write mapping (the segment became inactive). */
+    /**
+     * Trims the file to its entries and drops the read-write mapping (the segment became inactive). An
+     * index that was never mapped has its file trimmed only if it differs from its entries (a discarded
+     * preallocation); one without a file stays without.
+     */
     final void deactivate() throws IOException {
         MapHandle h;
         synchronized (lock) {
-            h = pinned;
-            if (h == null) {
+            if (!writable) {
                 return;
             }
+            writable = false;
+            h = pinned;
             pinned = null;
-            current = null;
-            try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
-                raf.setLength((long) entries * entrySize());
+            if (h != null) {
+                current = null;
+            }
+            long length = (long) entries * entrySize();
+            if (fileLength >= 0 && fileLength != length) {
+                try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                    ch.truncate(length);
+                }
+                fileLength = length;
             }
         }
-        h.release();
-    }
-
-    /** The mapping for writing; only while active and under the append lock. */
-    final MappedByteBuffer writableBuffer() {
-        synchronized (lock) {
-            if (pinned == null) {
-                throw new IllegalStateException(file + " is not active");
-            }
-            return pinned.buffer;
+        if (h != null) {
+            h.release();
         }
     }
 
@@ -257,10 +387,11 @@ abstract class AbstractIndex {
         return entries >= maxEntries();
     }
 
-    /** Publishes a new entry count (after writing the entry) or a lower one (truncation). */
-    final void setEntries(int n) {
+    /** Publishes a new entry count (after writing the entry into the mapping) or a lower one (truncation). */
+    final void setEntries(int n) throws IOException {
+        MappedByteBuffer buf = writableBuffer();
         entries = n;
-        onEntriesChanged(writableBuffer(), n);
+        onEntriesChanged(buf, n);
     }
 
     /**
@@ -305,6 +436,7 @@ abstract class AbstractIndex {
     /** The search key of slot {@code n} (absolute offset or timestamp). */
     abstract long key(MappedByteBuffer buf, int n);
 
+    /** fsync of the mapping or the file; nothing when there is no file. */
     final void flush() throws IOException {
         MapHandle p;
         synchronized (lock) {
@@ -322,16 +454,19 @@ abstract class AbstractIndex {
             } finally {
                 p.release();
             }
-        } else if (Files.exists(file)) {
+        } else if (fileLength >= 0) {
             try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
                 ch.force(true);
             }
         }
     }
 
+    /** Renames the file (a missing one is not an error: only the name changes). */
     final void renameTo(Path target) throws IOException {
         synchronized (lock) {
-            io.krill.log.checkpoint.AtomicFile.atomicMove(file, target);
+            if (fileLength >= 0) {
+                io.krill.log.checkpoint.AtomicFile.atomicMove(file, target);
+            }
             file = target;
         }
     }
@@ -344,6 +479,7 @@ abstract class AbstractIndex {
                 return;
             }
             closed = true;
+            writable = false;
             p = pinned;
             pinned = null;
             current = null;

@@ -65,17 +65,36 @@ final class FileRecords {
         this.size = size;
     }
 
-    /** Opens an existing file, or creates an empty one when {@code create}. */
+    /** Opens an existing file, or creates an empty one when {@code create} (replacing a stale one). */
     static FileRecords open(Path file, OpenFileCache cache, boolean create) throws IOException {
         if (create) {
-            Files.deleteIfExists(file);
-            FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
+            return create(file, cache, true);
         }
         long length = Files.size(file);
         if (length > Integer.MAX_VALUE) {
             throw new IOException(file + " is larger than 2 GiB");
         }
         return new FileRecords(file, cache, (int) length);
+    }
+
+    /**
+     * Creates the file empty ({@code O_CREAT|O_EXCL}) and keeps the channel it was created with pinned
+     * for appends, as {@link #pin()} would: one {@code openat}, no stat. With {@code replaceExisting} a
+     * stale file of that name is deleted first (a segment created in a directory that already held
+     * segments); in a directory just made there is nothing to replace.
+     */
+    static FileRecords create(Path file, OpenFileCache cache, boolean replaceExisting) throws IOException {
+        if (replaceExisting) {
+            Files.deleteIfExists(file);
+        }
+        FileRecords records = new FileRecords(file, cache, 0);
+        ChannelHandle h = new ChannelHandle(FileChannel.open(file, StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.READ, StandardOpenOption.WRITE), file);
+        synchronized (records.lock) {
+            records.current = h;
+            records.pinned = h;
+        }
+        return records;
     }
 
     Path file() {

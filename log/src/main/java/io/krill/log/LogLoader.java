@@ -9,7 +9,9 @@ import io.krill.log.producer.ProducerAppendInfo;
 import io.krill.log.producer.ProducerStateManager;
 import io.krill.wire.record.RecordBatch;
 import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -28,6 +30,13 @@ import org.slf4j.LoggerFactory;
  * the segments, the log start offset, the log end offset, the recovery point, the leader-epoch cache and
  * the producer state. Runs once, when the log opens.
  *
+ * <p>A new log: when the directory does not exist it is made with one {@code mkdir} (its parent too
+ * when that is missing) and the log starts empty at the builder's log start offset with one empty
+ * segment (its {@code .log} file only; see {@link LogSegment}); there is nothing to list, clean up,
+ * recover or read (no producer snapshots, no leader-epoch checkpoint), whatever the clean-shutdown flag
+ * says. This is what the broker pays per partition when it creates thousands at once. A directory that
+ * exists, even empty, is loaded as follows.
+ *
  * <p>In order: deletes temporary and half-written files ({@code .deleted}, {@code .cleaned}, checkpoint
  * {@code .tmp}) and completes compaction swaps that passed their commit point ({@code X.log.swap}, see
  * {@link #completeSwap}); opens every {@code .log} file as a segment (an empty segment at the checkpointed
@@ -42,7 +51,9 @@ import org.slf4j.LoggerFactory;
  * is not fsynced here: the recovery point stays at the checkpointed one (capped by the LEO), so a crash
  * before the next flush recovers the same segments again. A segment whose transaction index cannot be
  * trusted moves the start of recovery back to it. Indexes of segments before the start of recovery are
- * trusted only once checked; one that is missing or malformed is rebuilt with a warning. Producer state comes from the latest snapshot at or below the recovery start plus
+ * trusted only once checked; one that is malformed, or missing although the segment must have it, is
+ * rebuilt with a warning, while a missing index that no entry was ever due for is not (how the two are
+ * told apart: {@link LogSegment}). Producer state comes from the latest snapshot at or below the recovery start plus
  * a replay of the batches after it; a lost or corrupt {@code leader-epoch-checkpoint} is rebuilt from the
  * batch headers.
  *
@@ -63,8 +74,9 @@ final class LogLoader {
      * What loading did, for the log dir's summary: segments re-read by crash recovery and bytes it truncated
      * (both 0 after a clean shutdown).
      */
-    record LoadStats(int recoveredSegments, long truncatedBytes) {
-        static final LoadStats NONE = new LoadStats(0, 0);
+    record LoadStats(int recoveredSegments, long truncatedBytes, int rebuiltIndexes, boolean newDirectory) {
+        static final LoadStats NONE = new LoadStats(0, 0, 0, false);
+        static final LoadStats NEW_DIRECTORY = new LoadStats(0, 0, 0, true);
     }
 
     private final Path dir;
@@ -83,6 +95,7 @@ final class LogLoader {
     private long recoveredTruncatedBytes;
     private long truncatedBytes;
     private int recoveredSegments;
+    private int rebuiltIndexes;
 
     private LogLoader(Path dir, TopicPartition topicPartition, PartitionLog.Builder b) {
         this.dir = dir;
@@ -93,18 +106,61 @@ final class LogLoader {
     }
 
     /**
-     * Loads (creating the directory if needed) the log the builder describes, recovering it if the
-     * shutdown was not clean.
+     * Loads the log the builder describes, recovering it if the shutdown was not clean; creates it empty
+     * if its directory does not exist.
      */
     static LoadedLog load(PartitionLog.Builder b, TopicPartition topicPartition) throws IOException {
         LogLoader loader = new LogLoader(b.dir, topicPartition, b);
-        Files.createDirectories(b.dir);
+        if (createDirectory(b.dir)) {
+            return loader.createNew(b);
+        }
         loader.epochCache = loader.loadEpochCache();
         loader.producerState = new ProducerStateManager(b.dir, b.producerIdExpirationMs);
         loader.load(b.recoveryPoint, b.logStartOffset, b.hadCleanShutdown);
         return new LoadedLog(loader.segments, loader.epochCache, loader.producerState, loader.nextOffsetMetadata,
                 loader.logStartOffset, loader.recoveryPoint,
-                new LoadStats(loader.recoveredSegments, loader.truncatedBytes));
+                new LoadStats(loader.recoveredSegments, loader.truncatedBytes, loader.rebuiltIndexes, false));
+    }
+
+    /**
+     * Makes {@code dir}: one {@code mkdir}, or the missing parents first when that fails for want of a
+     * parent. Returns false if it already existed (then it is loaded; if it is no directory, listing it
+     * fails).
+     */
+    private static boolean createDirectory(Path dir) throws IOException {
+        try {
+            Files.createDirectory(dir);
+            return true;
+        } catch (FileAlreadyExistsException e) {
+            return false;
+        } catch (NoSuchFileException e) {
+            Path parent = dir.toAbsolutePath().getParent();
+            if (parent == null) {
+                throw e;
+            }
+            Files.createDirectories(parent);
+            try {
+                Files.createDirectory(dir);
+                return true;
+            } catch (FileAlreadyExistsException again) {
+                return false;
+            }
+        }
+    }
+
+    /** The log of a directory just made: one empty segment at the log start offset, nothing read. */
+    private LoadedLog createNew(PartitionLog.Builder b) throws IOException {
+        long base = Math.max(0, b.logStartOffset);
+        LogSegment segment = LogSegment.create(dir, base, config, fileCache, time, "", true);
+        segment.activate();
+        segments.put(base, segment);
+        LeaderEpochCache epochs = LeaderEpochCache.forNewLog(
+                new LeaderEpochCheckpointFile(dir.resolve(LeaderEpochCheckpointFile.FILE_NAME)));
+        ProducerStateManager producers = ProducerStateManager.forNewLog(dir, b.producerIdExpirationMs);
+        producers.updateMapEndOffset(base);
+        log.debug("{}: created a new log at offset {}", topicPartition, base);
+        return new LoadedLog(segments, epochs, producers, new LogOffsetMetadata(base, base, 0), base, base,
+                LoadStats.NEW_DIRECTORY);
     }
 
     private LeaderEpochCache loadEpochCache() throws IOException {
@@ -157,6 +213,7 @@ final class LogLoader {
             if (s.needsIndexRebuild()) {
                 log.warn("{}: indexes of segment {} are missing or malformed; rebuilding them from the log",
                         topicPartition, s.baseOffset);
+                rebuiltIndexes++;
                 if (s != segments.lastEntry().getValue()) {
                     s.activate();
                     s.onBecomeInactive();

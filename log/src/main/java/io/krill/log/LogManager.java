@@ -281,7 +281,9 @@ public final class LogManager implements AutoCloseable {
     /**
      * The log of {@code tp}, created empty in the online log dir holding the fewest logs if missing.
      * Creations of different partitions run concurrently: only reserving the partition and its dir is
-     * serialised (a concurrent call for the same partition waits for the first one's log).
+     * serialised (a concurrent call for the same partition waits for the first one's log). Creating a log
+     * costs one {@code mkdir} and one {@code open} of its {@code .log} file (see {@link LogLoader}), and it
+     * maps nothing until its indexes get entries.
      */
     public PartitionLog getOrCreateLog(TopicPartition tp, LogConfig cfg) {
         PartitionLog existing = logs.get(tp);

@@ -17,10 +17,33 @@ import org.slf4j.LoggerFactory;
  * time index and transaction index, all named by the segment's base offset. Every offset in the segment
  * is in [baseOffset, baseOffset + 2^31), so indexes store 32-bit relative offsets.
  *
- * <p>The last segment of a log is <em>active</em>: its channel and index mappings are pinned open and
- * read-write, its indexes preallocated. {@link #onBecomeInactive()} (roll, close) trims the indexes and
- * writes a final time index entry with the segment's largest timestamp; {@link #activate()} reverses that
- * when truncation makes an older segment the last one.
+ * <p>The last segment of a log is <em>active</em>: its channel is pinned open and its indexes are
+ * writable (mapped read-write and preallocated from their first entry on). {@link #onBecomeInactive()}
+ * (roll, close) writes a final time index entry with the segment's largest timestamp and trims the
+ * indexes; {@link #activate()} reverses that when truncation makes an older segment the last one.
+ *
+ * <p>Files: a new segment is its {@code .log} alone; the {@code .index} appears with the first offset
+ * index entry (the first batch starting more than {@code index.interval.bytes} into the segment), the
+ * {@code .timeindex} with the first time index entry (at the latest the final one written when the
+ * segment becomes inactive), the {@code .txnindex} with the first aborted transaction. Creating a log or
+ * rolling costs no index file, mapping or preallocation, and an idle active segment maps nothing.
+ *
+ * <p>Crash behaviour of missing index files: so that a missing file can be told from a lost one, a
+ * non-empty segment becoming inactive leaves an empty file for an index that has no entry although it
+ * could have had one: a time index when no batch carried a timestamp, an offset index when the segment
+ * is larger than {@code index.interval.bytes} plus one batch header (a batch could have started beyond
+ * the interval; rare: one large batch). At load a segment before the recovery point therefore treats a
+ * missing index file by size: a missing time index of a non-empty segment, or a missing offset index of
+ * a segment larger than {@code index.interval.bytes + }{@link RecordBatch#HEADER_SIZE}, was lost and is
+ * rebuilt from the batch headers with a warning ({@link #needsIndexRebuild()}); a missing offset index
+ * of a smaller segment is what appending left (no batch can start beyond the interval, so no entry was
+ * ever due): nothing is rebuilt or reported, and lookups scan from position 0 as they would with the
+ * empty index. Segments from the recovery point on are re-read by recovery in any case. (If
+ * {@code index.interval.bytes} was lowered since the segment was written, a missing offset index may be
+ * rebuilt with a warning although none was lost: harmless, the rebuild is what the new interval asks
+ * for.) A stray index file with the name of a new segment cannot lend it entries: creation in an
+ * existing directory deletes stale files of its names first, and a file is opened with {@code O_TRUNC}
+ * when its index believes it absent.
  *
  * <p>Thread-safety: mutations (append, truncate, recover, activate/deactivate, rename) are done by the
  * owner of the partition's lock; reads ({@link #read}, {@link #translateOffset},
@@ -64,7 +87,8 @@ final class LogSegment {
     private boolean txnIndexCorrupt;
 
     private LogSegment(Path dir, long baseOffset, FileRecords records, OffsetIndex offsetIndex, TimeIndex timeIndex,
-            TransactionIndex txnIndex, LogConfig config, Time time, boolean needsIndexRebuild, boolean txnIndexCorrupt) {
+            TransactionIndex txnIndex, LogConfig config, Time time, boolean needsIndexRebuild, boolean txnIndexCorrupt,
+            TimeIndex.TimestampOffset maxTimestamp) {
         this.dir = dir;
         this.baseOffset = baseOffset;
         this.records = records;
@@ -77,49 +101,56 @@ final class LogSegment {
         this.time = time;
         this.needsIndexRebuild = needsIndexRebuild;
         this.txnIndexCorrupt = txnIndexCorrupt;
+        this.maxTimestamp = maxTimestamp;
     }
 
     /**
-     * Opens (or with {@code create}, creates empty) the segment at {@code baseOffset}, every file name
-     * carrying {@code suffix} ("" normally, {@code .swap} / {@code .cleaned} for compaction output). An
-     * index that is missing (with a non-empty log) or malformed is replaced by an empty one and flagged
-     * ({@link #needsIndexRebuild()}); the segment starts inactive.
+     * Opens the existing segment at {@code baseOffset} (or with {@code create}, creates it empty as
+     * {@link #create} in a directory that already holds files), every file name carrying {@code suffix}
+     * ("" normally, {@code .swap} / {@code .cleaned} for compaction output). An index that is malformed,
+     * or missing although the segment must have one (see the class comment), is replaced by an empty one
+     * and flagged ({@link #needsIndexRebuild()}); the segment starts inactive.
      */
     static LogSegment open(Path dir, long baseOffset, LogConfig config, OpenFileCache cache, Time time,
             boolean create, String suffix) throws IOException {
+        if (create) {
+            return create(dir, baseOffset, config, cache, time, suffix, false);
+        }
         Path logFile = LogFileNames.file(dir, baseOffset, LogFileNames.LOG, suffix);
         Path indexFile = LogFileNames.file(dir, baseOffset, LogFileNames.INDEX, suffix);
         Path timeFile = LogFileNames.file(dir, baseOffset, LogFileNames.TIME_INDEX, suffix);
         Path txnFile = LogFileNames.file(dir, baseOffset, LogFileNames.TXN_INDEX, suffix);
-        if (create) {
-            Files.deleteIfExists(indexFile);
-            Files.deleteIfExists(timeFile);
-            Files.deleteIfExists(txnFile);
-        }
-        FileRecords records = FileRecords.open(logFile, cache, create);
-        boolean rebuild = records.sizeInBytes() > 0 && (!Files.exists(indexFile) || !Files.exists(timeFile));
+        FileRecords records = FileRecords.open(logFile, cache, false);
+        boolean rebuild = false;
         OffsetIndex offsetIndex;
         try {
-            offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes(), cache, records::sizeInBytes);
+            offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes(), cache, records::sizeInBytes, true);
         } catch (CorruptIndexException e) {
             log.warn("{}; rebuilding it", e.getMessage());
             Files.delete(indexFile);
-            offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes(), cache, records::sizeInBytes);
+            offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes(), cache, records::sizeInBytes, false);
             rebuild = true;
         }
         TimeIndex timeIndex;
         try {
-            timeIndex = new TimeIndex(timeFile, baseOffset, config.segmentIndexBytes(), cache);
+            timeIndex = new TimeIndex(timeFile, baseOffset, config.segmentIndexBytes(), cache, true);
         } catch (CorruptIndexException e) {
             log.warn("{}; rebuilding it", e.getMessage());
             Files.delete(timeFile);
-            timeIndex = new TimeIndex(timeFile, baseOffset, config.segmentIndexBytes(), cache);
+            timeIndex = new TimeIndex(timeFile, baseOffset, config.segmentIndexBytes(), cache, false);
             rebuild = true;
+        }
+        int size = records.sizeInBytes();
+        if (!offsetIndex.exists() && offsetIndexEntryPossible(size, config.indexIntervalBytes())) {
+            rebuild = true; // lost: a segment this large leaves a file when it becomes inactive
+        }
+        if (!timeIndex.exists() && size > 0) {
+            rebuild = true; // lost: a non-empty segment leaves a file when it becomes inactive
         }
         TransactionIndex txnIndex;
         boolean txnCorrupt = false;
         try {
-            txnIndex = new TransactionIndex(txnFile, baseOffset);
+            txnIndex = new TransactionIndex(txnFile, baseOffset, true);
             if (txnIndex.entries() > 0 && txnIndex.check() != null) {
                 log.warn("{}: {}; recovering the segment", txnFile, txnIndex.check());
                 txnCorrupt = true;
@@ -127,10 +158,48 @@ final class LogSegment {
         } catch (CorruptIndexException e) {
             log.warn("{}; recovering the segment", e.getMessage());
             Files.delete(txnFile);
-            txnIndex = new TransactionIndex(txnFile, baseOffset);
+            txnIndex = new TransactionIndex(txnFile, baseOffset, false);
             txnCorrupt = true;
         }
-        return new LogSegment(dir, baseOffset, records, offsetIndex, timeIndex, txnIndex, config, time, rebuild, txnCorrupt);
+        return new LogSegment(dir, baseOffset, records, offsetIndex, timeIndex, txnIndex, config, time, rebuild, txnCorrupt,
+                UNKNOWN);
+    }
+
+    /**
+     * Creates the empty segment at {@code baseOffset}: the {@code .log} file only, its channel pinned
+     * for appends (the indexes create their files with their first entries). The segment starts inactive;
+     * {@link #activate()} costs nothing more. In a directory that already held files
+     * ({@code freshDirectory} false: a roll, a full truncation, compaction output) stale files with the
+     * segment's names are deleted first, so that no earlier segment's index is ever taken for this one's
+     * (four unlinks per roll); in a directory just made there is nothing to delete.
+     */
+    static LogSegment create(Path dir, long baseOffset, LogConfig config, OpenFileCache cache, Time time, String suffix,
+            boolean freshDirectory) throws IOException {
+        Path logFile = LogFileNames.file(dir, baseOffset, LogFileNames.LOG, suffix);
+        Path indexFile = LogFileNames.file(dir, baseOffset, LogFileNames.INDEX, suffix);
+        Path timeFile = LogFileNames.file(dir, baseOffset, LogFileNames.TIME_INDEX, suffix);
+        Path txnFile = LogFileNames.file(dir, baseOffset, LogFileNames.TXN_INDEX, suffix);
+        if (!freshDirectory) {
+            Files.deleteIfExists(indexFile);
+            Files.deleteIfExists(timeFile);
+            Files.deleteIfExists(txnFile);
+        }
+        FileRecords records = FileRecords.create(logFile, cache, !freshDirectory);
+        OffsetIndex offsetIndex = new OffsetIndex(indexFile, baseOffset, config.segmentIndexBytes(), cache,
+                records::sizeInBytes, false);
+        TimeIndex timeIndex = new TimeIndex(timeFile, baseOffset, config.segmentIndexBytes(), cache, false);
+        TransactionIndex txnIndex = new TransactionIndex(txnFile, baseOffset, false);
+        return new LogSegment(dir, baseOffset, records, offsetIndex, timeIndex, txnIndex, config, time, false, false,
+                new TimeIndex.TimestampOffset(RecordBatch.NO_TIMESTAMP, baseOffset));
+    }
+
+    /**
+     * Whether a segment of {@code size} bytes can have an offset index entry: the first entry is for the
+     * first batch starting more than {@code indexIntervalBytes} into the segment, and a batch is at least
+     * a header long.
+     */
+    static boolean offsetIndexEntryPossible(int size, int indexIntervalBytes) {
+        return size > (long) indexIntervalBytes + RecordBatch.HEADER_SIZE;
     }
 
     FileRecords records() {
@@ -172,7 +241,10 @@ final class LogSegment {
 
     // ---------------------------------------------------------------- life cycle
 
-    /** Pins the channel and maps the indexes read-write: this is now the last segment. */
+    /**
+     * Pins the channel and makes the indexes writable (each maps its file at its first write): this is now
+     * the last segment. Checks the indexes first unless they are to be rebuilt.
+     */
     void activate() throws IOException {
         if (active) {
             return;
@@ -217,7 +289,11 @@ final class LogSegment {
         active = true;
     }
 
-    /** Writes the final time index entry, trims the indexes and unpins the channel (roll, clean close). */
+    /**
+     * Writes the final time index entry, leaves empty files for indexes whose absence could otherwise be
+     * taken for a loss (see the class comment), trims the indexes and unpins the channel (roll, clean
+     * close).
+     */
     void onBecomeInactive() throws IOException {
         if (!active) {
             return;
@@ -225,6 +301,15 @@ final class LogSegment {
         TimeIndex.TimestampOffset max = maxTimestampAndOffset();
         if (max.timestamp() >= 0) {
             timeIndex.maybeAppend(max.timestamp(), max.offset(), true);
+        }
+        int size = size();
+        if (size > 0) {
+            if (!timeIndex.exists()) {
+                timeIndex.createEmptyFile(); // no batch had a timestamp
+            }
+            if (!offsetIndex.exists() && offsetIndexEntryPossible(size, indexIntervalBytes)) {
+                offsetIndex.createEmptyFile(); // large enough for an entry, yet none was due
+            }
         }
         offsetIndex.deactivate();
         timeIndex.deactivate();
@@ -257,7 +342,7 @@ final class LogSegment {
     }
 
     private void indexBatch(int position, int size, long lastOffset, long batchMaxTimestamp,
-            TimeIndex.TimestampOffset max) {
+            TimeIndex.TimestampOffset max) throws IOException {
         if (batchMaxTimestamp > max.timestamp()) {
             max = new TimeIndex.TimestampOffset(batchMaxTimestamp, lastOffset);
             maxTimestamp = max;
@@ -703,13 +788,27 @@ final class LogSegment {
         }
     }
 
-    /** Closes and deletes every file of the segment. */
+    /**
+     * Closes and deletes every file of the segment, the log last: a crash in between leaves either a
+     * segment whose lost indexes the next load rebuilds, or no segment, never index files without a log
+     * (which a later segment with the same base could be confused with).
+     */
     void deleteFiles() throws IOException {
         closeHandles();
-        Files.deleteIfExists(records.file());
         Files.deleteIfExists(offsetIndex.file());
         Files.deleteIfExists(timeIndex.file());
         Files.deleteIfExists(txnIndex.file());
+        Files.deleteIfExists(records.file());
+    }
+
+    /**
+     * Creates the missing index files empty (a compaction swap: the loader completing an interrupted swap
+     * relies on every {@code .swap} file being there).
+     */
+    void createMissingIndexFiles() throws IOException {
+        offsetIndex.createEmptyFile();
+        timeIndex.createEmptyFile();
+        txnIndex.createIfMissing();
     }
 
     boolean isClosed() {

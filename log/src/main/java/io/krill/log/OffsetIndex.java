@@ -28,8 +28,10 @@ final class OffsetIndex extends AbstractIndex {
     private final IntSupplier logSize;
     private volatile long lastOffset;
 
-    OffsetIndex(Path file, long baseOffset, int maxIndexSize, OpenFileCache cache, IntSupplier logSize) throws IOException {
-        super(file, baseOffset, maxIndexSize, cache);
+    /** @param load see {@link AbstractIndex#AbstractIndex}: false for a new segment (no file until an entry) */
+    OffsetIndex(Path file, long baseOffset, int maxIndexSize, OpenFileCache cache, IntSupplier logSize, boolean load)
+            throws IOException {
+        super(file, baseOffset, maxIndexSize, cache, load);
         this.logSize = logSize;
         this.lastOffset = entries() == 0 ? baseOffset : -1;
     }
@@ -146,30 +148,38 @@ final class OffsetIndex extends AbstractIndex {
         }
     }
 
-    /** Appends an entry (active index, append lock held). */
-    void append(long offset, int position) {
+    /**
+     * Appends an entry (active index, append lock held); the first one creates and maps the file
+     * (see {@link AbstractIndex}).
+     */
+    void append(long offset, int position) throws IOException {
         int n = entries();
-        if (n > 0 && offset <= lastOffset) {
-            throw new IllegalStateException("index entry offset " + offset + " not above " + lastOffset + " in " + file());
-        }
         if (isFull()) {
             throw new IllegalStateException("index " + file() + " is full");
         }
-        MappedByteBuffer buf = writableBuffer();
+        MappedByteBuffer buf = writableBuffer(); // maps on the first write, which also loads lastOffset
+        if (n > 0 && offset <= lastOffset) {
+            throw new IllegalStateException("index entry offset " + offset + " not above " + lastOffset + " in " + file());
+        }
         buf.putInt(n * ENTRY_SIZE, relativeOffset(offset));
         buf.putInt(n * ENTRY_SIZE + 4, position);
         setEntries(n + 1);
     }
 
-    /** Removes the entries with offset &gt;= {@code offset} (active index). */
-    void truncateTo(long offset) {
+    /** Removes the entries with offset &gt;= {@code offset} (active index; without entries, no I/O). */
+    void truncateTo(long offset) throws IOException {
+        if (entries() == 0) {
+            return;
+        }
         MappedByteBuffer buf = writableBuffer();
         setEntries(smallestUpperBound(buf, entries(), offset));
     }
 
-    /** Removes every entry (active index; rebuild). */
-    void reset() {
-        writableBuffer();
+    /** Removes every entry (active index; rebuild; without entries, no I/O). */
+    void reset() throws IOException {
+        if (entries() == 0) {
+            return;
+        }
         setEntries(0);
     }
 }

@@ -1104,7 +1104,7 @@ public final class PartitionLog implements AutoCloseable {
                     return false;
                 }
             }
-            cleaned.txnIndex().createIfMissing();
+            cleaned.createMissingIndexFiles();
             cleaned.changeFileSuffixes(LogFileNames.CLEANED, LogFileNames.SWAP);
             io.krill.log.checkpoint.AtomicFile.fsyncDirectory(dir);
             // Map first (atomically replacing the first old segment, so readers never see a hole), files after.

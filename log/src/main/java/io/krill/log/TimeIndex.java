@@ -2,6 +2,7 @@ package io.krill.log;
 
 import io.krill.wire.record.RecordBatch;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.file.Path;
 
@@ -30,8 +31,9 @@ final class TimeIndex extends AbstractIndex {
     private volatile long lastOffset;
     private volatile boolean lastLoaded;
 
-    TimeIndex(Path file, long baseOffset, int maxIndexSize, OpenFileCache cache) throws IOException {
-        super(file, baseOffset, maxIndexSize, cache);
+    /** @param load see {@link AbstractIndex#AbstractIndex}: false for a new segment (no file until an entry) */
+    TimeIndex(Path file, long baseOffset, int maxIndexSize, OpenFileCache cache, boolean load) throws IOException {
+        super(file, baseOffset, maxIndexSize, cache, load);
         if (entries() == 0) {
             lastTimestamp = RecordBatch.NO_TIMESTAMP;
             lastOffset = baseOffset;
@@ -130,19 +132,23 @@ final class TimeIndex extends AbstractIndex {
 
     /**
      * Appends (timestamp, offset) if the timestamp is above the last entry's (active index, append lock).
+     * The first entry creates and maps the file, except the final entry of an index that was never
+     * mapped: that one is a single positional write (a segment rolled or closed with one time index
+     * entry costs no preallocation and no mapping).
      *
      * @param skipFullCheck true for the final entry written at roll, which uses the reserved slot
      */
-    void maybeAppend(long timestamp, long offset, boolean skipFullCheck) {
-        int n = entries();
-        if (n > 0 && timestamp <= lastTimestamp) {
-            return;
-        }
+    void maybeAppend(long timestamp, long offset, boolean skipFullCheck) throws IOException {
         if (timestamp < 0) {
             return;
         }
-        if (n > 0 && offset < lastOffset) {
-            throw new IllegalStateException("time index offset " + offset + " below " + lastOffset + " in " + file());
+        int n = entries();
+        TimestampOffset last = lastEntry();
+        if (n > 0 && timestamp <= last.timestamp()) {
+            return;
+        }
+        if (n > 0 && offset < last.offset()) {
+            throw new IllegalStateException("time index offset " + offset + " below " + last.offset() + " in " + file());
         }
         if (skipFullCheck ? isFull() : isFullForAppend()) {
             if (skipFullCheck) {
@@ -150,16 +156,29 @@ final class TimeIndex extends AbstractIndex {
             }
             throw new IllegalStateException("time index " + file() + " is full");
         }
+        if (skipFullCheck && !isMappedForWrites()) {
+            ByteBuffer entry = ByteBuffer.allocate(ENTRY_SIZE);
+            entry.putLong(timestamp).putInt(relativeOffset(offset)).flip();
+            appendUnmapped(entry);
+            lastTimestamp = timestamp;
+            lastOffset = offset;
+            lastLoaded = true;
+            publishUnmappedEntry();
+            return;
+        }
         MappedByteBuffer buf = writableBuffer();
         buf.putLong(n * ENTRY_SIZE, timestamp);
         buf.putInt(n * ENTRY_SIZE + 8, relativeOffset(offset));
         setEntries(n + 1);
     }
 
-    /** Removes the entries with offset &gt;= {@code offset} (active index). */
-    void truncateTo(long offset) {
-        MappedByteBuffer buf = writableBuffer();
+    /** Removes the entries with offset &gt;= {@code offset} (active index; without entries, no I/O). */
+    void truncateTo(long offset) throws IOException {
         int n = entries();
+        if (n == 0) {
+            return;
+        }
+        MappedByteBuffer buf = writableBuffer();
         int keep = n;
         while (keep > 0 && offset(buf, keep - 1) >= offset) {
             keep--;
@@ -167,9 +186,11 @@ final class TimeIndex extends AbstractIndex {
         setEntries(keep);
     }
 
-    /** Removes every entry (active index; rebuild). */
-    void reset() {
-        writableBuffer();
+    /** Removes every entry (active index; rebuild; without entries, no I/O). */
+    void reset() throws IOException {
+        if (entries() == 0) {
+            return;
+        }
         setEntries(0);
     }
 }

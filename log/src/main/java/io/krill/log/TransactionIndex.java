@@ -16,7 +16,9 @@ import java.util.List;
  *
  * <p>Byte format: entries of 34 bytes, {@code version int16 (0), producerId int64, firstOffset int64,
  * lastOffset int64, lastStableOffset int64} (Kafka's layout). The file is created on the first abort; no
- * file means no entries.
+ * file means no entries. A new segment's index touches nothing on disk (no stat, no file); the first
+ * append opens the file with {@code O_TRUNC} while it has no entries, so a stray file of an earlier
+ * segment with the same name never lends it entries.
  *
  * <p>Crash behaviour: entries are appended after the marker is written to the log. A torn or missing tail
  * belongs to the active segment (after the recovery point), whose txn index recovery rebuilds from the
@@ -38,19 +40,31 @@ final class TransactionIndex {
     private final long baseOffset;
     private volatile Path file;
     private volatile int entries;
+    /** Whether the file exists (found at load, or written or created since). */
+    private volatile boolean exists;
     private long lastOffset = -1;
 
-    TransactionIndex(Path file, long baseOffset) throws IOException {
+    /**
+     * @param load false for a new segment's index (nothing read: no file, no entries); true to read the
+     *             size of the file if there is one
+     */
+    TransactionIndex(Path file, long baseOffset, boolean load) throws IOException {
         this.file = file;
         this.baseOffset = baseOffset;
-        long size;
-        try {
-            size = Files.size(file);
-        } catch (NoSuchFileException e) {
-            size = 0;
+        long size = 0;
+        if (load) {
+            try {
+                size = Files.size(file);
+                exists = true;
+            } catch (NoSuchFileException e) {
+                size = 0;
+            }
         }
         if (size % ENTRY_SIZE != 0) {
             throw new CorruptIndexException(file + " has size " + size + ", not a multiple of " + ENTRY_SIZE);
+        }
+        if (size > Integer.MAX_VALUE) {
+            throw new CorruptIndexException(file + " is too large: " + size);
         }
         entries = (int) (size / ENTRY_SIZE);
     }
@@ -75,12 +89,15 @@ final class TransactionIndex {
         ByteBuffer buf = ByteBuffer.allocate(ENTRY_SIZE);
         buf.putShort(VERSION).putLong(txn.producerId()).putLong(txn.firstOffset()).putLong(txn.lastOffset())
                 .putLong(txn.lastStableOffset()).flip();
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+        try (FileChannel ch = entries == 0
+                ? FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)
+                : FileChannel.open(file, StandardOpenOption.WRITE)) {
             long pos = (long) entries * ENTRY_SIZE;
             while (buf.hasRemaining()) {
                 pos += ch.write(buf, pos);
             }
         }
+        exists = true;
         lastOffset = txn.lastOffset();
         entries++;
     }
@@ -91,6 +108,9 @@ final class TransactionIndex {
         List<AbortedTxn> result = new ArrayList<>(n);
         if (n == 0) {
             return result;
+        }
+        if ((long) n * ENTRY_SIZE > Integer.MAX_VALUE) {
+            throw new CorruptIndexException(file + ": " + n + " entries do not fit a buffer");
         }
         ByteBuffer buf = ByteBuffer.allocate(n * ENTRY_SIZE);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -158,15 +178,28 @@ final class TransactionIndex {
 
     /** Removes every entry (rebuild during recovery). */
     void reset() throws IOException {
-        Files.deleteIfExists(file);
+        if (exists || entries > 0) {
+            Files.deleteIfExists(file);
+        }
+        exists = false;
         entries = 0;
         lastOffset = -1;
     }
 
+    /** Whether the file exists (as far as this index knows: it found, wrote or created it). */
+    boolean exists() {
+        return exists;
+    }
+
     /** Creates the (empty) file if it does not exist, so that renames of a segment's files see it. */
     void createIfMissing() throws IOException {
-        if (!Files.exists(file)) {
-            Files.createFile(file);
+        if (!exists) {
+            if (entries != 0) {
+                throw new IllegalStateException(file + " has " + entries + " entries but no file");
+            }
+            FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING).close();
+            exists = true;
         }
     }
 
@@ -178,8 +211,9 @@ final class TransactionIndex {
         }
     }
 
+    /** Renames the file (a missing one is not an error: only the name changes). */
     void renameTo(Path target) throws IOException {
-        if (Files.exists(file)) {
+        if (exists) {
             io.krill.log.checkpoint.AtomicFile.atomicMove(file, target);
         }
         file = target;

@@ -36,6 +36,9 @@
  *     leader-epoch-checkpoint         epoch start offsets        ({@link io.krill.log.checkpoint.LeaderEpochCheckpointFile})
  * transient suffixes: .deleted (awaiting deletion), .cleaned / .swap (compaction output), .tmp (checkpoints)
  * </pre>
+ * A new log is its directory and one {@code .log} file: an index file appears with the index's first
+ * entry, a snapshot at the first roll or clean close, the epoch checkpoint at the first flush after an
+ * epoch (see {@code LogSegment} for how a missing index file is told from a lost one).
  *
  * <h2>Threads</h2>
  * A partition's mutations hold its lock only for the operation; reads take no lock and see only batches

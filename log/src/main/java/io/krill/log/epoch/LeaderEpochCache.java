@@ -54,12 +54,22 @@ public final class LeaderEpochCache {
      * that are not strictly increasing in both epoch and offset are dropped as assignment would.
      */
     public LeaderEpochCache(LeaderEpochCheckpointFile checkpoint) throws IOException {
+        this(checkpoint, checkpoint == null ? List.of() : checkpoint.read());
+    }
+
+    private LeaderEpochCache(LeaderEpochCheckpointFile checkpoint, List<EpochEntry> initial) {
         this.checkpoint = checkpoint;
-        if (checkpoint != null) {
-            for (EpochEntry e : checkpoint.read()) {
-                assignInternal(e);
-            }
+        for (EpochEntry e : initial) {
+            assignInternal(e);
         }
+    }
+
+    /**
+     * An empty cache for a log whose directory was just made: the checkpoint is not read (there is none);
+     * it is written to {@code checkpoint} as usual.
+     */
+    public static LeaderEpochCache forNewLog(LeaderEpochCheckpointFile checkpoint) {
+        return new LeaderEpochCache(checkpoint, List.of());
     }
 
     /**

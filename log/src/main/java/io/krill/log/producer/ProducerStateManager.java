@@ -46,17 +46,33 @@ public final class ProducerStateManager {
     private final ConcurrentSkipListMap<Long, Path> snapshots = new ConcurrentSkipListMap<>();
     private volatile long mapEndOffset;
 
+    /** The state of the partition directory {@code dir}: lists it for snapshot files. */
     public ProducerStateManager(Path dir, long producerIdExpirationMs) throws IOException {
+        this(dir, producerIdExpirationMs, listSnapshots(dir));
+    }
+
+    private ProducerStateManager(Path dir, long producerIdExpirationMs, Map<Long, Path> snapshotFiles) {
         this.dir = dir;
         this.producerIdExpirationMs = producerIdExpirationMs;
+        this.snapshots.putAll(snapshotFiles);
+    }
+
+    /** The (empty) state of a log whose directory was just made: nothing to list, no snapshot yet. */
+    public static ProducerStateManager forNewLog(Path dir, long producerIdExpirationMs) {
+        return new ProducerStateManager(dir, producerIdExpirationMs, Map.of());
+    }
+
+    private static Map<Long, Path> listSnapshots(Path dir) throws IOException {
+        Map<Long, Path> found = new HashMap<>();
         try (Stream<Path> files = Files.list(dir)) {
             for (Path f : (Iterable<Path>) files::iterator) {
                 long offset = ProducerSnapshotFile.offsetOf(f);
                 if (offset >= 0) {
-                    snapshots.put(offset, f);
+                    found.put(offset, f);
                 }
             }
         }
+        return found;
     }
 
     public void setProducerIdExpirationMs(long ms) {
