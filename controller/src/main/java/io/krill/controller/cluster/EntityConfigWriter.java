@@ -1,25 +1,22 @@
 package io.krill.controller.cluster;
 
-import io.krill.wire.error.ApiException;
-import io.krill.wire.error.Errors;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooDefs;
-import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Writes entity configs (dynamic broker configs, users, clients, IPs, ACLs: {@link ZkPaths#entityConfig})
- * as version-checked read-modify-writes of one znode per entity.
+ * as version-checked read-modify-writes of one znode per entity ({@link ConditionalWrite}), without a
+ * thread waiting for ZooKeeper. The node, and its parent for the first entity of all, is created on
+ * first use; a change that leaves the configs as they are writes nothing.
  *
- * <p>Thread-safe: no state of its own; concurrent writers are ordered by ZooKeeper's versions.
+ * <p>Thread-safe: no state of its own; concurrent writers, on any broker, are ordered by ZooKeeper's
+ * versions.
  */
 final class EntityConfigWriter {
     private static final Logger LOG = LoggerFactory.getLogger(EntityConfigWriter.class);
-    private static final int MAX_ATTEMPTS = 10;
 
     private final StoreContext context;
 
@@ -28,52 +25,23 @@ final class EntityConfigWriter {
     }
 
     /**
-     * Compare-and-set on the entity's znode version, retried on a lost race, so that two brokers
-     * changing different keys of one entity (a user's SCRAM credential and its quota) both win.
+     * Compare-and-set on the entity's znode version, {@code change} applied again to the fresh configs
+     * after a lost race, so that two brokers changing different keys of one entity (a user's SCRAM
+     * credential and its quota) both win. Completes with what the entity holds once this broker's image
+     * shows it; never throws.
      */
-    Map<String, String> update(String entity, UnaryOperator<Map<String, String>> change) {
-        context.ensureOpen();
-        ZkSession session = context.session();
-        ZkPaths paths = context.paths();
-        String path = paths.entityConfig(entity);
-        Map<String, String> written = context.guarded(() -> {
-            for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-                try {
-                    Stat stat = new Stat();
-                    byte[] data = session.readOrNull(path, stat);
-                    Map<String, String> current = data == null ? Map.of() : MetadataRecords.decodeEntityConfigs(data);
-                    Map<String, String> next = Map.copyOf(change.apply(current));
-                    byte[] encoded = MetadataRecords.encodeEntityConfigs(entity, next);
-                    if (data == null) {
-                        createIfAbsent(paths.entityConfigs(), new byte[0]);
-                        if (!createIfAbsent(path, encoded)) {
-                            continue;
-                        }
-                    } else {
-                        int version = stat.getVersion();
-                        session.call(zk -> zk.setData(path, encoded, version));
-                    }
-                    return next;
-                } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
-                    // Another writer got in between: read again.
-                } catch (KeeperException e) {
-                    throw ZkSession.unexpected(e);
-                }
+    CompletableFuture<Map<String, String>> update(String entity, UnaryOperator<Map<String, String>> change) {
+        String name = entity.isEmpty() ? "the cluster" : entity;
+        return ConditionalWrite.start(context, context.paths().entityConfig(entity), "configs of " + name, data -> {
+            Map<String, String> current = data == null ? Map.of() : MetadataRecords.decodeEntityConfigs(data);
+            Map<String, String> next = Map.copyOf(change.apply(current));
+            return next.equals(current) ? ConditionalWrite.Decision.unchanged(next)
+                    : ConditionalWrite.Decision.write(MetadataRecords.encodeEntityConfigs(entity, next), next);
+        }).thenApply(outcome -> {
+            if (outcome.written()) {
+                LOG.info("configs of {} set (keys {})", name, outcome.result().keySet());
             }
-            throw new ApiException(Errors.REQUEST_TIMED_OUT, "configs of " + entity + " kept changing while being altered");
+            return outcome.result();
         });
-        LOG.info("configs of {} set (keys {})", entity.isEmpty() ? "the cluster" : entity, written.keySet());
-        context.await(context.watcher().refreshEntityConfig(entity));
-        return written;
-    }
-
-    /** Creates a persistent node; false if it already exists. */
-    private boolean createIfAbsent(String path, byte[] data) throws KeeperException {
-        try {
-            context.session().call(zk -> zk.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
-            return true;
-        } catch (KeeperException.NodeExistsException e) {
-            return false;
-        }
     }
 }

@@ -258,6 +258,88 @@ final class ZkSession implements AutoCloseable {
         return done;
     }
 
+    /** A node's data and stat as one asynchronous read found them; {@code data} is null when there is no node. */
+    record Versioned(byte[] data, Stat stat) {
+    }
+
+    /**
+     * Reads one node without waiting: the future completes on ZooKeeper's event thread (keep its
+     * continuations short) with the data and stat, null data when there is no such node, or fails with
+     * the KeeperException (a lost connection included; not sent again) or {@link ZkUnavailableException}
+     * when closed. A read answered after a change of the node comes after that change's watch event.
+     */
+    CompletableFuture<Versioned> readAsync(String path) {
+        CompletableFuture<Versioned> done = new CompletableFuture<>();
+        ZooKeeper handle;
+        try {
+            handle = handle();
+        } catch (ZkUnavailableException e) {
+            done.completeExceptionally(e);
+            return done;
+        }
+        handle.getData(path, false, (rc, p, ctx, data, stat) -> {
+            KeeperException.Code code = KeeperException.Code.get(rc);
+            if (code == KeeperException.Code.OK) {
+                done.complete(new Versioned(data, stat));
+            } else if (code == KeeperException.Code.NONODE) {
+                done.complete(new Versioned(null, null));
+            } else {
+                done.completeExceptionally(KeeperException.create(code, path));
+            }
+        }, null);
+        return done;
+    }
+
+    /**
+     * Sets a node's data if its version is still {@code version}, without waiting: completes on
+     * ZooKeeper's event thread with the new stat, or fails with the KeeperException (BadVersion, NoNode, a
+     * lost connection: the write may have been applied) or {@link ZkUnavailableException} when closed.
+     */
+    CompletableFuture<Stat> setDataAsync(String path, byte[] data, int version) {
+        CompletableFuture<Stat> done = new CompletableFuture<>();
+        ZooKeeper handle;
+        try {
+            handle = handle();
+        } catch (ZkUnavailableException e) {
+            done.completeExceptionally(e);
+            return done;
+        }
+        handle.setData(path, data, version, (rc, p, ctx, stat) -> {
+            KeeperException.Code code = KeeperException.Code.get(rc);
+            if (code == KeeperException.Code.OK) {
+                done.complete(stat);
+            } else {
+                done.completeExceptionally(KeeperException.create(code, path));
+            }
+        }, null);
+        return done;
+    }
+
+    /**
+     * Creates a persistent node without waiting: completes on ZooKeeper's event thread, or fails with the
+     * KeeperException (NodeExists, NoNode for a missing parent, a lost connection: it may have been
+     * created) or {@link ZkUnavailableException} when closed.
+     */
+    CompletableFuture<Void> createAsync(String path, byte[] data) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        ZooKeeper handle;
+        try {
+            handle = handle();
+        } catch (ZkUnavailableException e) {
+            done.completeExceptionally(e);
+            return done;
+        }
+        handle.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT, (rc, p, ctx, name) -> {
+            KeeperException.Code code = KeeperException.Code.get(rc);
+            if (code == KeeperException.Code.OK) {
+                done.complete(null);
+            } else {
+                done.completeExceptionally(KeeperException.create(code, path));
+            }
+        }, null);
+        return done;
+    }
+
     /** The path of the op that failed a multi, for messages. */
     private static String failedPath(List<Op> ops, List<OpResult> results) {
         if (results != null) {

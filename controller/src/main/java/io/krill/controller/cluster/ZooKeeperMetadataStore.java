@@ -47,8 +47,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Writes are conditional: topics and their Helix resource are created, grown and deleted in single
  * ZooKeeper multi-ops; partition records change only by compare-and-set ({@link PartitionRecords});
- * producer-id blocks come from a version-checked counter. A change returns once this broker's image
- * shows it. ZooKeeper not answering within the operation timeout is REQUEST_TIMED_OUT.
+ * producer-id blocks come from a version-checked counter; topic and entity configs are version-checked
+ * read-modify-writes on ZooKeeper's asynchronous API ({@link ConditionalWrite}). A change returns (or its
+ * future completes) once this broker's image shows it. ZooKeeper not answering within the operation
+ * timeout is REQUEST_TIMED_OUT.
  *
  * <p>Operators' changes of leadership and replicas ({@link #electLeaders}, {@link
  * #alterPartitionReassignments}) are compare-and-sets of the records too, which the election rule then
@@ -58,11 +60,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>This class owns the lifecycle (connecting, joining Helix, controlled shutdown) and the
  * controller thread; the work is done by its parts, which share a {@link StoreContext}:
- * {@link TopicWriter}, {@link EntityConfigWriter}, {@link ProducerIdBlocks}, {@link IsrChangeWriter},
+ * {@link TopicWriter}, {@link TopicConfigWriter}, {@link EntityConfigWriter}, {@link ProducerIdBlocks}, {@link IsrChangeWriter},
  * {@link OperatorCommands}; on the active controller {@link LeaderController} elects leaders in bulk
  * and {@link PeriodicControllerTasks} balances them.
  *
- * <p>Thread-safe: changes may come from any thread (never a Netty event loop: they block); images are
+ * <p>Thread-safe: changes may come from any thread (the blocking ones never from a Netty event loop); images are
  * published and listeners told on the notification thread ({@link MetadataWatcher}); Helix calls in on
  * its own threads (the resignation before a new session goes live); the controller's own writes run on
  * {@code krill-controller-<nodeId>}.
@@ -82,6 +84,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     private final PeriodicControllerTasks periodicTasks;
     private final StoreContext context;
     private final TopicWriter topics;
+    private final TopicConfigWriter topicConfigs;
     private final EntityConfigWriter entityConfigs;
     private final ProducerIdBlocks producerIds;
     private final IsrChangeWriter isrChanges;
@@ -125,6 +128,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         this.records = new PartitionRecords(session, paths);
         this.context = new StoreContext(config, paths, session, watcher, records, new Random(), () -> closed);
         this.topics = new TopicWriter(context);
+        this.topicConfigs = new TopicConfigWriter(context);
         this.entityConfigs = new EntityConfigWriter(context);
         this.producerIds = new ProducerIdBlocks(context);
         this.isrChanges = new IsrChangeWriter(context);
@@ -300,23 +304,20 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         topics.checkCreatePartitions(name, totalCount, newAssignments);
     }
 
+    /** A version-checked write of the topic's node ({@link TopicConfigWriter}); never blocks. */
     @Override
-    public TopicImage alterTopicConfigs(String name, Map<String, String> overrides) {
-        return topics.alterTopicConfigs(name, overrides);
-    }
-
-    @Override
-    public void alterEntityConfigs(String entity, Map<String, String> configs) {
-        updateEntityConfigs(entity, current -> configs);
+    public CompletableFuture<TopicImage> alterTopicConfigsAsync(String name, UnaryOperator<Map<String, String>> change) {
+        return topicConfigs.alter(name, change);
     }
 
     /**
      * Compare-and-set on the entity's znode version, retried on a lost race, so that two brokers
-     * changing different keys of one entity (a user's SCRAM credential and its quota) both win.
+     * changing different keys of one entity (a user's SCRAM credential and its quota) both win; never
+     * blocks ({@link EntityConfigWriter}).
      */
     @Override
-    public Map<String, String> updateEntityConfigs(String entity,
-                                                   UnaryOperator<Map<String, String>> change) {
+    public CompletableFuture<Map<String, String>> updateEntityConfigsAsync(String entity,
+                                                                        UnaryOperator<Map<String, String>> change) {
         return entityConfigs.update(entity, change);
     }
 

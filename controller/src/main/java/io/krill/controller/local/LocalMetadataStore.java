@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.nio.ByteBuffer;
 
@@ -169,28 +170,48 @@ public final class LocalMetadataStore implements MetadataStore {
         return current.topic(name);
     }
 
+    /** Applied at once, on the calling thread: the returned future is complete. */
     @Override
-    public synchronized TopicImage alterTopicConfigs(String name, Map<String, String> overrides) {
+    public CompletableFuture<TopicImage> alterTopicConfigsAsync(String name, UnaryOperator<Map<String, String>> change) {
+        try {
+            return CompletableFuture.completedFuture(alterTopicConfigs(name, change));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private synchronized TopicImage alterTopicConfigs(String name, UnaryOperator<Map<String, String>> change) {
         MetadataImage current = image;
         TopicImage topic = current.topic(name);
         if (topic == null) {
             throw unknownTopic(name);
+        }
+        Map<String, String> overrides = Map.copyOf(change.apply(topic.configs()));
+        if (overrides.equals(topic.configs())) {
+            return topic;
         }
         TopicImage altered = new TopicImage(name, topic.id(), topic.partitions(), overrides, topic.internal());
         publish(current.withTopic(altered));
         return altered;
     }
 
+    /** Applied at once, on the calling thread: the returned future is complete. */
     @Override
-    public synchronized void alterEntityConfigs(String entity, Map<String, String> configs) {
-        publish(image.withEntityConfigs(entity, configs));
+    public CompletableFuture<Map<String, String>> updateEntityConfigsAsync(String entity,
+                                                                        UnaryOperator<Map<String, String>> change) {
+        try {
+            return CompletableFuture.completedFuture(updateEntityConfigs(entity, change));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
-    @Override
-    public synchronized Map<String, String> updateEntityConfigs(String entity,
-                                                                UnaryOperator<Map<String, String>> change) {
-        Map<String, String> next = Map.copyOf(change.apply(image.entityConfigs(entity)));
-        publish(image.withEntityConfigs(entity, next));
+    private synchronized Map<String, String> updateEntityConfigs(String entity, UnaryOperator<Map<String, String>> change) {
+        Map<String, String> current = image.entityConfigs(entity);
+        Map<String, String> next = Map.copyOf(change.apply(current));
+        if (!next.equals(current)) {
+            publish(image.withEntityConfigs(entity, next));
+        }
         return next;
     }
 

@@ -17,7 +17,7 @@ public final class MetadataImage {
     private final Map<Integer, BrokerInfo> brokers;
     private final Map<String, TopicImage> topicsByName;
     private final Map<UUID, TopicImage> topicsById;
-    /** Entity configs by entity name; see {@link MetadataStore#alterEntityConfigs}. */
+    /** Entity configs by entity name; see {@link MetadataStore#updateEntityConfigsAsync}. */
     private final Map<String, Map<String, String>> entityConfigs;
 
     public MetadataImage(String clusterId, int controllerId, Collection<BrokerInfo> brokers,
@@ -53,7 +53,7 @@ public final class MetadataImage {
 
     /**
      * The configs of {@code entity} ("" for the cluster-wide broker defaults, a broker id, or a
-     * {@code type/name} entity as {@link MetadataStore#alterEntityConfigs} describes); empty if none.
+     * {@code type/name} entity as {@link MetadataStore#updateEntityConfigsAsync} describes); empty if none.
      */
     public Map<String, String> entityConfigs(String entity) {
         return entityConfigs.getOrDefault(entity, Map.of());

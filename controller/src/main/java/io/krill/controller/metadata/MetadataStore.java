@@ -14,11 +14,14 @@ import java.util.ArrayList;
 /**
  * The cluster's metadata, as this broker sees it, and the only way to change it. The single-node
  * implementation keeps it in a file; the cluster implementation in ZooKeeper under Helix's control.
- * Either way a change is durable when the call returns and is then visible in {@link #image()}.
+ * Either way a change is durable when the call returns (or its future completes) and is then visible in
+ * {@link #image()}.
  *
- * <p>Changes may block (a ZooKeeper round trip): call them from request threads, never from a Netty
- * event loop. Failures that clients should see are {@link ApiException}s carrying Kafka's error code
- * (TOPIC_ALREADY_EXISTS, UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR, ...).
+ * <p>Changes that return a result may block (a ZooKeeper round trip): call them from request threads,
+ * never from a Netty event loop. Those that return a future never block, and report every failure
+ * through the future (a request handler answers when it completes). Failures that clients should see
+ * are {@link ApiException}s carrying Kafka's error code (TOPIC_ALREADY_EXISTS, UNKNOWN_TOPIC_OR_PARTITION,
+ * INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR, REQUEST_TIMED_OUT, ...).
  *
  * <p>Implementations are thread-safe.
  */
@@ -88,12 +91,29 @@ public interface MetadataStore extends AutoCloseable {
     /** Fails exactly as {@link #createPartitions} would on the current image, and changes nothing. */
     void checkCreatePartitions(String name, int totalCount, List<List<Integer>> newAssignments);
 
-    /** Replaces the topic's config overrides with {@code overrides} (already validated). */
-    TopicImage alterTopicConfigs(String name, Map<String, String> overrides);
+    /**
+     * Sets the topic's config overrides to {@code change} applied to its current ones, atomically: if
+     * another writer, on any broker, changed the topic in between, {@code change} is applied again to
+     * what that writer left (a version-checked write in ZooKeeper), so concurrent incremental changes of
+     * one topic all survive. Never blocks: the future completes with the topic as this broker's image
+     * shows it once it shows the change, or fails with UNKNOWN_TOPIC_OR_PARTITION, REQUEST_TIMED_OUT
+     * (the store unreachable within its operation timeout; clients retry) or whatever {@code change}
+     * threw (its validation).
+     *
+     * <p>{@code change} must be quick, must not block and must have no side effects: a cluster store may
+     * run it several times, on a thread of its ZooKeeper client. A result equal to the current overrides
+     * writes nothing.
+     */
+    CompletableFuture<TopicImage> alterTopicConfigsAsync(String name, UnaryOperator<Map<String, String>> change);
 
     /**
-     * Replaces the configs of one entity with {@code configs} (already validated; empty removes the
-     * entity). Every broker sees them in its image ({@link MetadataImage#entityConfigs}). Entity names:
+     * Sets the configs of one entity to {@code change} applied to its current configs (an empty result
+     * removes the entity), atomically, as {@link #alterTopicConfigsAsync} does for a topic: how owners of
+     * different keys of one entity (SCRAM credentials, quotas, ACLs through several brokers) keep each
+     * other's keys. Never blocks: the future completes with what the entity holds once this broker's
+     * image shows it ({@link MetadataImage#entityConfigs}; every broker sees it there soon after), or
+     * fails with REQUEST_TIMED_OUT or what {@code change} threw. {@code change} has the same constraints.
+     * Entity names:
      * <ul>
      *   <li>{@code ""}: the cluster-wide dynamic broker defaults; {@code "<brokerId>"}: one broker's;</li>
      *   <li>{@code "type/name"} for everything else, as Kafka's {@code /config/<type>/<name>} znodes:
@@ -102,15 +122,8 @@ public interface MetadataStore extends AutoCloseable {
      * </ul>
      * Names may hold any characters; stores encode them.
      */
-    void alterEntityConfigs(String entity, Map<String, String> configs);
-
-    /**
-     * Atomically replaces the configs of one entity with {@code change} applied to its current configs
-     * (an empty result removes the entity), retrying {@code change} if another writer, on any broker,
-     * got in between. How owners of different keys of one entity (SCRAM credentials, quotas) keep each
-     * other's keys. Returns what was written; visible in this broker's image when it returns.
-     */
-    Map<String, String> updateEntityConfigs(String entity, UnaryOperator<Map<String, String>> change);
+    CompletableFuture<Map<String, String>> updateEntityConfigsAsync(String entity,
+                                                                 UnaryOperator<Map<String, String>> change);
 
     /**
      * Changes a partition's state if it still is {@code expected} (same partition epoch): how a leader

@@ -138,7 +138,8 @@ class ClusterTest {
         TopicImage grown = stores.get(1).createPartitions("placed", 3, List.of());
         assertEquals(3, grown.partitionCount());
         assertEquals(2, grown.partition(2).replicas().size());
-        stores.get(1).alterTopicConfigs("placed", Map.of("retention.ms", "1000"));
+        ZooKeeperMetadataStoreTest.done(stores.get(1).alterTopicConfigsAsync("placed",
+                current -> Map.of("retention.ms", "1000")));
         awaitLeaders("placed");
         awaitSameImages();
         assertEquals(Map.of("retention.ms", "1000"), stores.get(2).image().topic("placed").configs());
@@ -295,6 +296,106 @@ class ClusterTest {
         assertEquals(List.of(true, false), fencing, "fenced once, unfenced once");
         assertEquals(0, cutOff.listenerFailures() + others.stream().mapToLong(ZooKeeperMetadataStore::listenerFailures)
                 .sum(), "listener failures");
+    }
+
+    /**
+     * Incremental config changes of one entity and of one topic through two brokers, from many threads
+     * at once, each adding its own key: every change survives (each write is version-checked and a
+     * loser applies its change again to what the winner left), and each broker's future completes with
+     * its change in its own image.
+     */
+    @Test
+    void concurrentConfigChangesThroughTwoBrokersAllSurvive() throws Exception {
+        stores.get(1).createTopic(NewTopic.of("shared", 1, 3));
+        List<ZooKeeperMetadataStore> writers = List.of(stores.get(1), stores.get(2));
+        int threadsPerBroker = 4;
+        int changesPerThread = 10;
+        ExecutorService threads = Executors.newFixedThreadPool(writers.size() * threadsPerBroker);
+        ConcurrentLinkedQueue<String> keys = new ConcurrentLinkedQueue<>();
+        try {
+            List<Future<?>> running = new ArrayList<>();
+            for (ZooKeeperMetadataStore store : writers) {
+                for (int t = 0; t < threadsPerBroker; t++) {
+                    String prefix = "b" + store.nodeId() + "-t" + t + "-";
+                    running.add(threads.submit(() -> {
+                        for (int i = 0; i < changesPerThread; i++) {
+                            String key = prefix + i;
+                            Map<String, String> entity = ZooKeeperMetadataStoreTest.done(
+                                    store.updateEntityConfigsAsync("users/shared", current -> with(current, key)));
+                            assertTrue(entity.containsKey(key), "what was written holds the change");
+                            assertTrue(store.image().entityConfigs("users/shared").containsKey(key),
+                                    "the writer's own image shows it when the future completes");
+                            TopicImage topic = ZooKeeperMetadataStoreTest.done(
+                                    store.alterTopicConfigsAsync("shared", current -> with(current, key)));
+                            assertTrue(topic.configs().containsKey(key));
+                            keys.add(key);
+                        }
+                        return null;
+                    }));
+                }
+            }
+            for (Future<?> future : running) {
+                future.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        assertEquals(writers.size() * threadsPerBroker * changesPerThread, keys.size());
+        await().atMost(PATIENCE).untilAsserted(() -> {
+            for (ZooKeeperMetadataStore store : stores.values()) {
+                assertEquals(new java.util.TreeSet<>(keys), new java.util.TreeSet<>(
+                        store.image().entityConfigs("users/shared").keySet()), "broker " + store.nodeId());
+                assertEquals(new java.util.TreeSet<>(keys), new java.util.TreeSet<>(
+                        store.image().topic("shared").configs().keySet()), "broker " + store.nodeId());
+            }
+        });
+    }
+
+    /**
+     * A lost race is retried on fresh data: broker 2 changes the topic's configs between broker 1's read
+     * and its write (from inside broker 1's change, the first time it runs), so broker 1's version-checked
+     * write fails, it reads again and applies its change a second time, to what broker 2 left.
+     */
+    @Test
+    void aLostRaceIsDecidedAgainOnWhatTheWinnerLeft() {
+        stores.get(1).createTopic(new NewTopic("raced", 1, 3, Map.of(), Map.of("retention.ms", "1"), false));
+        awaitSameImages();
+        AtomicInteger runs = new AtomicInteger();
+        List<Map<String, String>> seen = new CopyOnWriteArrayList<>();
+        TopicImage after = ZooKeeperMetadataStoreTest.done(stores.get(1).alterTopicConfigsAsync("raced", current -> {
+            seen.add(current);
+            if (runs.incrementAndGet() == 1) {
+                // Blocks a ZooKeeper thread of broker 1 for broker 2's round trips: a test may, a store must not.
+                ZooKeeperMetadataStoreTest.done(stores.get(2).alterTopicConfigsAsync("raced",
+                        other -> with(other, "segment.ms")));
+            }
+            return with(current, "cleanup.policy");
+        }));
+        assertEquals(2, runs.get(), "decided once, lost the race, decided again: " + seen);
+        assertEquals(Map.of("retention.ms", "1"), seen.get(0));
+        assertEquals(Map.of("retention.ms", "1", "segment.ms", "v"), seen.get(1), "the second run saw the winner's write");
+        assertEquals(Map.of("retention.ms", "1", "segment.ms", "v", "cleanup.policy", "v"), after.configs());
+        awaitSameImages();
+        assertEquals(after.configs(), stores.get(3).image().topic("raced").configs());
+
+        // the same for an entity whose node does not exist yet: two creations race, the loser updates
+        AtomicInteger entityRuns = new AtomicInteger();
+        Map<String, String> entity = ZooKeeperMetadataStoreTest.done(stores.get(1).updateEntityConfigsAsync(
+                "clients/raced", current -> {
+                    if (entityRuns.incrementAndGet() == 1) {
+                        ZooKeeperMetadataStoreTest.done(stores.get(2).updateEntityConfigsAsync("clients/raced",
+                                other -> with(other, "request_percentage")));
+                    }
+                    return with(current, "producer_byte_rate");
+                }));
+        assertEquals(2, entityRuns.get());
+        assertEquals(Map.of("request_percentage", "v", "producer_byte_rate", "v"), entity);
+    }
+
+    private static Map<String, String> with(Map<String, String> configs, String key) {
+        Map<String, String> next = new HashMap<>(configs);
+        next.put(key, "v");
+        return next;
     }
 
     private void awaitLeaders(String topic) {

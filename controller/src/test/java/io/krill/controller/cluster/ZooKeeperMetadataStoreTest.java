@@ -2,6 +2,8 @@ package io.krill.controller.cluster;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -19,9 +21,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** One broker on an embedded ZooKeeper: the MetadataStore contract, and what survives a crash of the node. */
@@ -35,6 +41,21 @@ class ZooKeeperMetadataStoreTest {
 
     private static Errors errorOf(Runnable action) {
         return assertThrows(ApiException.class, action::run).error();
+    }
+
+    /** The value of a store's future, bounded (a future that never completes fails the test). */
+    static <T> T done(CompletableFuture<T> future) {
+        try {
+            return future.get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError("the store's future failed or did not complete", e);
+        }
+    }
+
+    /** The error of a store's future that must fail with an ApiException, bounded like {@link #done}. */
+    static Errors failure(CompletableFuture<?> future) {
+        ExecutionException failed = assertThrows(ExecutionException.class, () -> future.get(60, TimeUnit.SECONDS));
+        return assertInstanceOf(ApiException.class, failed.getCause()).error();
     }
 
     private static final String CHROOT = "/krill/one";
@@ -90,9 +111,10 @@ class ZooKeeperMetadataStoreTest {
             TopicImage grown = store.createPartitions("orders", 5, List.of(List.of(1), List.of(1)));
             assertEquals(5, grown.partitionCount());
             await().atMost(PATIENCE).until(() -> store.image().topic("orders").partition(4).leader() == 1);
-            store.alterTopicConfigs("orders", Map.of("cleanup.policy", "compact"));
-            assertEquals(Map.of("cleanup.policy", "compact"), store.image().topic("orders").configs());
-            assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, errorOf(() -> store.alterTopicConfigs("nope", Map.of())));
+            TopicImage compacted = done(store.alterTopicConfigsAsync("orders", current -> Map.of("cleanup.policy", "compact")));
+            assertEquals(Map.of("cleanup.policy", "compact"), compacted.configs());
+            assertEquals(compacted, store.image().topic("orders"), "visible when the future completes");
+            assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, failure(store.alterTopicConfigsAsync("nope", current -> current)));
 
             // ISR changes that break the rules are refused before any write.
             PartitionState p0 = store.image().topic("orders").partition(0);
@@ -122,9 +144,11 @@ class ZooKeeperMetadataStoreTest {
             assertTrue(store.image().topic("kept").partitions().stream().allMatch(PartitionState::hasLeader));
             kept = store.image().topic("kept");
             firstIds = store.allocateProducerIds(100);
-            store.alterEntityConfigs("", Map.of("log.retention.ms", "5"));
-            store.alterEntityConfigs("1", Map.of("log.segment.bytes", "2000000"));
-            assertEquals(Map.of("log.retention.ms", "5"), store.image().entityConfigs(""), "visible when the call returns");
+            // the first entity config of the cluster: its node's parent is created with it
+            done(store.updateEntityConfigsAsync("", current -> Map.of("log.retention.ms", "5")));
+            done(store.updateEntityConfigsAsync("1", current -> Map.of("log.segment.bytes", "2000000")));
+            assertEquals(Map.of("log.retention.ms", "5"), store.image().entityConfigs(""),
+                    "visible when the future completes");
             clusterId = store.image().clusterId();
             try (ZkSession probe = probe(zk)) {
                 Stat live = probe.call(z -> z.exists(LIVE_INSTANCE, false));
@@ -164,6 +188,38 @@ class ZooKeeperMetadataStoreTest {
                 });
                 assertThrows(IllegalStateException.class,
                         () -> new ZooKeeperMetadataStore(config(restarted).withClusterId("another-cluster")));
+            }
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void configChangesFailWithRequestTimedOutWhenZooKeeperIsGoneRatherThanHang() {
+        long operationTimeoutMs = 2_000;
+        EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir.resolve("zk"), 0);
+        boolean zkClosed = false;
+        try (ZooKeeperMetadataStore store = new ZooKeeperMetadataStore(config(zk).withOperationTimeoutMs(operationTimeoutMs))) {
+            store.registerBroker(SELF);
+            store.createTopic(NewTopic.of("t", 1, 1));
+            zk.close();
+            zkClosed = true;
+            await().atMost(PATIENCE).until(store::isFenced); // the store's connection is gone
+            CompletableFuture<Map<String, String>> entity = store.updateEntityConfigsAsync("users/alice",
+                    current -> Map.of("producer_byte_rate", "1"));
+            CompletableFuture<TopicImage> topic = store.alterTopicConfigsAsync("t", current -> Map.of("retention.ms", "1"));
+            assertFalse(entity.isDone() || topic.isDone(), "nothing answered without ZooKeeper");
+            // Bounded by the operation timeout (plus ZooKeeper's reconnection pause); the get's bound only
+            // turns a hang into a failure.
+            for (CompletableFuture<?> future : List.of(entity, topic)) {
+                ExecutionException failed = assertThrows(ExecutionException.class,
+                        () -> future.get(4 * operationTimeoutMs, TimeUnit.MILLISECONDS));
+                ApiException error = assertInstanceOf(ApiException.class, failed.getCause());
+                assertEquals(Errors.REQUEST_TIMED_OUT, error.error(), error.getMessage());
+                assertTrue(error.error().isRetriable(), "clients retry");
+            }
+        } finally {
+            if (!zkClosed) {
+                zk.close();
             }
         }
     }

@@ -1,9 +1,11 @@
 package io.krill.controller.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.krill.controller.metadata.ApiError;
 import io.krill.controller.metadata.BrokerInfo;
@@ -17,11 +19,14 @@ import io.krill.wire.error.Errors;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,9 +50,9 @@ class LocalMetadataStoreTest {
             store.createPartitions("orders", 5, List.of());
             clusterId = store.image().clusterId();
             assertEquals(22, clusterId.length());
-            store.alterEntityConfigs("", Map.of("log.retention.ms", "5 5"));
-            store.alterEntityConfigs("1", Map.of("log.segment.bytes", "2000000"));
-            store.alterEntityConfigs("1", Map.of());
+            store.updateEntityConfigsAsync("", current -> Map.of("log.retention.ms", "5 5")).join();
+            store.updateEntityConfigsAsync("1", current -> Map.of("log.segment.bytes", "2000000")).join();
+            store.updateEntityConfigsAsync("1", current -> Map.of()).join();
             assertEquals(Map.of(), store.image().entityConfigs("1"), "an empty layer removes the entity");
         }
         try (LocalMetadataStore store = new LocalMetadataStore(dir, SELF, null)) {
@@ -134,12 +139,42 @@ class LocalMetadataStoreTest {
     }
 
     @Test
+    void configChangesAnswerWithCompletedFuturesAndFailThroughThem() {
+        try (LocalMetadataStore store = new LocalMetadataStore(dir, SELF, null)) {
+            store.createTopic(NewTopic.of("t", 1, 1));
+            CompletableFuture<TopicImage> altered = store.alterTopicConfigsAsync("t", current -> {
+                Map<String, String> next = new HashMap<>(current);
+                next.put("retention.ms", "7");
+                return next;
+            });
+            assertTrue(altered.isDone(), "applied on the calling thread");
+            assertEquals(Map.of("retention.ms", "7"), altered.join().configs());
+            CompletableFuture<TopicImage> missing = store.alterTopicConfigsAsync("missing", current -> current);
+            assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, failure(missing).error(), "failed, not thrown");
+            CompletableFuture<Map<String, String>> refused = store.updateEntityConfigsAsync("users/a", current -> {
+                throw new ApiException(Errors.INVALID_REQUEST, "refused by the change");
+            });
+            assertEquals(Errors.INVALID_REQUEST, failure(refused).error());
+            assertEquals(Map.of(), store.image().entityConfigs("users/a"), "nothing written");
+            assertEquals(Map.of("k", "v"), store.updateEntityConfigsAsync("users/a", current -> Map.of("k", "v")).join());
+            assertEquals(Map.of("k", "v"), store.image().entityConfigs("users/a"));
+        }
+    }
+
+    private static ApiException failure(CompletableFuture<?> future) {
+        assertTrue(future.isCompletedExceptionally());
+        CompletionException thrown = assertThrows(CompletionException.class, future::join);
+        return assertInstanceOf(ApiException.class, thrown.getCause());
+    }
+
+    @Test
     void listenersSeeEveryChangeInOrder() {
         try (LocalMetadataStore store = new LocalMetadataStore(dir, SELF, null)) {
             List<MetadataImage> seen = new ArrayList<>();
             store.addListener((previous, current) -> seen.add(current));
             store.createTopic(NewTopic.of("t", 1, -1));
-            store.alterTopicConfigs("t", Map.of("cleanup.policy", "compact"));
+            store.alterTopicConfigsAsync("t", current -> Map.of("cleanup.policy", "compact")).join();
+            store.alterTopicConfigsAsync("t", current -> current).join(); // nothing changes: no new image
             store.deleteTopic("t");
             assertEquals(3, seen.size());
             assertNotNull(seen.get(0).topic("t"));

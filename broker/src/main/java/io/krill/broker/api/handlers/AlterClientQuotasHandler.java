@@ -14,11 +14,14 @@ import io.krill.wire.message.ApiKeys;
 import io.krill.wire.protocol.ApiMessage;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * AlterClientQuotas (KIP-546): sets and removes quota keys of user, client-id, user/client-id and ip
@@ -27,16 +30,17 @@ import java.util.Set;
  * key, or a value that is not positive (or not integral for the byte rates) is INVALID_REQUEST.
  *
  * <p>An entity's configs are shared with other owners (SCRAM credentials live in users/&lt;name&gt;), so
- * an alteration reads the entity's map from the image, changes only the quota keys named and writes the
- * whole map back; removing a key that is not a quota key is refused rather than touching another owner's
- * data. {@code validate_only} checks and writes nothing.
+ * an alteration changes only the quota keys named in the entity's map as the store holds it and writes
+ * the whole map back; removing a key that is not a quota key is refused rather than touching another owner's
+ * data. {@code validate_only} checks and writes nothing. The writes are the store's atomic
+ * read-modify-writes ({@code updateEntityConfigsAsync}, version-checked in ZooKeeper, the change applied to
+ * the map the store holds), all sent at once; the request is answered when the last completes
+ * ({@link PendingAnswer}), so the request thread never waits for ZooKeeper.
  *
- * <p>Thread-safe: read-modify-writes of this broker are serialised by one lock; the store serialises the
- * writes.
+ * <p>Thread-safe: stateless (a request's state lives in its callbacks); concurrent writers of one entity,
+ * on this broker or others, are ordered by the store.
  */
 public final class AlterClientQuotasHandler extends AbstractApiHandler {
-    private static final Object ENTITY_CONFIGS = new Object();
-
     private final BrokerContext context;
 
     public AlterClientQuotasHandler(BrokerContext context) {
@@ -50,25 +54,27 @@ public final class AlterClientQuotasHandler extends AbstractApiHandler {
         AlterClientQuotasRequest body = request.body();
         AlterClientQuotasResponse response = new AlterClientQuotasResponse();
         Set<Map<String, String>> seen = new HashSet<>();
-        synchronized (ENTITY_CONFIGS) {
-            for (AlterClientQuotasRequest.EntryData entry : body.entries()) {
-                AlterClientQuotasResponse.EntryData result = new AlterClientQuotasResponse.EntryData();
-                for (AlterClientQuotasRequest.EntityData e : entry.entity()) {
-                    result.entity().add(new AlterClientQuotasResponse.EntityData().setEntityType(e.entityType())
-                            .setEntityName(e.entityName()));
-                }
-                response.entries().add(result);
-                try {
-                    alter(entry, body.validateOnly(), seen);
-                } catch (ApiException e) {
-                    result.setErrorCode(e.error().code()).setErrorMessage(e.getMessage());
-                }
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
+        for (AlterClientQuotasRequest.EntryData entry : body.entries()) {
+            AlterClientQuotasResponse.EntryData result = new AlterClientQuotasResponse.EntryData();
+            for (AlterClientQuotasRequest.EntityData e : entry.entity()) {
+                result.entity().add(new AlterClientQuotasResponse.EntityData().setEntityType(e.entityType())
+                        .setEntityName(e.entityName()));
+            }
+            response.entries().add(result);
+            try {
+                writes.add(PendingAnswer.onFailure(alter(entry, body.validateOnly(), seen), result.entity(),
+                        (error, message) -> result.setErrorCode(error.code()).setErrorMessage(message)));
+            } catch (ApiException e) {
+                result.setErrorCode(e.error().code()).setErrorMessage(e.getMessage());
             }
         }
-        request.respond(response);
+        PendingAnswer.respondWhenDone(request, this, writes, () -> response);
     }
 
-    private void alter(AlterClientQuotasRequest.EntryData entry, boolean validateOnly, Set<Map<String, String>> seen) {
+    /** Checks the entry (throwing its error) and returns its write, complete at once under validateOnly. */
+    private CompletableFuture<Map<String, String>> alter(AlterClientQuotasRequest.EntryData entry, boolean validateOnly,
+                                                         Set<Map<String, String>> seen) {
         Map<String, String> entity = entity(entry);
         Map<String, QuotaConfigKeys.ValueType> keys = keysOf(entity);
         Map<String, Double> changes = new HashMap<>();
@@ -99,10 +105,11 @@ public final class AlterClientQuotasHandler extends AbstractApiHandler {
             }
         }
         if (validateOnly) {
-            return;
+            return CompletableFuture.completedFuture(Map.of());
         }
-        // Atomic against other writers of the entity: a user's SCRAM credentials live there too.
-        context.metadata().updateEntityConfigs(name, current -> {
+        // Atomic against other writers of the entity: a user's SCRAM credentials live there too. Runs on a
+        // store thread, maybe more than once: only map operations.
+        return context.metadata().updateEntityConfigsAsync(name, current -> {
             Map<String, String> next = new HashMap<>(current);
             for (String key : changes.keySet()) {
                 String value = values.get(key);

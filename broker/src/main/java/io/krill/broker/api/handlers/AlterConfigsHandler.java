@@ -14,14 +14,18 @@ import io.krill.wire.protocol.ApiMessage;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.Map;
 
 /**
  * AlterConfigs, the legacy API: a TOPIC resource's overrides are replaced by exactly the given ones
- * (validated as CreateTopics validates them). BROKER resources are refused while Krill has no dynamic
- * broker configs (see {@link ConfigAlteration}). Each resource succeeds or fails on its own.
+ * (validated as CreateTopics validates them); a BROKER resource's dynamic layer likewise (see
+ * {@link ConfigAlteration}). Each resource succeeds or fails on its own. Checks are answered from this
+ * broker's image; the writes go to the metadata store together and the request is answered when the
+ * last one completes ({@link PendingAnswer}), so the request thread never waits for ZooKeeper.
  *
- * <p>Thread-safe: stateless; see {@link ConfigAlteration} for concurrent changes.
+ * <p>Thread-safe: stateless (a request's state lives in its callbacks); see {@link ConfigAlteration} for
+ * concurrent changes.
  */
 public final class AlterConfigsHandler extends AbstractApiHandler {
     private final BrokerContext context;
@@ -37,6 +41,7 @@ public final class AlterConfigsHandler extends AbstractApiHandler {
         List<AlterConfigsRequest.AlterConfigsResource> resources = body.resources();
         boolean[] repeated = ConfigAlteration.repeated(resources, r -> List.of(r.resourceType(), r.resourceName()));
         AlterConfigsResponse response = new AlterConfigsResponse();
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
         for (int i = 0; i < resources.size(); i++) {
             AlterConfigsRequest.AlterConfigsResource resource = resources.get(i);
             AlterConfigsResponse.AlterConfigsResourceResponse result = new AlterConfigsResponse.AlterConfigsResourceResponse()
@@ -49,16 +54,18 @@ public final class AlterConfigsHandler extends AbstractApiHandler {
                 }
                 ConfigAlteration.authorize(request, context.authorization(), AclOperation.ALTER_CONFIGS,
                         resource.resourceType(), resource.resourceName());
-                alter(resource, body.validateOnly());
+                writes.add(PendingAnswer.onFailure(alter(resource, body.validateOnly()), resource,
+                        (error, message) -> result.setErrorCode(error.code()).setErrorMessage(message)));
             } catch (ApiException e) {
                 result.setErrorCode(e.error().code()).setErrorMessage(e.getMessage());
             }
             response.responses().add(result);
         }
-        request.respond(response);
+        PendingAnswer.respondWhenDone(request, this, writes, () -> response);
     }
 
-    private void alter(AlterConfigsRequest.AlterConfigsResource resource, boolean validateOnly) {
+    /** Checks the resource (throwing its error) and returns its write, complete at once under validateOnly. */
+    private CompletableFuture<Void> alter(AlterConfigsRequest.AlterConfigsResource resource, boolean validateOnly) {
         List<String> names = new ArrayList<>();
         List<String> nulls = new ArrayList<>();
         Map<String, String> configs = new HashMap<>();
@@ -71,13 +78,13 @@ public final class AlterConfigsHandler extends AbstractApiHandler {
         }
         ConfigAlteration.checkNoDuplicateKeys(names);
         ConfigAlteration.checkNoNullValues(nulls);
-        switch (ConfigResourceType.forId(resource.resourceType())) {
+        return switch (ConfigResourceType.forId(resource.resourceType())) {
             case TOPIC -> ConfigAlteration.alterTopic(context, resource.resourceName(),
                     current -> TopicConfigValidator.validate(configs, context.config()), validateOnly);
             case BROKER -> ConfigAlteration.alterBroker(context, resource.resourceName(), current -> configs,
                     validateOnly);
             default -> throw ConfigAlteration.unsupported(resource.resourceType());
-        }
+        };
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.scram.ScramCredentials;
 import io.krill.broker.security.scram.ScramFormatter;
 import io.krill.broker.security.scram.ScramMechanism;
+import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.AlterUserScramCredentialsRequest;
 import io.krill.wire.message.AlterUserScramCredentialsRequest.ScramCredentialDeletion;
@@ -15,6 +16,7 @@ import io.krill.wire.message.AlterUserScramCredentialsResponse;
 import io.krill.wire.message.AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.protocol.ApiMessage;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -23,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * AlterUserScramCredentials: upserts (the client sends salt, salted password and iterations; the broker derives
@@ -32,7 +35,11 @@ import java.util.Set;
  * DUPLICATE_RESOURCE, deleting a credential that does not exist RESOURCE_NOT_FOUND. A user's changes are applied
  * together, to the {@code users/<name>} entity whose other keys (quotas) are kept.
  *
- * <p>Thread-safe: stateless; entity changes go through the store's atomic {@code updateEntityConfigs}.
+ * <p>The users' changes go to the metadata store together, each an atomic read-modify-write of the user's
+ * entity ({@code updateEntityConfigsAsync}); the request is answered when the last completes
+ * ({@link PendingAnswer}), so the request thread never waits for ZooKeeper.
+ *
+ * <p>Thread-safe: stateless (a request's state lives in its callbacks).
  */
 public final class AlterUserScramCredentialsHandler extends AbstractApiHandler {
     private final BrokerContext context;
@@ -67,16 +74,30 @@ public final class AlterUserScramCredentialsHandler extends AbstractApiHandler {
             duplicate(u.name(), u.mechanism(), pairs, failures);
         }
         AlterUserScramCredentialsResponse response = new AlterUserScramCredentialsResponse();
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
         for (String user : users) {
+            AlterUserScramCredentialsResult result = new AlterUserScramCredentialsResult().setUser(user)
+                    .setErrorCode(Errors.NONE.code()).setErrorMessage(null);
+            response.results().add(result);
             Failure failure = failures.get(user);
-            if (failure == null) {
-                failure = alter(user, body).orElse(null);
+            if (failure != null) {
+                result.setErrorCode(failure.error().code()).setErrorMessage(failure.message());
+                continue;
             }
-            response.results().add(new AlterUserScramCredentialsResult().setUser(user)
-                    .setErrorCode(failure == null ? Errors.NONE.code() : failure.error().code())
-                    .setErrorMessage(failure == null ? null : failure.message()));
+            writes.add(alter(user, body).handle((written, thrown) -> {
+                if (thrown != null) {
+                    if (PendingAnswer.unwrap(thrown) instanceof MissingCredential) {
+                        result.setErrorCode(Errors.RESOURCE_NOT_FOUND.code())
+                                .setErrorMessage("Attempt to delete a user credential that does not exist");
+                    } else {
+                        ApiException error = PendingAnswer.error(thrown, "the SCRAM credentials of " + user);
+                        result.setErrorCode(error.error().code()).setErrorMessage(error.getMessage());
+                    }
+                }
+                return null;
+            }));
         }
-        request.respond(response);
+        PendingAnswer.respondWhenDone(request, this, writes, () -> response);
     }
 
     /** Kafka's per-item checks: an empty name, an unknown mechanism, iterations out of range, empty secrets. */
@@ -113,36 +134,36 @@ public final class AlterUserScramCredentialsHandler extends AbstractApiHandler {
 
     /**
      * Applies one valid user's deletions then upsertions to its entity, atomically with respect to other
-     * writers of the entity (its quotas, other brokers); a failure if a deletion finds nothing.
+     * writers of the entity (its quotas, other brokers); the future fails with {@link MissingCredential}
+     * if a deletion finds nothing. The credentials are derived here, on the request thread: the change
+     * the store runs (on its thread, maybe more than once) only edits the map.
      */
-    private Optional<Failure> alter(String user, AlterUserScramCredentialsRequest body) {
-        String entity = ScramCredentials.entity(user);
-        try {
-            context.metadata().updateEntityConfigs(entity, current -> {
-                Map<String, String> next = new LinkedHashMap<>(current);
-                for (ScramCredentialDeletion deletion : body.deletions()) {
-                    if (deletion.name().equals(user)) {
-                        String key = ScramMechanism.forType(deletion.mechanism()).orElseThrow().mechanismName();
-                        if (next.remove(key) == null) {
-                            throw new MissingCredential();
-                        }
-                    }
-                }
-                for (ScramCredentialUpsertion upsertion : body.upsertions()) {
-                    if (upsertion.name().equals(user)) {
-                        ScramMechanism mechanism = ScramMechanism.forType(upsertion.mechanism()).orElseThrow();
-                        next.put(mechanism.mechanismName(), new ScramFormatter(mechanism)
-                                .credential(upsertion.salt(), upsertion.saltedPassword(), upsertion.iterations())
-                                .toConfigValue());
-                    }
-                }
-                return next;
-            });
-        } catch (MissingCredential e) {
-            return Optional.of(new Failure(Errors.RESOURCE_NOT_FOUND,
-                    "Attempt to delete a user credential that does not exist"));
+    private CompletableFuture<Map<String, String>> alter(String user, AlterUserScramCredentialsRequest body) {
+        List<String> deleted = new ArrayList<>();
+        for (ScramCredentialDeletion deletion : body.deletions()) {
+            if (deletion.name().equals(user)) {
+                deleted.add(ScramMechanism.forType(deletion.mechanism()).orElseThrow().mechanismName());
+            }
         }
-        return Optional.empty();
+        Map<String, String> upserted = new LinkedHashMap<>();
+        for (ScramCredentialUpsertion upsertion : body.upsertions()) {
+            if (upsertion.name().equals(user)) {
+                ScramMechanism mechanism = ScramMechanism.forType(upsertion.mechanism()).orElseThrow();
+                upserted.put(mechanism.mechanismName(), new ScramFormatter(mechanism)
+                        .credential(upsertion.salt(), upsertion.saltedPassword(), upsertion.iterations())
+                        .toConfigValue());
+            }
+        }
+        return context.metadata().updateEntityConfigsAsync(ScramCredentials.entity(user), current -> {
+            Map<String, String> next = new LinkedHashMap<>(current);
+            for (String key : deleted) {
+                if (next.remove(key) == null) {
+                    throw new MissingCredential();
+                }
+            }
+            next.putAll(upserted);
+            return next;
+        });
     }
 
     /** Aborts an entity update: a deletion named a credential the user does not have. */

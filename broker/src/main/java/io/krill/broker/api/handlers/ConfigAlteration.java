@@ -18,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
@@ -31,13 +32,15 @@ import java.util.function.UnaryOperator;
  * the metadata store, which every broker applies ({@link DynamicBrokerConfig}); keys Krill reads only at
  * startup are refused with INVALID_REQUEST and the reason, invalid values with INVALID_CONFIG.
  *
- * <p>Thread-safe: a topic's overrides are read, changed and written under {@link #TOPIC_OVERRIDES}, so
- * two concurrent incremental changes cannot lose one another (the store serialises writes, not the read
- * before them).
+ * <p>Writes never block the request thread: each resource's write is a future of the metadata store
+ * (a version-checked read-modify-write in ZooKeeper), and the handlers answer once all of a request's
+ * writes have completed ({@link PendingAnswer}). No lock is held across a write: two concurrent
+ * incremental changes of one resource, through one broker or several, cannot lose one another because
+ * the store applies each change to what it holds at its write, not to what this broker's image showed.
+ *
+ * <p>Stateless; thread-safe. The changes handed to the store run on its threads: they are pure and quick.
  */
 final class ConfigAlteration {
-    private static final Object TOPIC_OVERRIDES = new Object();
-    private static final Object BROKER_CONFIGS = new Object();
 
     private ConfigAlteration() {
     }
@@ -78,69 +81,88 @@ final class ConfigAlteration {
 
     /**
      * Changes the overrides of topic {@code name} to {@code change(current)}, or only checks them when
-     * {@code validateOnly}. {@code change} validates and throws {@link ConfigException}, answered
-     * INVALID_CONFIG; an unknown topic is UNKNOWN_TOPIC_OR_PARTITION, after the values are checked.
+     * {@code validateOnly}. Checked first against this broker's image, on the calling thread, in Kafka's
+     * order: {@code change} validates and throws {@link ConfigException}, thrown here as INVALID_CONFIG;
+     * then an unknown topic is UNKNOWN_TOPIC_OR_PARTITION. The returned future is the write (complete at
+     * once under validateOnly or when nothing changes): a version-checked write of the store, which
+     * applies {@code change} again to the overrides it holds when they are not the ones checked here
+     * (another connection or broker changed them meanwhile), so concurrent incremental changes all
+     * survive; its failures are ApiExceptions (INVALID_CONFIG if the change no longer validates then,
+     * UNKNOWN_TOPIC_OR_PARTITION, REQUEST_TIMED_OUT).
      */
-    static void alterTopic(BrokerContext context, String name, UnaryOperator<Map<String, String>> change,
-                           boolean validateOnly) {
+    static CompletableFuture<Void> alterTopic(BrokerContext context, String name, UnaryOperator<Map<String, String>> change,
+                                              boolean validateOnly) {
         if (name.isEmpty()) {
             throw new ApiException(Errors.INVALID_REQUEST, "Default topic resources are not allowed.");
         }
         TopicNames.validate(name);
-        synchronized (TOPIC_OVERRIDES) {
-            TopicImage topic = context.metadata().image().topic(name);
-            Map<String, String> overrides;
-            try {
-                overrides = change.apply(topic == null ? Map.of() : topic.configs());
-            } catch (ConfigException e) {
-                throw new ApiException(Errors.INVALID_CONFIG, e.getMessage());
-            }
-            if (topic == null) {
-                throw new ApiException(Errors.UNKNOWN_TOPIC_OR_PARTITION, "The topic '" + name + "' does not exist.");
-            }
-            if (!validateOnly) {
-                context.metadata().alterTopicConfigs(name, overrides);
-            }
+        TopicImage topic = context.metadata().image().topic(name);
+        Map<String, String> current = topic == null ? Map.of() : topic.configs();
+        Map<String, String> next = validated(change, current);
+        if (topic == null) {
+            throw new ApiException(Errors.UNKNOWN_TOPIC_OR_PARTITION, "The topic '" + name + "' does not exist.");
+        }
+        if (validateOnly || next.equals(current)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        // Runs on a store thread (ZooKeeper's): the stored overrides are almost always the ones checked
+        // above, so the usual case only hands back the result; a concurrent change costs a validation.
+        return context.metadata().alterTopicConfigsAsync(name,
+                stored -> stored.equals(current) ? next : validated(change, stored)).thenApply(altered -> null);
+    }
+
+    private static Map<String, String> validated(UnaryOperator<Map<String, String>> change, Map<String, String> current) {
+        try {
+            return change.apply(current);
+        } catch (ConfigException e) {
+            throw new ApiException(Errors.INVALID_CONFIG, e.getMessage());
         }
     }
 
     /**
      * A BROKER resource: {@code name} is empty (the cluster default) or this broker's id, as Kafka checks.
      * The entity's dynamic layer becomes {@code change(current layer)}, validated against this broker's
-     * static configuration, and is written to the metadata store unless {@code validateOnly}.
+     * static configuration (and the other dynamic layer as this broker's image has it), on the calling
+     * thread against the image, and is written to the metadata store unless {@code validateOnly} or
+     * nothing changes. As for topics, the write is version-checked and re-applies (and re-validates)
+     * {@code change} to the layer the store holds when it is not the one checked here.
      */
-    static void alterBroker(BrokerContext context, String name, UnaryOperator<Map<String, String>> change,
-                            boolean validateOnly) {
+    static CompletableFuture<Void> alterBroker(BrokerContext context, String name, UnaryOperator<Map<String, String>> change,
+                                               boolean validateOnly) {
         if (!name.isEmpty()) {
             checkIsThisNode(context, name);
         }
-        synchronized (BROKER_CONFIGS) {
-            MetadataImage image = context.metadata().image();
-            String own = context.configs().ownEntity();
-            Map<String, String> current = image.entityConfigs(name);
-            Map<String, String> next;
-            try {
-                next = change.apply(current);
-            } catch (ConfigException e) {
-                throw new ApiException(Errors.INVALID_CONFIG, e.getMessage());
-            }
-            for (String key : changedKeys(current, next)) {
-                if (BrokerConfigDefs.DEF.find(key).map(k -> k.dynamicMode().isDynamic()).orElse(false)
-                        && !DynamicBrokerConfig.appliedLive(key)) {
-                    throw new ApiException(Errors.INVALID_REQUEST, "Krill applies " + key + " only at startup: "
-                            + "set it in server.properties and restart the broker");
-                }
-            }
-            try {
-                context.configs().statics().withDynamicConfigs(name.isEmpty() ? image.entityConfigs(own) : next,
-                        name.isEmpty() ? next : image.entityConfigs(""));
-            } catch (ConfigException e) {
-                throw new ApiException(Errors.INVALID_CONFIG, e.getMessage());
-            }
-            if (!validateOnly && !next.equals(current)) {
-                context.metadata().alterEntityConfigs(name, next);
+        Map<String, String> current = context.metadata().image().entityConfigs(name);
+        Map<String, String> next = checkedBrokerLayer(context, name, change, current);
+        if (validateOnly || next.equals(current)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return context.metadata().updateEntityConfigsAsync(name,
+                stored -> stored.equals(current) ? next : checkedBrokerLayer(context, name, change, stored))
+                .thenApply(written -> null);
+    }
+
+    /** {@code change(current)} for a broker entity, or the ApiException Kafka answers for it. */
+    private static Map<String, String> checkedBrokerLayer(BrokerContext context, String name,
+                                                          UnaryOperator<Map<String, String>> change,
+                                                          Map<String, String> current) {
+        Map<String, String> next = validated(change, current);
+        for (String key : changedKeys(current, next)) {
+            if (BrokerConfigDefs.DEF.find(key).map(k -> k.dynamicMode().isDynamic()).orElse(false)
+                    && !DynamicBrokerConfig.appliedLive(key)) {
+                throw new ApiException(Errors.INVALID_REQUEST, "Krill applies " + key + " only at startup: "
+                        + "set it in server.properties and restart the broker");
             }
         }
+        MetadataImage image = context.metadata().image();
+        String own = context.configs().ownEntity();
+        try {
+            context.configs().statics().withDynamicConfigs(name.isEmpty() ? image.entityConfigs(own) : next,
+                    name.isEmpty() ? next : image.entityConfigs(""));
+        } catch (ConfigException e) {
+            throw new ApiException(Errors.INVALID_CONFIG, e.getMessage());
+        }
+        return next;
     }
 
     private static Set<String> changedKeys(Map<String, String> before, Map<String, String> after) {

@@ -2,7 +2,6 @@ package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.AbstractApiHandler;
-import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclBinding;
 import io.krill.broker.security.authorizer.AclOperation;
@@ -15,13 +14,17 @@ import io.krill.wire.message.CreateAclsResponse;
 import io.krill.wire.protocol.ApiMessage;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * CreateAcls v1-3 (kafka-acls --add): needs ALTER on the cluster. Each creation is validated on its own
- * (INVALID_REQUEST with the reason); the valid ones are stored together. SECURITY_DISABLED for every
- * creation when no authorizer is configured, as Kafka answers.
+ * (INVALID_REQUEST with the reason); the valid ones are stored together, and the request is answered
+ * when the authorizer's futures (one per binding) have all completed ({@link PendingAnswer}), so the
+ * request thread never waits for ZooKeeper; a failed store write is that creation's error
+ * (REQUEST_TIMED_OUT when ZooKeeper is unavailable). SECURITY_DISABLED for every creation when no
+ * authorizer is configured, as Kafka answers.
  *
- * <p>Thread-safe: stateless.
+ * <p>Thread-safe: stateless (a request's state lives in its callbacks).
  */
 public final class CreateAclsHandler extends AbstractApiHandler {
     private final BrokerContext context;
@@ -45,29 +48,29 @@ public final class CreateAclsHandler extends AbstractApiHandler {
             return;
         }
         List<AclBinding> valid = new ArrayList<>();
+        List<CreateAclsResponse.AclCreationResult> validResults = new ArrayList<>();
         for (CreateAclsRequest.AclCreation creation : body.creations()) {
             try {
                 valid.add(AclRequests.binding(creation.resourceType(), creation.resourceName(),
                         creation.resourcePatternType(), creation.principal(), creation.host(), creation.operation(),
                         creation.permissionType()));
-                response.results().add(result(Errors.NONE, null));
+                CreateAclsResponse.AclCreationResult result = result(Errors.NONE, null);
+                validResults.add(result);
+                response.results().add(result);
             } catch (ApiException e) {
                 response.results().add(result(e.error(), e.getMessage()));
             }
         }
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
         if (!valid.isEmpty()) {
-            try {
-                authorization.authorizer().createAcls(valid);
-            } catch (RuntimeException e) {
-                Errors error = ErrorMapping.toError(e, request);
-                for (CreateAclsResponse.AclCreationResult result : response.results()) {
-                    if (result.errorCode() == Errors.NONE.code()) {
-                        result.setErrorCode(error.code()).setErrorMessage(e.getMessage());
-                    }
-                }
+            List<CompletableFuture<Void>> created = authorization.authorizer().createAcls(valid);
+            for (int i = 0; i < valid.size(); i++) {
+                CreateAclsResponse.AclCreationResult result = validResults.get(i);
+                writes.add(PendingAnswer.onFailure(created.get(i), valid.get(i),
+                        (error, message) -> result.setErrorCode(error.code()).setErrorMessage(message)));
             }
         }
-        request.respond(response);
+        PendingAnswer.respondWhenDone(request, this, writes, () -> response);
     }
 
     private static CreateAclsResponse.AclCreationResult result(Errors error, String message) {

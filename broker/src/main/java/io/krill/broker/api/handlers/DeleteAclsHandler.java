@@ -2,7 +2,6 @@ package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.AbstractApiHandler;
-import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.security.authorizer.AclBinding;
 import io.krill.broker.security.authorizer.AclBindingFilter;
@@ -16,13 +15,16 @@ import io.krill.wire.message.DeleteAclsResponse;
 import io.krill.wire.protocol.ApiMessage;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * DeleteAcls v1-3 (kafka-acls --remove): needs ALTER on the cluster; per filter, the ACLs it matched and
  * deleted. A filter with an UNKNOWN element is INVALID_REQUEST on its own; SECURITY_DISABLED for every
- * filter without an authorizer.
+ * filter without an authorizer. The request is answered when the authorizer's futures (one per filter)
+ * have all completed ({@link PendingAnswer}), so the request thread never waits for ZooKeeper; a failed
+ * store write is that filter's error (REQUEST_TIMED_OUT when ZooKeeper is unavailable).
  *
- * <p>Thread-safe: stateless.
+ * <p>Thread-safe: stateless (a request's state lives in its callbacks).
  */
 public final class DeleteAclsHandler extends AbstractApiHandler {
     private final BrokerContext context;
@@ -42,48 +44,43 @@ public final class DeleteAclsHandler extends AbstractApiHandler {
             return;
         }
         List<AclBindingFilter> valid = new ArrayList<>();
-        List<DeleteAclsResponse.DeleteAclsFilterResult> results = new ArrayList<>();
+        List<DeleteAclsResponse.DeleteAclsFilterResult> validResults = new ArrayList<>();
+        DeleteAclsResponse response = new DeleteAclsResponse();
         for (DeleteAclsRequest.DeleteAclsFilter filter : body.filters()) {
             DeleteAclsResponse.DeleteAclsFilterResult result = new DeleteAclsResponse.DeleteAclsFilterResult();
             try {
                 valid.add(AclRequests.filter(filter.resourceTypeFilter(), filter.resourceNameFilter(),
                         filter.patternTypeFilter(), filter.principalFilter(), filter.hostFilter(), filter.operation(),
                         filter.permissionType()));
+                validResults.add(result);
             } catch (ApiException e) {
                 result.setErrorCode(e.error().code()).setErrorMessage(e.getMessage());
             }
-            results.add(result);
+            response.filterResults().add(result);
         }
-        List<List<AclBinding>> deleted;
-        try {
-            deleted = valid.isEmpty() ? List.of() : authorization.authorizer().deleteAcls(valid);
-        } catch (RuntimeException e) {
-            Errors error = ErrorMapping.toError(e, request);
-            for (DeleteAclsResponse.DeleteAclsFilterResult result : results) {
-                if (result.errorCode() == Errors.NONE.code()) {
-                    result.setErrorCode(error.code()).setErrorMessage(e.getMessage());
-                }
-            }
-            deleted = List.of();
-        }
-        int next = 0;
-        for (DeleteAclsResponse.DeleteAclsFilterResult result : results) {
-            if (result.errorCode() != Errors.NONE.code() || next >= deleted.size()) {
-                continue;
-            }
-            for (AclBinding binding : deleted.get(next++)) {
-                result.matchingAcls().add(new DeleteAclsResponse.DeleteAclsMatchingAcl()
-                        .setResourceType(binding.pattern().resourceType().code())
-                        .setResourceName(binding.pattern().name())
-                        .setPatternType(binding.pattern().patternType().code())
-                        .setPrincipal(binding.entry().principal()).setHost(binding.entry().host())
-                        .setOperation(binding.entry().operation().code())
-                        .setPermissionType(binding.entry().permission().code()));
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
+        if (!valid.isEmpty()) {
+            List<CompletableFuture<List<AclBinding>>> deleted = authorization.authorizer().deleteAcls(valid);
+            for (int i = 0; i < valid.size(); i++) {
+                DeleteAclsResponse.DeleteAclsFilterResult result = validResults.get(i);
+                CompletableFuture<Void> listed = deleted.get(i).thenAccept(bindings -> matched(result, bindings));
+                writes.add(PendingAnswer.onFailure(listed, valid.get(i),
+                        (error, message) -> result.setErrorCode(error.code()).setErrorMessage(message)));
             }
         }
-        DeleteAclsResponse response = new DeleteAclsResponse();
-        response.filterResults().addAll(results);
-        request.respond(response);
+        PendingAnswer.respondWhenDone(request, this, writes, () -> response);
+    }
+
+    private static void matched(DeleteAclsResponse.DeleteAclsFilterResult result, List<AclBinding> bindings) {
+        for (AclBinding binding : bindings) {
+            result.matchingAcls().add(new DeleteAclsResponse.DeleteAclsMatchingAcl()
+                    .setResourceType(binding.pattern().resourceType().code())
+                    .setResourceName(binding.pattern().name())
+                    .setPatternType(binding.pattern().patternType().code())
+                    .setPrincipal(binding.entry().principal()).setHost(binding.entry().host())
+                    .setOperation(binding.entry().operation().code())
+                    .setPermissionType(binding.entry().permission().code()));
+        }
     }
 
     private static DeleteAclsResponse uniform(DeleteAclsRequest body, Errors error, String message) {

@@ -15,15 +15,20 @@ import io.krill.wire.message.IncrementalAlterConfigsResponse;
 import io.krill.wire.protocol.ApiMessage;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * IncrementalAlterConfigs: SET, DELETE, APPEND and SUBTRACT on a TOPIC resource's overrides, applied
- * to its current ones and validated as a whole ({@link TopicConfigValidator#applyIncremental}). BROKER
- * resources are refused while Krill has no dynamic broker configs, BROKER_LOGGER ones because log levels
- * cannot be changed through the protocol (after Kafka's name checks in both cases). Each resource
- * succeeds or fails on its own.
+ * to its current ones and validated as a whole ({@link TopicConfigValidator#applyIncremental}); the same
+ * on a BROKER resource's dynamic layer ({@link ConfigAlteration}); BROKER_LOGGER ones are refused because
+ * log levels cannot be changed through the protocol (after Kafka's name check). Each resource succeeds
+ * or fails on its own. Checks are answered from this broker's image; the writes go to the metadata store
+ * together and the request is answered when the last one completes ({@link PendingAnswer}), so the
+ * request thread never waits for ZooKeeper. The store applies each change to the configs it holds when
+ * it writes, so concurrent incremental changes of one resource all survive.
  *
- * <p>Thread-safe: stateless; see {@link ConfigAlteration} for concurrent changes.
+ * <p>Thread-safe: stateless (a request's state lives in its callbacks); see {@link ConfigAlteration} for
+ * concurrent changes.
  */
 public final class IncrementalAlterConfigsHandler extends AbstractApiHandler {
     private final BrokerContext context;
@@ -39,6 +44,7 @@ public final class IncrementalAlterConfigsHandler extends AbstractApiHandler {
         List<IncrementalAlterConfigsRequest.AlterConfigsResource> resources = body.resources();
         boolean[] repeated = ConfigAlteration.repeated(resources, r -> List.of(r.resourceType(), r.resourceName()));
         IncrementalAlterConfigsResponse response = new IncrementalAlterConfigsResponse();
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
         for (int i = 0; i < resources.size(); i++) {
             IncrementalAlterConfigsRequest.AlterConfigsResource resource = resources.get(i);
             IncrementalAlterConfigsResponse.AlterConfigsResourceResponse result =
@@ -52,16 +58,19 @@ public final class IncrementalAlterConfigsHandler extends AbstractApiHandler {
                 }
                 ConfigAlteration.authorize(request, context.authorization(), AclOperation.ALTER_CONFIGS,
                         resource.resourceType(), resource.resourceName());
-                alter(resource, body.validateOnly());
+                writes.add(PendingAnswer.onFailure(alter(resource, body.validateOnly()), resource,
+                        (error, message) -> result.setErrorCode(error.code()).setErrorMessage(message)));
             } catch (ApiException e) {
                 result.setErrorCode(e.error().code()).setErrorMessage(e.getMessage());
             }
             response.responses().add(result);
         }
-        request.respond(response);
+        PendingAnswer.respondWhenDone(request, this, writes, () -> response);
     }
 
-    private void alter(IncrementalAlterConfigsRequest.AlterConfigsResource resource, boolean validateOnly) {
+    /** Checks the resource (throwing its error) and returns its write, complete at once under validateOnly. */
+    private CompletableFuture<Void> alter(IncrementalAlterConfigsRequest.AlterConfigsResource resource,
+                                          boolean validateOnly) {
         List<String> names = new ArrayList<>();
         List<String> nulls = new ArrayList<>();
         List<AlterConfigOp> ops = new ArrayList<>();
@@ -76,7 +85,7 @@ public final class IncrementalAlterConfigsHandler extends AbstractApiHandler {
         ConfigAlteration.checkNoDuplicateKeys(names);
         ConfigAlteration.checkNoNullValues(nulls);
         String name = resource.resourceName();
-        switch (ConfigResourceType.forId(resource.resourceType())) {
+        return switch (ConfigResourceType.forId(resource.resourceType())) {
             case TOPIC -> ConfigAlteration.alterTopic(context, name,
                     current -> TopicConfigValidator.applyIncremental(current, ops, context.config()), validateOnly);
             case BROKER -> ConfigAlteration.alterBroker(context, name,
@@ -87,9 +96,10 @@ public final class IncrementalAlterConfigsHandler extends AbstractApiHandler {
                     throw new ApiException(Errors.INVALID_REQUEST,
                             "Krill does not support changing log levels through the Kafka protocol");
                 }
+                yield CompletableFuture.completedFuture(null);
             }
             default -> throw ConfigAlteration.unsupported(resource.resourceType());
-        }
+        };
     }
 
     private static AlterConfigOp.OpType opType(byte id) {

@@ -6,12 +6,13 @@ import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.UnaryOperator;
 
 /**
  * Kafka's ACL authorizer (the semantics of its StandardAuthorizer) over ACLs kept in the metadata store
@@ -26,10 +27,12 @@ import java.util.Set;
  * image's {@code acls/...} entities change, which is checked by map identity on each lookup (one
  * volatile read and a reference compare when nothing changed).
  *
- * <p>Writes change one entity per pattern through the store's atomic {@code updateEntityConfigs}
- * (compare-and-set in ZooKeeper), so concurrent changes through different brokers are all kept.
+ * <p>Writes change one entity per pattern through the store's atomic {@code updateEntityConfigsAsync}
+ * (compare-and-set in ZooKeeper, the change applied to what the store holds), so concurrent changes
+ * through different brokers or connections are all kept; they never block: the returned futures complete
+ * once this broker's image, hence this authorizer, shows the change.
  *
- * <p>Thread-safe.
+ * <p>Thread-safe: the cache is an immutable index behind a volatile field; writes hold no lock.
  */
 public final class AclAuthorizer implements Authorizer {
     /** Outcomes of scanning the rules of one pattern. */
@@ -40,7 +43,6 @@ public final class AclAuthorizer implements Authorizer {
     private final MetadataStore metadata;
     private final Set<KafkaPrincipal> superUsers;
     private final boolean allowEveryoneIfNoAcl;
-    private final Object writeLock = new Object();
     private volatile AclCache cache = AclCache.EMPTY;
 
     public AclAuthorizer(MetadataStore metadata, Collection<KafkaPrincipal> superUsers, boolean allowEveryoneIfNoAcl) {
@@ -175,26 +177,29 @@ public final class AclAuthorizer implements Authorizer {
         return AccessControlEntry.WILDCARD_HOST.equals(aclHost) || (host != null && aclHost.equals(host.getHostAddress()));
     }
 
+    /**
+     * One atomic change of each pattern's entity, adding its entries to what the store holds (so a
+     * binding that exists already changes nothing); every binding of a pattern shares its write's future.
+     */
     @Override
-    public void createAcls(Collection<AclBinding> bindings) {
+    public List<CompletableFuture<Void>> createAcls(List<AclBinding> bindings) {
         Map<ResourcePattern, List<AccessControlEntry>> byPattern = new LinkedHashMap<>();
         for (AclBinding binding : bindings) {
             byPattern.computeIfAbsent(binding.pattern(), p -> new ArrayList<>()).add(binding.entry());
         }
-        synchronized (writeLock) {
-            byPattern.forEach((pattern, entries) -> {
-                String entity = AclEntities.entity(pattern);
-                if (!metadata.image().entityConfigs(entity).keySet().containsAll(keys(entries))) {
-                    metadata.updateEntityConfigs(entity, current -> {
-                        Map<String, String> next = new HashMap<>(current);
-                        for (AccessControlEntry entry : entries) {
-                            next.put(AclEntities.key(entry), AclEntities.VALUE);
-                        }
-                        return next;
-                    });
-                }
-            });
+        Map<ResourcePattern, CompletableFuture<Void>> writes = new HashMap<>();
+        byPattern.forEach((pattern, entries) -> writes.put(pattern, update(pattern, current -> {
+            Map<String, String> next = new HashMap<>(current);
+            for (AccessControlEntry entry : entries) {
+                next.put(AclEntities.key(entry), AclEntities.VALUE);
+            }
+            return next;
+        })));
+        List<CompletableFuture<Void>> results = new ArrayList<>(bindings.size());
+        for (AclBinding binding : bindings) {
+            results.add(writes.get(binding.pattern()));
         }
+        return results;
     }
 
     @Override
@@ -208,36 +213,42 @@ public final class AclAuthorizer implements Authorizer {
         return matching;
     }
 
+    /**
+     * The filters match against this broker's ACLs; the matches are removed with one atomic change per
+     * pattern's entity (removing only the matched entries from what the store holds, so ACLs another
+     * broker added meanwhile stay). A filter's future completes when the writes of all its patterns have.
+     */
     @Override
-    public List<List<AclBinding>> deleteAcls(List<AclBindingFilter> filters) {
-        synchronized (writeLock) {
-            List<List<AclBinding>> results = new ArrayList<>();
-            Map<ResourcePattern, Set<AccessControlEntry>> toDelete = new LinkedHashMap<>();
-            for (AclBindingFilter filter : filters) {
-                List<AclBinding> matching = acls(filter);
-                results.add(matching);
-                for (AclBinding binding : matching) {
-                    toDelete.computeIfAbsent(binding.pattern(), p -> new LinkedHashSet<>()).add(binding.entry());
-                }
+    public List<CompletableFuture<List<AclBinding>>> deleteAcls(List<AclBindingFilter> filters) {
+        List<List<AclBinding>> matches = new ArrayList<>(filters.size());
+        Map<ResourcePattern, Set<AccessControlEntry>> toDelete = new LinkedHashMap<>();
+        for (AclBindingFilter filter : filters) {
+            List<AclBinding> matching = acls(filter);
+            matches.add(matching);
+            for (AclBinding binding : matching) {
+                toDelete.computeIfAbsent(binding.pattern(), p -> new LinkedHashSet<>()).add(binding.entry());
             }
-            toDelete.forEach((pattern, entries) -> {
-                metadata.updateEntityConfigs(AclEntities.entity(pattern), current -> {
-                    Map<String, String> next = new HashMap<>(current);
-                    for (AccessControlEntry entry : entries) {
-                        next.remove(AclEntities.key(entry));
-                    }
-                    return next;
-                });
-            });
-            return results;
         }
+        Map<ResourcePattern, CompletableFuture<Void>> writes = new HashMap<>();
+        toDelete.forEach((pattern, entries) -> writes.put(pattern, update(pattern, current -> {
+            Map<String, String> next = new HashMap<>(current);
+            for (AccessControlEntry entry : entries) {
+                next.remove(AclEntities.key(entry));
+            }
+            return next;
+        })));
+        List<CompletableFuture<List<AclBinding>>> results = new ArrayList<>(filters.size());
+        for (List<AclBinding> matching : matches) {
+            Set<ResourcePattern> patterns = new LinkedHashSet<>();
+            matching.forEach(binding -> patterns.add(binding.pattern()));
+            CompletableFuture<?>[] written = patterns.stream().map(writes::get).toArray(CompletableFuture[]::new);
+            results.add(CompletableFuture.allOf(written).thenApply(ignored -> matching));
+        }
+        return results;
     }
 
-    private static Set<String> keys(Collection<AccessControlEntry> entries) {
-        Set<String> keys = new HashSet<>();
-        for (AccessControlEntry entry : entries) {
-            keys.add(AclEntities.key(entry));
-        }
-        return keys;
+    /** The store's atomic change of a pattern's entity; {@code change} runs on a store thread: map edits only. */
+    private CompletableFuture<Void> update(ResourcePattern pattern, UnaryOperator<Map<String, String>> change) {
+        return metadata.updateEntityConfigsAsync(AclEntities.entity(pattern), change).thenApply(written -> null);
     }
 }

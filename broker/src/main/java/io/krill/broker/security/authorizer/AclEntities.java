@@ -5,7 +5,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * How ACLs are stored as entity configs (MetadataStore.alterEntityConfigs, in ZooKeeper): one entity per
+ * How ACLs are stored as entity configs (MetadataStore.updateEntityConfigsAsync, in ZooKeeper): one entity per
  * resource pattern, {@code acls/<RESOURCE_TYPE>/<PATTERN_TYPE>/<resource name>} (enum names, e.g.
  * {@code acls/TOPIC/PREFIXED/orders-}; the name is the rest of the entity name, so it may hold any
  * character, '/' included: the stores URL-encode entity names), and one config key per ACL,

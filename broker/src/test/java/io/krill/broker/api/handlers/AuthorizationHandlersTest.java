@@ -1,15 +1,22 @@
 package io.krill.broker.api.handlers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.krill.broker.BrokerContext;
+import io.krill.broker.api.Request;
 import io.krill.broker.security.KafkaPrincipal;
+import io.krill.broker.security.authorizer.AclAuthorizer;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.authorizer.AclPermissionType;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.broker.security.authorizer.PatternType;
 import io.krill.broker.security.authorizer.ResourceType;
 import io.krill.broker.txn.ProducerIdManager;
+import io.krill.controller.metadata.MetadataStore;
 import io.krill.controller.metadata.NewTopic;
+import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.CreateAclsRequest;
 import io.krill.wire.message.CreateAclsResponse;
@@ -27,9 +34,13 @@ import io.krill.wire.message.MetadataRequest;
 import io.krill.wire.message.MetadataResponse;
 import io.krill.wire.message.ProduceRequest;
 import io.krill.wire.message.ProduceResponse;
+import io.krill.wire.protocol.ApiMessage;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -127,6 +138,57 @@ class AuthorizationHandlersTest {
         assertEquals(List.of("orders"), deleted.filterResults().get(0).matchingAcls().stream()
                 .map(DeleteAclsResponse.DeleteAclsMatchingAcl::resourceName).toList());
         assertEquals(1, ((DescribeAclsResponse) broker.call(describe, 3, describeAll(), ADMIN)).resources().size());
+    }
+
+    /**
+     * CreateAcls and DeleteAcls do not hold the request thread: the authorizer's writes are in flight
+     * when the handler returns, and the response goes out once they have completed, each binding or
+     * filter with its own outcome.
+     */
+    @Test
+    void aclApisAnswerWhenTheStoresWritesCompleteNotBefore() {
+        grant(creation(ResourceType.TOPIC, "orders", PatternType.LITERAL, "User:bob", AclOperation.READ));
+        List<HandlerFixture.Held> held = new CopyOnWriteArrayList<>();
+        MetadataStore holding = broker.holdingStore(Set.of("updateEntityConfigsAsync"), held);
+        BrokerContext context = broker.contextWith(holding,
+                new Authorization(new AclAuthorizer(holding, List.of(ADMIN), false)));
+
+        CreateAclsHandler create = new CreateAclsHandler(context);
+        AtomicReference<ApiMessage> created = new AtomicReference<>();
+        Request creating = broker.request(create, 3, new CreateAclsRequest().setCreations(List.of(
+                creation(ResourceType.TOPIC, "orders", PatternType.LITERAL, "User:alice", AclOperation.READ),
+                creation(ResourceType.TOPIC, "x", PatternType.LITERAL, "alice", AclOperation.READ),
+                creation(ResourceType.TOPIC, "orders", PatternType.LITERAL, "User:alice", AclOperation.WRITE),
+                creation(ResourceType.GROUP, "g", PatternType.LITERAL, "User:alice", AclOperation.READ))), ADMIN, created);
+        create.handle(creating);
+        assertFalse(creating.isAnswered(), "the handler returned without waiting for the store");
+        assertEquals(2, held.size(), "one write per pattern, both in flight");
+        Map<String, String> added = held.get(0).apply(Map.of("kept", "1"));
+        assertEquals(3, added.size(), "alice's READ and WRITE on orders: " + added);
+        assertEquals("1", added.get("kept"), "the change adds to what the store holds");
+        held.get(1).future().completeExceptionally(new ApiException(Errors.REQUEST_TIMED_OUT, "ZooKeeper unavailable"));
+        assertFalse(creating.isAnswered());
+        held.get(0).future().complete(Map.of());
+        CreateAclsResponse createResponse = broker.decodeResponse(create, 3, created.get());
+        assertEquals(List.of(Errors.NONE, Errors.INVALID_REQUEST, Errors.NONE, Errors.REQUEST_TIMED_OUT),
+                createResponse.results().stream().map(r -> Errors.forCode(r.errorCode())).toList());
+
+        held.clear();
+        DeleteAclsHandler delete = new DeleteAclsHandler(context);
+        AtomicReference<ApiMessage> deleted = new AtomicReference<>();
+        Request deleting = broker.request(delete, 3, new DeleteAclsRequest().setFilters(List.of(
+                new DeleteAclsRequest.DeleteAclsFilter().setResourceTypeFilter(ResourceType.TOPIC.code())
+                        .setResourceNameFilter("orders").setPatternTypeFilter(PatternType.LITERAL.code())
+                        .setPrincipalFilter("User:bob").setHostFilter(null).setOperation(AclOperation.ANY.code())
+                        .setPermissionType(AclPermissionType.ANY.code()))), ADMIN, deleted);
+        delete.handle(deleting);
+        assertFalse(deleting.isAnswered(), "the handler returned without waiting for the store");
+        assertEquals(1, held.size());
+        held.get(0).future().complete(Map.of());
+        DeleteAclsResponse deleteResponse = broker.decodeResponse(delete, 3, deleted.get());
+        assertEquals(Errors.NONE.code(), deleteResponse.filterResults().get(0).errorCode());
+        assertEquals(List.of("User:bob"), deleteResponse.filterResults().get(0).matchingAcls().stream()
+                .map(DeleteAclsResponse.DeleteAclsMatchingAcl::principal).toList());
     }
 
     @Test

@@ -1,20 +1,28 @@
 package io.krill.broker.api.handlers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.krill.broker.api.Request;
+import io.krill.broker.security.KafkaPrincipal;
+import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.AlterClientQuotasRequest;
 import io.krill.wire.message.AlterClientQuotasResponse;
 import io.krill.wire.message.DescribeClientQuotasRequest;
 import io.krill.wire.message.DescribeClientQuotasResponse;
+import io.krill.wire.protocol.ApiMessage;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -117,7 +125,7 @@ class ClientQuotaHandlersTest {
 
     @Test
     void otherKeysOfAUserEntityAreKept() {
-        broker.metadata.alterEntityConfigs("users/alice", Map.of("SCRAM-SHA-256", "salt=..."));
+        broker.setEntityConfigs("users/alice", Map.of("SCRAM-SHA-256", "salt=..."));
         alter(1, false, entity("user=alice"), set("producer_byte_rate", 100));
         assertEquals(Map.of("SCRAM-SHA-256", "salt=...", "producer_byte_rate", "100"),
                 broker.metadata.image().entityConfigs("users/alice"));
@@ -197,5 +205,36 @@ class ClientQuotaHandlersTest {
         assertEquals(Errors.INVALID_REQUEST.code(),
                 describe(1, false, component("ip", 2, null), component("user", 2, null)).errorCode());
         assertEquals(Errors.UNSUPPORTED_VERSION.code(), describe(1, false, component("group", 2, null)).errorCode());
+    }
+
+    /** The request thread does not wait for the store: each entry's write is answered when it completes. */
+    @Test
+    void answersWhenTheStoresWritesCompleteNotBefore() {
+        broker.setEntityConfigs("users/alice", Map.of("SCRAM-SHA-256", "salt=..."));
+        List<HandlerFixture.Held> held = new CopyOnWriteArrayList<>();
+        AlterClientQuotasHandler handler = new AlterClientQuotasHandler(broker.contextWith(
+                broker.holdingStore(Set.of("updateEntityConfigsAsync"), held)));
+        AlterClientQuotasRequest body = new AlterClientQuotasRequest().setEntries(new ArrayList<>(List.of(
+                new AlterClientQuotasRequest.EntryData().setEntity(entity("user=alice"))
+                        .setOps(new ArrayList<>(List.of(set("producer_byte_rate", 100)))),
+                new AlterClientQuotasRequest.EntryData().setEntity(entity("client-id=app"))
+                        .setOps(new ArrayList<>(List.of(set("consumer_byte_rate", 5)))),
+                new AlterClientQuotasRequest.EntryData().setEntity(entity("client-id=bad"))
+                        .setOps(new ArrayList<>(List.of(set("no_such_quota", 1)))))));
+        AtomicReference<ApiMessage> answer = new AtomicReference<>();
+        Request request = broker.request(handler, 1, body, KafkaPrincipal.ANONYMOUS, answer);
+        handler.handle(request);
+        assertFalse(request.isAnswered(), "the handler returned without waiting for the store");
+        assertEquals(2, held.size(), "both valid entries' writes in flight at once");
+        assertEquals(Map.of("SCRAM-SHA-256", "salt=...", "producer_byte_rate", "100", "consumer_byte_rate", "7"),
+                held.get(0).apply(Map.of("SCRAM-SHA-256", "salt=...", "consumer_byte_rate", "7")),
+                "the change keeps what other writers put in the entity");
+        held.get(1).future().complete(Map.of("consumer_byte_rate", "5"));
+        assertFalse(request.isAnswered());
+        held.get(0).future().completeExceptionally(new ApiException(Errors.REQUEST_TIMED_OUT, "ZooKeeper unavailable"));
+        AlterClientQuotasResponse response = broker.decodeResponse(handler, 1, answer.get());
+        assertEquals(List.of(Errors.REQUEST_TIMED_OUT, Errors.NONE, Errors.INVALID_REQUEST), response.entries().stream()
+                .map(e -> Errors.forCode(e.errorCode())).toList());
+        assertEquals("user", response.entries().get(0).entity().get(0).entityType());
     }
 }

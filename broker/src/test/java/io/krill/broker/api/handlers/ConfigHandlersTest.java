@@ -1,11 +1,16 @@
 package io.krill.broker.api.handlers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.krill.broker.api.Request;
 import io.krill.broker.config.ConfigSource;
+import io.krill.broker.security.KafkaPrincipal;
 import io.krill.controller.metadata.NewTopic;
+import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.AlterConfigsRequest;
 import io.krill.wire.message.AlterConfigsResponse;
@@ -13,10 +18,14 @@ import io.krill.wire.message.DescribeConfigsRequest;
 import io.krill.wire.message.DescribeConfigsResponse;
 import io.krill.wire.message.IncrementalAlterConfigsRequest;
 import io.krill.wire.message.IncrementalAlterConfigsResponse;
+import io.krill.wire.protocol.ApiMessage;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -200,5 +209,86 @@ class ConfigHandlersTest {
                 new IncrementalAlterConfigsRequest().setResources(new ArrayList<>(List.of(resource, again))));
         response.responses().forEach(r -> assertEquals("Each resource must appear at most once.", r.errorMessage()));
         assertEquals("1000", broker.metadata.image().topic("t").configs().get("retention.ms"));
+    }
+
+    /**
+     * The request thread does not wait for the store: the handler returns with the writes in flight, and
+     * the response goes out once the last has completed, with each resource's outcome (a write that
+     * failed gives its error; checks that failed were decided at once). The change handed to the store
+     * is the incremental one: applied to overrides another writer changed meanwhile, it keeps theirs.
+     */
+    @Test
+    void answersWhenTheStoresWritesCompleteNotBefore() {
+        List<HandlerFixture.Held> held = new CopyOnWriteArrayList<>();
+        IncrementalAlterConfigsHandler handler = new IncrementalAlterConfigsHandler(broker.contextWith(
+                broker.holdingStore(Set.of("alterTopicConfigsAsync", "updateEntityConfigsAsync"), held)));
+        IncrementalAlterConfigsRequest body = new IncrementalAlterConfigsRequest().setResources(new ArrayList<>(List.of(
+                resource(TOPIC, "t", op("retention.ms", 0, "5000")),
+                resource(BROKER, "", op("log.retention.bytes", 0, "777")),
+                resource(TOPIC, "t2", op("retention.ms", 0, "x")),
+                resource(TOPIC, "missing", op("retention.ms", 0, "1")))));
+        AtomicReference<ApiMessage> answer = new AtomicReference<>();
+        Request request = broker.request(handler, 1, body, KafkaPrincipal.ANONYMOUS, answer);
+
+        handler.handle(request);
+        assertFalse(request.isAnswered(), "the handler returned without waiting for the store");
+        assertEquals(List.of("alterTopicConfigsAsync", "updateEntityConfigsAsync"),
+                held.stream().map(HandlerFixture.Held::method).toList(), "both writes in flight at once");
+        assertEquals(Map.of("retention.ms", "5000", "segment.ms", "60000"),
+                held.get(0).apply(Map.of("retention.ms", "1000", "segment.ms", "60000")));
+        assertEquals(Map.of("retention.ms", "5000", "cleanup.policy", "compact"),
+                held.get(0).apply(Map.of("retention.ms", "1000", "cleanup.policy", "compact")),
+                "applied to what another writer left, the change keeps that writer's keys");
+        assertEquals(Map.of("log.retention.bytes", "777", "log.retention.ms", "9"),
+                held.get(1).apply(Map.of("log.retention.ms", "9")));
+
+        held.get(0).future().complete(broker.metadata.image().topic("t"));
+        assertFalse(request.isAnswered(), "one write still in flight");
+        held.get(1).future().completeExceptionally(new ApiException(Errors.REQUEST_TIMED_OUT, "ZooKeeper unavailable"));
+        assertTrue(request.isAnswered());
+        IncrementalAlterConfigsResponse response = broker.decodeResponse(handler, 1, answer.get());
+        assertEquals(List.of(Errors.NONE, Errors.REQUEST_TIMED_OUT, Errors.INVALID_CONFIG, Errors.UNKNOWN_TOPIC_OR_PARTITION),
+                response.responses().stream().map(r -> Errors.forCode(r.errorCode())).toList());
+        assertEquals("ZooKeeper unavailable", response.responses().get(1).errorMessage());
+        assertEquals("The topic 'missing' does not exist.", response.responses().get(3).errorMessage());
+        assertEquals(Map.of("retention.ms", "1000", "segment.ms", "60000"), broker.metadata.image().topic("t").configs(),
+                "the held store wrote nothing");
+
+        // validateOnly and changes that change nothing never reach the store, and are answered at once
+        held.clear();
+        AtomicReference<ApiMessage> checked = new AtomicReference<>();
+        Request validateOnly = broker.request(handler, 1, new IncrementalAlterConfigsRequest().setValidateOnly(true)
+                .setResources(new ArrayList<>(List.of(resource(TOPIC, "t", op("retention.ms", 0, "5000"))))),
+                KafkaPrincipal.ANONYMOUS, checked);
+        handler.handle(validateOnly);
+        assertTrue(validateOnly.isAnswered());
+        Request unchanged = broker.request(handler, 1, new IncrementalAlterConfigsRequest().setResources(new ArrayList<>(
+                List.of(resource(TOPIC, "t", op("retention.ms", 0, "1000"))))), KafkaPrincipal.ANONYMOUS, checked);
+        handler.handle(unchanged);
+        assertTrue(unchanged.isAnswered());
+        assertEquals(List.of(), held);
+    }
+
+    /** A resource that fails its check again on the store's fresh data (a concurrent change) is INVALID_CONFIG. */
+    @Test
+    void aChangeThatNoLongerValidatesOnTheStoresDataFailsAsInvalidConfig() {
+        List<HandlerFixture.Held> held = new CopyOnWriteArrayList<>();
+        IncrementalAlterConfigsHandler handler = new IncrementalAlterConfigsHandler(broker.contextWith(
+                broker.holdingStore(Set.of("alterTopicConfigsAsync"), held)));
+        AtomicReference<ApiMessage> answer = new AtomicReference<>();
+        Request request = broker.request(handler, 1, new IncrementalAlterConfigsRequest().setResources(new ArrayList<>(
+                List.of(resource(TOPIC, "t", op("cleanup.policy", 2, "compact"))))), KafkaPrincipal.ANONYMOUS, answer);
+        handler.handle(request);
+        ApiException refused = assertThrows(ApiException.class, () -> held.get(0).apply(Map.of("cleanup.policy", "nonsense")));
+        assertEquals(Errors.INVALID_CONFIG, refused.error());
+        held.get(0).future().completeExceptionally(refused);
+        IncrementalAlterConfigsResponse response = broker.decodeResponse(handler, 1, answer.get());
+        assertEquals(Errors.INVALID_CONFIG.code(), response.responses().get(0).errorCode());
+    }
+
+    private static IncrementalAlterConfigsRequest.AlterConfigsResource resource(byte type, String name,
+                                                                               IncrementalAlterConfigsRequest.AlterableConfig... ops) {
+        return new IncrementalAlterConfigsRequest.AlterConfigsResource().setResourceType(type).setResourceName(name)
+                .setConfigs(new ArrayList<>(List.of(ops)));
     }
 }

@@ -185,10 +185,45 @@ final class HandlerFixture implements AutoCloseable {
         });
     }
 
+    /** A call the {@link #holdingStore} answered with a future the test completes. */
+    record Held(String method, Object[] args, java.util.concurrent.CompletableFuture<Object> future) {
+        /** The change (a UnaryOperator, the call's last argument) applied to {@code current}. */
+        @SuppressWarnings("unchecked")
+        Map<String, String> apply(Map<String, String> current) {
+            return ((java.util.function.UnaryOperator<Map<String, String>>) args[args.length - 1]).apply(current);
+        }
+    }
+
+    /**
+     * The fixture's store, except that every call of a method named in {@code methods} is answered with a
+     * new incomplete future, kept with its arguments in {@code held}: the test decides when (and how) the
+     * store answers, and can show that a handler returned without waiting for it.
+     */
+    MetadataStore holdingStore(java.util.Set<String> methods, List<Held> held) {
+        return interceptedStore((method, args) -> {
+            if (!methods.contains(method.getName())) {
+                return null;
+            }
+            Held call = new Held(method.getName(), args, new java.util.concurrent.CompletableFuture<>());
+            held.add(call);
+            return call.future();
+        });
+    }
+
+    /** Replaces an entity's configs in the fixture's store (test set-up; the local store answers at once). */
+    void setEntityConfigs(String entity, Map<String, String> configs) {
+        metadata.updateEntityConfigsAsync(entity, current -> configs).join();
+    }
+
     /** The fixture's context with another metadata store. */
     BrokerContext contextWith(MetadataStore store) {
+        return contextWith(store, context.authorization());
+    }
+
+    /** The fixture's context with another metadata store and authorization. */
+    BrokerContext contextWith(MetadataStore store, Authorization authorization) {
         return new BrokerContext(context.configs(), store, context.partitions(), context.producePurgatory(),
-                context.fetchPurgatory(), context.metrics(), context.isrChanger(), context.authorization());
+                context.fetchPurgatory(), context.metrics(), context.isrChanger(), authorization);
     }
 
     /** Appends {@code count} one-record batches to a partition led here, as a producer with acks=1 would. */

@@ -3,11 +3,15 @@ package io.krill.broker.api.handlers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.krill.broker.api.Request;
+import io.krill.broker.security.KafkaPrincipal;
 import io.krill.broker.security.scram.ScramCredential;
 import io.krill.broker.security.scram.ScramFormatter;
 import io.krill.broker.security.scram.ScramMechanism;
+import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.AlterUserScramCredentialsRequest;
 import io.krill.wire.message.AlterUserScramCredentialsRequest.ScramCredentialDeletion;
@@ -17,12 +21,16 @@ import io.krill.wire.message.AlterUserScramCredentialsResponse.AlterUserScramCre
 import io.krill.wire.message.DescribeUserScramCredentialsRequest;
 import io.krill.wire.message.DescribeUserScramCredentialsResponse;
 import io.krill.wire.message.DescribeUserScramCredentialsResponse.DescribeUserScramCredentialsResult;
+import io.krill.wire.protocol.ApiMessage;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -91,7 +99,7 @@ class ScramCredentialHandlersTest {
 
     @Test
     void upsertStoresDerivedKeysAndKeepsOtherKeys() {
-        broker.metadata.alterEntityConfigs("users/alice", Map.of("producer_byte_rate", "1024"));
+        broker.setEntityConfigs("users/alice", Map.of("producer_byte_rate", "1024"));
         Map<String, AlterUserScramCredentialsResult> results = alter(
                 List.of(upsert("alice", SHA256, 8192, "alice-secret"), upsert("alice", SHA512, 4096, "alice-secret")),
                 List.of());
@@ -165,7 +173,7 @@ class ScramCredentialHandlersTest {
     @Test
     void describeNamedUsers() {
         alter(List.of(upsert("alice", SHA512, 4096, "pw")), List.of());
-        broker.metadata.alterEntityConfigs("users/quota-only", Map.of("consumer_byte_rate", "10"));
+        broker.setEntityConfigs("users/quota-only", Map.of("consumer_byte_rate", "10"));
         DescribeUserScramCredentialsResponse response = describe(List.of("alice", "bob", "quota-only", "dup", "dup", ""));
         assertEquals(Errors.NONE.code(), response.errorCode());
         Map<String, DescribeUserScramCredentialsResult> byUser = new HashMap<>();
@@ -198,11 +206,42 @@ class ScramCredentialHandlersTest {
         assertTrue(broker.metadata.image().entityConfigs("users/100%25").containsKey("SCRAM-SHA-256"));
         assertTrue(broker.metadata.image().entityConfigs("users/<default>").isEmpty(), "not the default user");
         // quota-only nested and default entities are not users with credentials
-        broker.metadata.alterEntityConfigs("users/a/clients/b", Map.of("producer_byte_rate", "1"));
-        broker.metadata.alterEntityConfigs("users/<default>", Map.of("producer_byte_rate", "1"));
+        broker.setEntityConfigs("users/a/clients/b", Map.of("producer_byte_rate", "1"));
+        broker.setEntityConfigs("users/<default>", Map.of("producer_byte_rate", "1"));
         List<String> all = new ArrayList<>();
         describe(null).results().forEach(r -> all.add(r.user()));
         assertEquals(List.of("100%", "<default>", "a/clients/b"), all);
         assertEquals(Errors.NONE.code(), describe(List.of("a/clients/b")).results().get(0).errorCode());
+    }
+
+    /**
+     * The request thread does not wait for the store: each user's write is answered when it completes;
+     * a deletion the store's data does not allow is RESOURCE_NOT_FOUND, a store failure its own error.
+     */
+    @Test
+    void answersWhenTheStoresWritesCompleteNotBefore() {
+        List<HandlerFixture.Held> held = new CopyOnWriteArrayList<>();
+        AlterUserScramCredentialsHandler handler = new AlterUserScramCredentialsHandler(broker.contextWith(
+                broker.holdingStore(Set.of("updateEntityConfigsAsync"), held)));
+        AtomicReference<ApiMessage> answer = new AtomicReference<>();
+        Request request = broker.request(handler, 0, new AlterUserScramCredentialsRequest()
+                .setUpsertions(new ArrayList<>(List.of(upsert("alice", SHA256, 4096, "pw"), upsert("bob", SHA256, 4096, "pw"))))
+                .setDeletions(new ArrayList<>(List.of(delete("carol", SHA512)))), KafkaPrincipal.ANONYMOUS, answer);
+        handler.handle(request);
+        assertFalse(request.isAnswered(), "the handler returned without waiting for the store");
+        assertEquals(3, held.size(), "every user's write in flight at once");
+        Map<String, String> alice = held.get(1).apply(Map.of("producer_byte_rate", "5"));
+        assertEquals("5", alice.get("producer_byte_rate"), "other keys of the entity are kept");
+        assertEquals(4096, ScramCredential.parse(alice.get("SCRAM-SHA-256")).iterations());
+        RuntimeException missing = assertThrows(RuntimeException.class, () -> held.get(0).apply(Map.of()));
+        held.get(0).future().completeExceptionally(missing); // carol has no SCRAM-SHA-512 credential
+        held.get(1).future().complete(alice);
+        assertFalse(request.isAnswered());
+        held.get(2).future().completeExceptionally(new ApiException(Errors.REQUEST_TIMED_OUT, "ZooKeeper unavailable"));
+        AlterUserScramCredentialsResponse response = broker.decodeResponse(handler, 0, answer.get());
+        Map<String, Short> codes = new HashMap<>();
+        response.results().forEach(r -> codes.put(r.user(), r.errorCode()));
+        assertEquals(Map.of("carol", Errors.RESOURCE_NOT_FOUND.code(), "alice", Errors.NONE.code(),
+                "bob", Errors.REQUEST_TIMED_OUT.code()), codes);
     }
 }

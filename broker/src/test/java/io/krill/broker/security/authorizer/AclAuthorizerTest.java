@@ -28,6 +28,7 @@ import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -58,6 +59,13 @@ class AclAuthorizerTest {
         metadata.close();
     }
 
+    /** Creates through the authorizer; the local store's futures are complete when returned. */
+    private static void create(AclAuthorizer authorizer, List<AclBinding> bindings) {
+        List<CompletableFuture<Void>> created = authorizer.createAcls(bindings);
+        assertEquals(bindings.size(), created.size(), "one future per binding");
+        created.forEach(CompletableFuture::join);
+    }
+
     private AclAuthorizer authorizer(boolean allowEveryone) {
         return new AclAuthorizer(metadata, List.of(ADMIN), allowEveryone);
     }
@@ -76,7 +84,7 @@ class AclAuthorizerTest {
     @Test
     void denyWinsOverAllowWhereverItComesFrom() {
         AclAuthorizer authorizer = authorizer(false);
-        authorizer.createAcls(List.of(allow(TOPIC, "orders", LITERAL, "User:alice", READ),
+        create(authorizer, List.of(allow(TOPIC, "orders", LITERAL, "User:alice", READ),
                 allow(TOPIC, "*", LITERAL, "User:alice", READ),
                 acl(TOPIC, "orders-", PREFIXED, "User:alice", "*", READ, DENY),
                 acl(TOPIC, "payments", LITERAL, "User:*", "*", ALL, DENY),
@@ -90,7 +98,7 @@ class AclAuthorizerTest {
     @Test
     void allCoversEveryOperationAndSomeOperationsImplyDescribe() {
         AclAuthorizer authorizer = authorizer(false);
-        authorizer.createAcls(List.of(allow(TOPIC, "all", LITERAL, "User:alice", ALL),
+        create(authorizer, List.of(allow(TOPIC, "all", LITERAL, "User:alice", ALL),
                 allow(TOPIC, "read", LITERAL, "User:alice", READ),
                 allow(TOPIC, "write", LITERAL, "User:alice", WRITE),
                 allow(TOPIC, "delete", LITERAL, "User:alice", DELETE),
@@ -112,7 +120,7 @@ class AclAuthorizerTest {
     @Test
     void prefixedAndWildcardPatternsPrincipalsAndHosts() {
         AclAuthorizer authorizer = authorizer(false);
-        authorizer.createAcls(List.of(allow(TOPIC, "orders-", PREFIXED, "User:alice", READ),
+        create(authorizer, List.of(allow(TOPIC, "orders-", PREFIXED, "User:alice", READ),
                 allow(GROUP, "*", LITERAL, "User:*", READ),
                 acl(TOPIC, "local", LITERAL, "User:bob", "10.0.0.1", WRITE, ALLOW),
                 acl(TOPIC, "named-host", LITERAL, "User:bob", "localhost", WRITE, ALLOW)));
@@ -132,7 +140,7 @@ class AclAuthorizerTest {
     @Test
     void superUsersBypassEvenDenies() {
         AclAuthorizer authorizer = authorizer(false);
-        authorizer.createAcls(List.of(acl(TOPIC, "*", LITERAL, "User:*", "*", ALL, DENY)));
+        create(authorizer, List.of(acl(TOPIC, "*", LITERAL, "User:*", "*", ALL, DENY)));
         assertTrue(authorizer.authorize(ADMIN, here, WRITE, TOPIC, "t"));
         assertFalse(authorizer.authorize(ALICE, here, WRITE, TOPIC, "t"));
         assertTrue(authorizer.authorizeAny(ADMIN, here, WRITE, TOPIC));
@@ -144,7 +152,7 @@ class AclAuthorizerTest {
         AclAuthorizer closed = authorizer(false);
         assertTrue(open.authorize(ALICE, here, WRITE, TOPIC, "free"));
         assertFalse(closed.authorize(ALICE, here, WRITE, TOPIC, "free"));
-        open.createAcls(List.of(allow(TOPIC, "guarded", LITERAL, "User:bob", READ)));
+        create(open, List.of(allow(TOPIC, "guarded", LITERAL, "User:bob", READ)));
         assertFalse(open.authorize(ALICE, here, WRITE, TOPIC, "guarded"), "an ACL for someone else applies");
         assertTrue(open.authorize(BOB, here, READ, TOPIC, "guarded"));
         assertTrue(open.authorize(ALICE, here, WRITE, TOPIC, "free"));
@@ -154,10 +162,10 @@ class AclAuthorizerTest {
     void anyResourceOfATypeForIdempotentWrites() {
         AclAuthorizer authorizer = authorizer(false);
         assertFalse(authorizer.authorizeAny(ALICE, here, WRITE, TOPIC));
-        authorizer.createAcls(List.of(allow(TOPIC, "logs-", PREFIXED, "User:alice", WRITE)));
+        create(authorizer, List.of(allow(TOPIC, "logs-", PREFIXED, "User:alice", WRITE)));
         assertTrue(authorizer.authorizeAny(ALICE, here, WRITE, TOPIC));
         assertFalse(authorizer.authorizeAny(BOB, here, WRITE, TOPIC));
-        authorizer.createAcls(List.of(acl(TOPIC, "log", PREFIXED, "User:alice", "*", WRITE, DENY)));
+        create(authorizer, List.of(acl(TOPIC, "log", PREFIXED, "User:alice", "*", WRITE, DENY)));
         assertFalse(authorizer.authorizeAny(ALICE, here, WRITE, TOPIC), "a DENY on a shorter prefix cancels it");
         assertTrue(authorizer(true).authorizeAny(BOB, here, WRITE, TOPIC), "no ACL names a fresh topic");
     }
@@ -166,7 +174,7 @@ class AclAuthorizerTest {
     void storedUnderOneEntityPerPatternAndDescribedAndDeletedByFilters() {
         AclAuthorizer authorizer = authorizer(false);
         String odd = "a/b|c d%";
-        authorizer.createAcls(List.of(allow(TOPIC, odd, LITERAL, "User:CN=x, O=y|z", READ),
+        create(authorizer, List.of(allow(TOPIC, odd, LITERAL, "User:CN=x, O=y|z", READ),
                 acl(TOPIC, odd, LITERAL, "User:alice", "10.0.0.1", WRITE, DENY),
                 allow(TOPIC, "a", PREFIXED, "User:alice", READ)));
         assertEquals(2, metadata.image().entityConfigs("acls/TOPIC/LITERAL/" + odd).size());
@@ -181,7 +189,7 @@ class AclAuthorizerTest {
         assertEquals(3, authorizer.acls(matchingOdd).size(), "MATCH includes the prefix 'a'");
         AclBindingFilter literalOdd = new AclBindingFilter(new ResourcePatternFilter(TOPIC, odd, LITERAL),
                 new AccessControlEntryFilter(null, null, AclOperation.ANY, DENY));
-        List<List<AclBinding>> deleted = authorizer.deleteAcls(List.of(literalOdd));
+        List<List<AclBinding>> deleted = authorizer.deleteAcls(List.of(literalOdd)).stream().map(CompletableFuture::join).toList();
         assertEquals(1, deleted.get(0).size());
         assertEquals(WRITE, deleted.get(0).get(0).entry().operation());
         assertEquals(2, authorizer.acls(matchingOdd).size());
