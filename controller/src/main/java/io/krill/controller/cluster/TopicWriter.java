@@ -28,9 +28,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Creates, deletes and grows topics and replaces their configs: each topic with its partition records
- * in single ZooKeeper multi-ops (many topics' multi-ops in flight at once), or version-checked writes of
- * the topic's znode. Each change returns once this broker's image shows it.
+ * Creates, deletes and grows topics: each topic with its partition records in single ZooKeeper multi-ops
+ * (many topics' multi-ops in flight at once). Each change completes once this broker's image shows it.
+ * Config overrides are {@link TopicConfigWriter}'s.
  *
  * <p>Thread-safe: no state of its own; concurrent writers are ordered by ZooKeeper's versions.
  */
@@ -258,38 +258,6 @@ final class TopicWriter {
     private MetadataImage imageWithTopic(String name) {
         MetadataImage current = context.image();
         return current.topic(name) != null ? current : context.await(watcher.refreshTopic(name));
-    }
-
-    TopicImage alterTopicConfigs(String name, Map<String, String> overrides) {
-        context.ensureOpen();
-        return context.guarded(() -> {
-            for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-                Stat stat = new Stat();
-                byte[] data = session.readOrNull(paths.topic(name), stat);
-                if (data == null) {
-                    throw unknownTopic(name);
-                }
-                MetadataRecords.TopicRecord topic = MetadataRecords.decodeTopic(name, data);
-                MetadataRecords.TopicRecord altered = new MetadataRecords.TopicRecord(name, topic.id(),
-                        topic.partitionCount(), topic.internal(), overrides);
-                byte[] encoded = MetadataRecords.encodeTopic(altered);
-                try {
-                    session.call(zk -> zk.setData(paths.topic(name), encoded, stat.getVersion()));
-                } catch (KeeperException.BadVersionException e) {
-                    continue;
-                } catch (KeeperException.NoNodeException e) {
-                    throw unknownTopic(name);
-                } catch (KeeperException e) {
-                    throw ZkSession.unexpected(e);
-                }
-                TopicImage result = context.await(watcher.refreshTopic(name)).topic(name);
-                if (result == null) {
-                    throw unknownTopic(name);
-                }
-                return result;
-            }
-            throw new ApiException(Errors.REQUEST_TIMED_OUT, "topic " + name + " kept changing");
-        });
     }
 
     /** Adds the creation of each new partition's node; returns their states. */
