@@ -239,23 +239,8 @@ final class ZkSession implements AutoCloseable {
      * included: the multi may have been applied). Fails with {@link ZkUnavailableException} when closed.
      */
     CompletableFuture<List<OpResult>> multiAsync(List<Op> ops) {
-        CompletableFuture<List<OpResult>> done = new CompletableFuture<>();
-        ZooKeeper handle;
-        try {
-            handle = handle();
-        } catch (ZkUnavailableException e) {
-            done.completeExceptionally(e);
-            return done;
-        }
-        handle.multi(ops, (rc, path, ctx, results) -> {
-            KeeperException.Code code = KeeperException.Code.get(rc);
-            if (code == KeeperException.Code.OK) {
-                done.complete(results);
-            } else {
-                done.completeExceptionally(KeeperException.create(code, failedPath(ops, results)));
-            }
-        }, null);
-        return done;
+        return sendAsync((handle, done) -> handle.multi(ops, (rc, path, ctx, results) ->
+                answer(done, rc, results, failedPath(ops, results)), null));
     }
 
     /** A node's data and stat as one asynchronous read found them; {@code data} is null when there is no node. */
@@ -269,25 +254,13 @@ final class ZkSession implements AutoCloseable {
      * when closed. A read answered after a change of the node comes after that change's watch event.
      */
     CompletableFuture<Versioned> readAsync(String path) {
-        CompletableFuture<Versioned> done = new CompletableFuture<>();
-        ZooKeeper handle;
-        try {
-            handle = handle();
-        } catch (ZkUnavailableException e) {
-            done.completeExceptionally(e);
-            return done;
-        }
-        handle.getData(path, false, (rc, p, ctx, data, stat) -> {
-            KeeperException.Code code = KeeperException.Code.get(rc);
-            if (code == KeeperException.Code.OK) {
-                done.complete(new Versioned(data, stat));
-            } else if (code == KeeperException.Code.NONODE) {
+        return sendAsync((handle, done) -> handle.getData(path, false, (rc, p, ctx, data, stat) -> {
+            if (KeeperException.Code.get(rc) == KeeperException.Code.NONODE) {
                 done.complete(new Versioned(null, null));
             } else {
-                done.completeExceptionally(KeeperException.create(code, path));
+                answer(done, rc, new Versioned(data, stat), path);
             }
-        }, null);
-        return done;
+        }, null));
     }
 
     /**
@@ -296,23 +269,8 @@ final class ZkSession implements AutoCloseable {
      * lost connection: the write may have been applied) or {@link ZkUnavailableException} when closed.
      */
     CompletableFuture<Stat> setDataAsync(String path, byte[] data, int version) {
-        CompletableFuture<Stat> done = new CompletableFuture<>();
-        ZooKeeper handle;
-        try {
-            handle = handle();
-        } catch (ZkUnavailableException e) {
-            done.completeExceptionally(e);
-            return done;
-        }
-        handle.setData(path, data, version, (rc, p, ctx, stat) -> {
-            KeeperException.Code code = KeeperException.Code.get(rc);
-            if (code == KeeperException.Code.OK) {
-                done.complete(stat);
-            } else {
-                done.completeExceptionally(KeeperException.create(code, path));
-            }
-        }, null);
-        return done;
+        return sendAsync((handle, done) -> handle.setData(path, data, version,
+                (rc, p, ctx, stat) -> answer(done, rc, stat, path), null));
     }
 
     /**
@@ -321,23 +279,29 @@ final class ZkSession implements AutoCloseable {
      * created) or {@link ZkUnavailableException} when closed.
      */
     CompletableFuture<Void> createAsync(String path, byte[] data) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        ZooKeeper handle;
+        return sendAsync((handle, done) -> handle.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                CreateMode.PERSISTENT, (rc, p, ctx, name) -> answer(done, rc, null, path), null));
+    }
+
+    /** Sends one asynchronous request on the current handle; a closed session fails the future at once. */
+    private <T> CompletableFuture<T> sendAsync(java.util.function.BiConsumer<ZooKeeper, CompletableFuture<T>> send) {
+        CompletableFuture<T> done = new CompletableFuture<>();
         try {
-            handle = handle();
+            send.accept(handle(), done);
         } catch (ZkUnavailableException e) {
             done.completeExceptionally(e);
-            return done;
         }
-        handle.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT, (rc, p, ctx, name) -> {
-            KeeperException.Code code = KeeperException.Code.get(rc);
-            if (code == KeeperException.Code.OK) {
-                done.complete(null);
-            } else {
-                done.completeExceptionally(KeeperException.create(code, path));
-            }
-        }, null);
         return done;
+    }
+
+    /** Completes {@code done} with {@code value} when {@code rc} is OK, else with the KeeperException for {@code path}. */
+    private static <T> void answer(CompletableFuture<T> done, int rc, T value, String path) {
+        KeeperException.Code code = KeeperException.Code.get(rc);
+        if (code == KeeperException.Code.OK) {
+            done.complete(value);
+        } else {
+            done.completeExceptionally(KeeperException.create(code, path));
+        }
     }
 
     /** The path of the op that failed a multi, for messages. */
