@@ -48,7 +48,8 @@ final class IsrChangeWriter {
 
     /**
      * The ISR changes of many partitions, each decided as {@link #alterPartition} describes and written by
-     * {@link PartitionRecords#updateAll} (a few pipelined multi-ops), then one image refresh for all. A
+     * {@link PartitionRecords#updateAll} (a few pipelined multi-ops, the first round guessed from this
+     * broker's image: a stale guess fails its version check and is read), then one image for all. A
      * write that landed before a lost connection is recognised on the re-read (the record equals what was
      * meant) and reported as done.
      */
@@ -98,9 +99,11 @@ final class IsrChangeWriter {
                         return null;
                     }
                     return intended;
-                }));
+                }, PartitionRecords.asIn(context.image())));
         if (!indexOf.isEmpty()) {
-            context.await(context.watcher().refreshPartitions(indexOf.keySet()));
+            // The events of this session's writes come before their answers, and each multi carries a
+            // digest of its records: the next image shows them without a read.
+            context.await(context.watcher().barrier());
         }
         List<IsrChangeResult> results = new ArrayList<>(changes.size());
         for (int i = 0; i < changes.size(); i++) {

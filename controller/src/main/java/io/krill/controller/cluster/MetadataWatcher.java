@@ -76,7 +76,23 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     /** The last image handed to the notifier. */
     private MetadataImage delivered;
     private final Set<String> changedTopics = new java.util.LinkedHashSet<>();
-    private final Set<TopicPartitionKey> changedPartitions = new java.util.LinkedHashSet<>();
+    /** Partitions named by this batch's events, with the zxid of the last event of each. */
+    private final Map<TopicPartitionKey, Long> changedPartitions = new java.util.LinkedHashMap<>();
+    /** Digest nodes named by this batch's events, with the zxid of the last event of each. */
+    private final Map<String, Long> changedDigests = new java.util.LinkedHashMap<>();
+    /**
+     * The digests read lately, by the zxid of the multi that wrote them: a multi's events may straddle
+     * two batches (the digest's comes first).
+     */
+    private final Map<Long, Map<TopicPartitionKey, PartitionDigest.Entry>> recentDigests =
+            new java.util.LinkedHashMap<>(16, 0.75f, false) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Long, Map<TopicPartitionKey, PartitionDigest.Entry>> eldest) {
+                    return size() > RECENT_DIGESTS;
+                }
+            };
+    private static final int RECENT_DIGESTS = 256;
+    private volatile long recordsFromDigests;
 
     /**
      * A unit of work for the watcher thread; {@code done} completes with the next image, once it is
@@ -123,6 +139,11 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         fencingListeners.add(listener);
     }
 
+    /** How many changed partition records were taken from digests instead of being read: for tests. */
+    long recordsFromDigests() {
+        return recordsFromDigests;
+    }
+
     /** How many times a listener threw; each failure is logged with its stack trace. */
     long listenerFailures() {
         return listenerFailures;
@@ -167,12 +188,6 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
 
     CompletableFuture<MetadataImage> refreshPartition(String topic, int partition) {
         return submit(() -> reloadPartition(topic, partition));
-    }
-
-    /** Re-reads several partitions in one pipelined round and completes once the image shows them. */
-    CompletableFuture<MetadataImage> refreshPartitions(Collection<TopicPartitionKey> keys) {
-        List<TopicPartitionKey> copy = List.copyOf(keys);
-        return submit(() -> reloadPartitions(copy));
     }
 
     CompletableFuture<MetadataImage> refreshBrokers() {
@@ -295,13 +310,15 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
             long started = System.nanoTime();
             int changedTopicCount = changedTopics.size();
             int changed = changedPartitions.size();
+            long digestedBefore = recordsFromDigests;
             readChanged();
             long read = System.nanoTime();
             MetadataImage published = publish();
             long applied = System.nanoTime();
             if (applied - started >= SLOW_BATCH_NANOS) {
-                LOG.info("metadata: {} changed topic(s) and {} changed partition record(s) read in {} ms, the new"
-                        + " image built in {} ms", changedTopicCount, changed, TimeUnit.NANOSECONDS.toMillis(read - started),
+                LOG.info("metadata: {} changed topic(s) and {} changed partition record(s) ({} of them from digests)"
+                        + " read in {} ms, the new image built in {} ms", changedTopicCount, changed,
+                        recordsFromDigests - digestedBefore, TimeUnit.NANOSECONDS.toMillis(read - started),
                         TimeUnit.NANOSECONDS.toMillis(applied - read));
             }
             List<CompletableFuture<MetadataImage>> afterApply = null;
@@ -332,16 +349,19 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
      * (their new partitions with them), then the partitions in one.
      */
     private void readChanged() {
-        if (changedTopics.isEmpty() && changedPartitions.isEmpty()) {
+        if (changedTopics.isEmpty() && changedPartitions.isEmpty() && changedDigests.isEmpty()) {
             return;
         }
         List<String> names = new ArrayList<>(changedTopics);
         changedTopics.clear();
-        List<TopicPartitionKey> keys = new ArrayList<>(changedPartitions);
+        Map<TopicPartitionKey, Long> keys = new java.util.LinkedHashMap<>(changedPartitions);
         changedPartitions.clear();
+        Map<String, Long> digests = new java.util.LinkedHashMap<>(changedDigests);
+        changedDigests.clear();
         try {
+            readDigests(digests);
             reloadTopics(names, false);
-            reloadPartitions(keys);
+            reloadChangedPartitions(keys);
         } catch (RuntimeException e) {
             LOG.warn("metadata refresh failed ({}); reading everything again in {} ms", e.toString(), RETRY_DELAY_MS);
             scheduleResync();
@@ -417,10 +437,15 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
             if (parts.length == 1) {
                 changedTopics.add(parts[0]); // read with the batch's other topics, before its partitions
             } else if (parts.length == 2 && event.getType() == Watcher.Event.EventType.NodeDataChanged) {
-                // read with the rest of the batch's partitions, in one pipelined round, before the publish;
-                // a created partition node needs no read of its own: it is always created in one multi
-                // with its topic node's creation or growth, whose event reads the new partitions
-                changedPartitions.add(new TopicPartitionKey(parts[0], Integer.parseInt(parts[1])));
+                // read with the rest of the batch's partitions, in one pipelined round, before the publish,
+                // unless a digest of the same multi has it; a created partition node needs no read of its
+                // own: it is always created in one multi with its topic node's creation or growth, whose
+                // event reads the new partitions
+                changedPartitions.put(new TopicPartitionKey(parts[0], Integer.parseInt(parts[1])), event.getZxid());
+            }
+        } else if (path.startsWith(paths.partitionDigests() + "/")) {
+            if (event.getType() == Watcher.Event.EventType.NodeDataChanged && event.getZxid() != WatchedEvent.NO_ZXID) {
+                changedDigests.put(path, event.getZxid());
             }
         } else if (path.startsWith(paths.entityConfigs() + "/")) {
             reloadEntityConfig(ZkPaths.entityOfNode(path.substring(paths.entityConfigs().length() + 1)));
@@ -653,6 +678,63 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         for (int i = 0; i < data.length; i++) {
             applyPartition(known.get(i).topic(), known.get(i).partition(), data[i], stats[i]);
         }
+    }
+
+    /**
+     * Reads the digest nodes that events named, in one pipelined round, and keeps those still as the
+     * event's multi wrote them (modification zxid = the event's): their records need no read of their own.
+     */
+    private void readDigests(Map<String, Long> digests) {
+        if (digests.isEmpty()) {
+            return;
+        }
+        List<String> digestPaths = new ArrayList<>(digests.keySet());
+        Stat[] stats = newStats(digestPaths.size());
+        byte[][] data = session.readAll(digestPaths, stats);
+        for (int i = 0; i < data.length; i++) {
+            long zxid = digests.get(digestPaths.get(i));
+            if (data[i] == null || stats[i].getMzxid() != zxid) {
+                continue; // rewritten by a later multi since (or removed): its records are read one by one
+            }
+            List<PartitionDigest.Entry> entries = PartitionDigest.decode(data[i]);
+            if (entries == null) {
+                LOG.warn("digest node {} does not parse; reading its records one by one", digestPaths.get(i));
+                continue;
+            }
+            Map<TopicPartitionKey, PartitionDigest.Entry> byKey = new HashMap<>(entries.size() * 2);
+            for (PartitionDigest.Entry entry : entries) {
+                byKey.put(new TopicPartitionKey(entry.topic(), entry.state().partition()), entry);
+            }
+            recentDigests.put(zxid, byKey);
+        }
+    }
+
+    /**
+     * The partitions events named: each taken from the digest of the multi whose event it was when this
+     * broker has read that digest, the rest read in one pipelined round.
+     */
+    private void reloadChangedPartitions(Map<TopicPartitionKey, Long> changed) {
+        List<TopicPartitionKey> toRead = new ArrayList<>(changed.size());
+        long fromDigests = 0;
+        for (Map.Entry<TopicPartitionKey, Long> event : changed.entrySet()) {
+            TopicPartitionKey key = event.getKey();
+            Map<TopicPartitionKey, PartitionDigest.Entry> digest = recentDigests.get(event.getValue());
+            PartitionDigest.Entry entry = digest == null ? null : digest.get(key);
+            CachedTopic cached = topics.get(key.topic());
+            if (entry == null || cached == null || key.partition() >= cached.partitions.length
+                    || !entry.topicId().equals(cached.record.id())) {
+                toRead.add(key);
+                continue;
+            }
+            long zxid = event.getValue();
+            if (zxid > cached.partitionMzxids[key.partition()]) {
+                cached.setPartition(key.partition(), entry.state(), zxid);
+                dirty = true;
+            }
+            fromDigests++;
+        }
+        recordsFromDigests += fromDigests;
+        reloadPartitions(toRead);
     }
 
     private void reloadPartition(String name, int partition) {

@@ -33,8 +33,19 @@ final class PartitionRecords {
     /** Set-data ops per multi: a partition record is a few hundred bytes, far below jute.maxbuffer (1 MB). */
     static final int OPS_PER_MULTI = 500;
 
+    /**
+     * Digest nodes per writer: a writer's multis take them in turn, so a digest is overwritten only after
+     * this many more multis of the same broker, by when readers have long read it (a reader that is later
+     * still reads the records themselves).
+     */
+    static final int DIGEST_SLOTS = 64;
+
     private final ZkSession session;
     private final ZkPaths paths;
+    private final int nodeId;
+    private final java.util.concurrent.atomic.AtomicInteger nextDigestSlot = new java.util.concurrent.atomic.AtomicInteger();
+    /** Set once this broker's digest nodes exist; until then (and if one has vanished) multis carry none. */
+    private volatile boolean digests;
 
     /** A record as read, with what a conditional write of it needs. */
     record Versioned(PartitionState state, UUID topicId, int version) {
@@ -52,9 +63,43 @@ final class PartitionRecords {
         };
     }
 
-    PartitionRecords(ZkSession session, ZkPaths paths) {
+    PartitionRecords(ZkSession session, ZkPaths paths, int nodeId) {
         this.session = session;
         this.paths = paths;
+        this.nodeId = nodeId;
+    }
+
+    /**
+     * Creates this broker's digest nodes where missing (one pipelined read, one multi) and from then on
+     * writes a {@link PartitionDigest} in every multi of {@link #updateAll}.
+     */
+    void ensureDigestNodes() {
+        session.createPath(paths.partitionDigests());
+        List<String> slots = new ArrayList<>(DIGEST_SLOTS);
+        Stat[] stats = new Stat[DIGEST_SLOTS];
+        for (int slot = 0; slot < DIGEST_SLOTS; slot++) {
+            slots.add(paths.partitionDigest(nodeId, slot));
+            stats[slot] = new Stat();
+        }
+        byte[][] existing = session.readAll(slots, stats);
+        List<Op> creates = new ArrayList<>();
+        for (int slot = 0; slot < DIGEST_SLOTS; slot++) {
+            if (existing[slot] == null) {
+                creates.add(Op.create(slots.get(slot), new byte[0], org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                        org.apache.zookeeper.CreateMode.PERSISTENT));
+            }
+        }
+        if (!creates.isEmpty()) {
+            KeeperException failure = session.multiAll(List.of(creates)).get(0);
+            if (failure != null && !(failure instanceof KeeperException.NodeExistsException)) {
+                throw ZkSession.unexpected(failure);
+            }
+            if (failure != null) {
+                ensureDigestNodes(); // another process of this node id created some meanwhile: create the rest
+                return;
+            }
+        }
+        digests = true;
     }
 
     /** The partition's record, or null when the topic or partition does not exist. */
@@ -221,6 +266,7 @@ final class PartitionRecords {
                 multiKeys.get(multiKeys.size() - 1).add(key);
                 multiStates.get(multiStates.size() - 1).add(next);
             }
+            List<String> digestPaths = digests ? addDigests(multis, multiKeys, multiStates, current, pending) : null;
             List<KeeperException> failures = session.multiAll(multis);
             List<TopicPartitionKey> retry = new ArrayList<>();
             for (int m = 0; m < multis.size(); m++) {
@@ -230,6 +276,10 @@ final class PartitionRecords {
                         written.put(multiKeys.get(m).get(k), multiStates.get(m).get(k));
                     }
                 } else if (ZkSession.isConflict(failure) || ZkSession.isRetriable(failure.code())) {
+                    if (failure instanceof KeeperException.NoNodeException && digestPaths != null
+                            && digestPaths.contains(failure.getPath())) {
+                        digests = false; // a digest node was removed (by hand?): go on without digests
+                    }
                     retry.addAll(multiKeys.get(m));
                 } else {
                     throw ZkSession.unexpected(failure);
@@ -242,5 +292,32 @@ final class PartitionRecords {
                     + " under " + MAX_ATTEMPTS + " rounds of conditional writes");
         }
         return written;
+    }
+
+    /**
+     * Puts a digest of each multi's records first in it (so that its watch event comes before theirs),
+     * and returns the digest paths used.
+     */
+    private List<String> addDigests(List<List<Op>> multis, List<List<TopicPartitionKey>> multiKeys,
+                                    List<List<PartitionState>> multiStates, Versioned[] current,
+                                    List<TopicPartitionKey> pending) {
+        Map<TopicPartitionKey, UUID> topicIds = new java.util.HashMap<>();
+        for (int i = 0; i < pending.size(); i++) {
+            if (current[i] != null) {
+                topicIds.put(pending.get(i), current[i].topicId());
+            }
+        }
+        List<String> used = new ArrayList<>(multis.size());
+        for (int m = 0; m < multis.size(); m++) {
+            List<PartitionDigest.Entry> entries = new ArrayList<>(multiKeys.get(m).size());
+            for (int k = 0; k < multiKeys.get(m).size(); k++) {
+                TopicPartitionKey key = multiKeys.get(m).get(k);
+                entries.add(new PartitionDigest.Entry(key.topic(), topicIds.get(key), multiStates.get(m).get(k)));
+            }
+            String path = paths.partitionDigest(nodeId, Math.floorMod(nextDigestSlot.getAndIncrement(), DIGEST_SLOTS));
+            multis.get(m).add(0, Op.setData(path, PartitionDigest.encode(entries), -1));
+            used.add(path);
+        }
+        return used;
     }
 }

@@ -67,6 +67,18 @@ final class ZkPaths {
     }
 
     /**
+     * Digest nodes ({@link PartitionDigest}): {@code <nodeId>-<slot>}, each rewritten in the multi-ops
+     * that change partition records, so that readers read one node per multi rather than one per record.
+     */
+    String partitionDigests() {
+        return root + "/partition-digests";
+    }
+
+    String partitionDigest(int nodeId, int slot) {
+        return partitionDigests() + "/" + nodeId + "-" + slot;
+    }
+
+    /**
      * Entity configs (dynamic broker configs, users, clients, security data), one node per entity: the
      * entity name URL-encoded, {@code default} for the cluster-wide broker defaults.
      */

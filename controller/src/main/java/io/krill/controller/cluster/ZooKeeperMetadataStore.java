@@ -125,7 +125,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         ZkSession.ensureChroot(config.zkConnect(), config.operationTimeoutMs());
         this.session = new ZkSession(config.zkConnect(), config.sessionTimeoutMs(), config.operationTimeoutMs(),
                 watcher);
-        this.records = new PartitionRecords(session, paths);
+        this.records = new PartitionRecords(session, paths, nodeId);
         this.context = new StoreContext(config, paths, session, watcher, records, new Random(), () -> closed);
         this.topics = new TopicWriter(context);
         this.topicConfigs = new TopicConfigWriter(context);
@@ -142,6 +142,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
             prepareParticipant();
             session.awaitConnected(config.operationTimeoutMs());
             HelixCluster.ensure(session, paths, config.clusterId(), config.operationTimeoutMs());
+            records.ensureDigestNodes();
             // The first full read is every topic and partition record: thousands of reads on a large
             // cluster, more than one operation's timeout under load.
             watcher.start(session, Math.max(30_000L, 6 * config.operationTimeoutMs()));
@@ -193,6 +194,11 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     /** This broker's node id. */
     public int nodeId() {
         return nodeId;
+    }
+
+    /** How many changed partition records this broker's image took from digest nodes instead of reading them. */
+    long recordsFromDigests() {
+        return watcher.recordsFromDigests();
     }
 
     /** How many times a metadata or fencing listener threw (each is logged with its stack trace). */

@@ -91,6 +91,15 @@ class BulkControlPlaneTest {
                         shrunk.change().expected().isr())));
             }
             assertTrue(leading.alterPartitions(grows).stream().allMatch(r -> r.error().isSuccess()));
+            // The other brokers learn the changes from the multis' digests, not by reading each record.
+            Map<TopicPartitionKey, PartitionState> grown = allPartitions(leading.image());
+            for (int id : cluster.running()) {
+                await().atMost(TestCluster.PATIENCE).until(() -> allPartitions(cluster.store(id).image()).equals(grown));
+                if (id != leader) {
+                    assertTrue(cluster.store(id).recordsFromDigests() >= 2L * (batch.size() - 1),
+                            "broker " + id + " took " + cluster.store(id).recordsFromDigests() + " from digests");
+                }
+            }
 
             // A crash: the controller moves every leadership of the victim in one pass, from the ISR.
             int controller = cluster.store(leader).image().controllerId();

@@ -54,7 +54,8 @@ class PartitionRecordsTest {
         for (int p = 0; p < PARTITIONS; p++) {
             create(paths.partition(TOPIC, p), MetadataRecords.encodePartition(TOPIC, TOPIC_ID, initial(p)));
         }
-        records = new PartitionRecords(session, paths);
+        records = new PartitionRecords(session, paths, 1);
+        records.ensureDigestNodes();
     }
 
     @AfterEach

@@ -1,0 +1,145 @@
+package io.krill.controller.cluster;
+
+import io.krill.controller.metadata.PartitionState;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The content of one digest node: every partition record that one multi-op writes, so that the other
+ * brokers read one node per multi instead of one per record. ZooKeeper's watch events carry no data,
+ * only the path and the zxid of the transaction that fired them; a multi is one transaction, so a
+ * digest node whose modification zxid equals a partition event's zxid was written by that very multi
+ * and holds exactly the record that event announces. A digest that has since been overwritten (its
+ * zxid differs) is simply not used: the record is read as before. The digest is therefore an
+ * optimisation only; the partition nodes stay the records of truth.
+ *
+ * <p>Layout (big-endian):
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *  |                      magic 'KPD1'                             |
+ *  +---------------------------------------------------------------+
+ *  |                      entry count                              |
+ *  +---------------------------------------------------------------+
+ *  then per entry:
+ *  | topic length (u16)            | topic, UTF-8 ...              |
+ *  | topic id: 16 bytes                                            |
+ *  | partition | leader | leader epoch | partition epoch (4 x i32) |
+ *  | replicas, isr, adding, removing: each a u16 count, then i32s  |
+ * </pre>
+ *
+ * <p>Stateless; thread-safe.
+ */
+final class PartitionDigest {
+    static final int MAGIC = 0x4b504431; // "KPD1"
+
+    private PartitionDigest() {
+    }
+
+    /** One record of a digest: the topic it belongs to and its state. */
+    record Entry(String topic, UUID topicId, PartitionState state) {
+    }
+
+    static byte[] encode(List<Entry> entries) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(16 + entries.size() * 80);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeInt(MAGIC);
+            out.writeInt(entries.size());
+            for (Entry entry : entries) {
+                byte[] topic = entry.topic().getBytes(StandardCharsets.UTF_8);
+                out.writeShort(topic.length);
+                out.write(topic);
+                out.writeLong(entry.topicId().getMostSignificantBits());
+                out.writeLong(entry.topicId().getLeastSignificantBits());
+                PartitionState state = entry.state();
+                out.writeInt(state.partition());
+                out.writeInt(state.leader());
+                out.writeInt(state.leaderEpoch());
+                out.writeInt(state.partitionEpoch());
+                writeList(out, state.replicas());
+                writeList(out, state.isr());
+                writeList(out, state.addingReplicas());
+                writeList(out, state.removingReplicas());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
+        }
+        return bytes.toByteArray();
+    }
+
+    private static void writeList(DataOutputStream out, List<Integer> ids) throws IOException {
+        out.writeShort(ids.size());
+        for (int id : ids) {
+            out.writeInt(id);
+        }
+    }
+
+    /**
+     * The entries of {@code data}, or null when it is not a digest (an empty node, as created, or bytes
+     * that do not parse): the caller then reads the records themselves.
+     */
+    static List<Entry> decode(byte[] data) {
+        if (data == null || data.length < 8) {
+            return null;
+        }
+        ByteBuffer in = ByteBuffer.wrap(data);
+        try {
+            if (in.getInt() != MAGIC) {
+                return null;
+            }
+            int count = in.getInt();
+            // every entry takes at least 2 + 16 + 16 + 4 * 2 bytes: a count the data cannot hold is refused
+            // before anything is allocated for it
+            if (count < 0 || count > in.remaining() / 42) {
+                return null;
+            }
+            List<Entry> entries = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                int topicLength = Short.toUnsignedInt(in.getShort());
+                if (topicLength > in.remaining()) {
+                    return null;
+                }
+                String topic = new String(data, in.position(), topicLength, StandardCharsets.UTF_8);
+                in.position(in.position() + topicLength);
+                UUID topicId = new UUID(in.getLong(), in.getLong());
+                int partition = in.getInt();
+                int leader = in.getInt();
+                int leaderEpoch = in.getInt();
+                int partitionEpoch = in.getInt();
+                List<Integer> replicas = readList(in);
+                List<Integer> isr = readList(in);
+                List<Integer> adding = readList(in);
+                List<Integer> removing = readList(in);
+                if (replicas == null || isr == null || adding == null || removing == null || partition < 0) {
+                    return null;
+                }
+                entries.add(new Entry(topic, topicId, new PartitionState(partition, leader, leaderEpoch, replicas, isr,
+                        partitionEpoch, adding, removing)));
+            }
+            return in.hasRemaining() ? null : entries;
+        } catch (BufferUnderflowException | IllegalArgumentException e) {
+            return null; // truncated, or a state PartitionState refuses
+        }
+    }
+
+    private static List<Integer> readList(ByteBuffer in) {
+        int n = Short.toUnsignedInt(in.getShort());
+        if (n > in.remaining() / 4) {
+            return null;
+        }
+        Integer[] ids = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            ids[i] = in.getInt();
+        }
+        return List.of(ids);
+    }
+}
