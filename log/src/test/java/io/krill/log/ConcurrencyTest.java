@@ -39,12 +39,15 @@ class ConcurrencyTest {
         OpenFileCache cache = new OpenFileCache(3);
         LogConfig cfg = LogConfig.builder().segmentBytes(8192).indexIntervalBytes(256).retentionBytes(64 * 1024)
                 .retentionMs(-1).fileDeleteDelayMs(0).build();
-        // A real scheduler: post-roll flushes and deletions run concurrently with everything else.
+        ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+        // A real scheduler: post-roll flushes and deletions run concurrently with everything else. An I/O
+        // error anywhere (a race taken for a disk failure) is the cause to report, not the offline log after it.
         try (KrillScheduler scheduler = new KrillScheduler(2, "test-scheduler");
                 PartitionLog log = PartitionLog.builder(tmp.resolve("c-0")).config(cfg).fileCache(cache)
-                        .scheduler(scheduler).open()) {
+                        .scheduler(scheduler)
+                        .failureHandler((dir, reason, cause) -> errors.add(new AssertionError(reason, cause)))
+                        .open()) {
             AtomicBoolean done = new AtomicBoolean();
-            ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
             AtomicLong reads = new AtomicLong();
             AtomicLong batchesRead = new AtomicLong();
             int readers = 3;
@@ -111,6 +114,8 @@ class ConcurrencyTest {
                         held = log.read(0, 100_000, Long.MAX_VALUE, true).records();
                     }
                 }
+            } catch (KafkaStorageException e) {
+                throw new AssertionError("the appender failed; the log's failures: " + errors, e);
             } finally {
                 done.set(true); // also when the appender failed: the threads must not outlive the log
             }

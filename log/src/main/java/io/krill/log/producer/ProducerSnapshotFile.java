@@ -92,13 +92,17 @@ public final class ProducerSnapshotFile {
         }
     }
 
+    /**
+     * fsyncs a snapshot and its directory. A snapshot that is gone (retention or truncation deleted it,
+     * possibly between the caller's listing and this call) needs no fsync and is not an error.
+     */
     public static void fsync(Path file) throws IOException {
-        if (Files.exists(file)) {
-            try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
-                ch.force(true);
-            }
-            AtomicFile.fsyncDirectory(file.toAbsolutePath().getParent());
+        try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.force(true);
+        } catch (java.nio.file.NoSuchFileException e) {
+            return;
         }
+        AtomicFile.fsyncDirectory(file.toAbsolutePath().getParent());
     }
 
     public static List<ProducerStateEntry> read(Path file) throws IOException {
