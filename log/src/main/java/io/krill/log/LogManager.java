@@ -351,7 +351,7 @@ public final class LogManager implements AutoCloseable {
             mine.completeExceptionally(e);
             throw e;
         }
-        log.info("created log for {} in {}", tp, dir);
+        log.debug("created log for {} in {}", tp, dir); // PartitionManager logs one line per batch
         mine.complete(created);
         return created;
     }
