@@ -38,6 +38,11 @@ final class TopicWriter {
     private static final Logger LOG = LoggerFactory.getLogger(TopicWriter.class);
     private static final int MAX_ATTEMPTS = 10;
     private static final int IMAGE_WAIT_FACTOR = 6;
+    /**
+     * Ops per multi when several topics are created together: a partition record is about 350 bytes, so
+     * a multi stays well below ZooKeeper's jute.maxbuffer (1 MB).
+     */
+    static final int OPS_PER_CREATE_MULTI = 1_000;
 
     private final StoreContext context;
     private final ZkSession session;
@@ -62,8 +67,9 @@ final class TopicWriter {
 
     /**
      * Plans every topic against the current image (and the topics planned before it in the list: two
-     * names that collide cannot both be created), sends each topic's creation as its own multi-op (a
-     * topic is created whole or not at all) with all of them in flight at once, and completes once this
+     * names that collide cannot both be created), sends the creations in multi-ops of up to
+     * {@link #OPS_PER_CREATE_MULTI} ops (a topic is created whole or not at all), all in flight at once,
+     * and completes once this
      * broker's image shows them (its listeners may still be creating the logs). Never blocks: the ZooKeeper
      * callbacks only hand over to the watcher thread, which completes the future with its next image.
      */
@@ -76,6 +82,7 @@ final class TopicWriter {
         List<String> planned = new ArrayList<>();
         boolean[] confirmed = new boolean[specs.size()]; // written, or known not to be
         Set<UUID> newIds = new HashSet<>();
+        List<Creation> creations = new ArrayList<>();
         for (int i = 0; i < specs.size(); i++) {
             NewTopic spec = specs.get(i);
             TopicRequests.Plan plan;
@@ -104,25 +111,10 @@ final class TopicWriter {
             ops.set(0, create(paths.topic(spec.name()), MetadataRecords.encodeTopic(new MetadataRecords.TopicRecord(
                     spec.name(), id, plan.partitionCount(), spec.internal(), spec.configs(),
                     initial.size() <= MetadataRecords.MAX_INITIAL_STATES ? initial : List.of()))));
-            int index = i;
-            writes.add(session.multiAsync(ops).handle((results, failure) -> {
-                Throwable cause = failure instanceof java.util.concurrent.CompletionException c ? c.getCause() : failure;
-                if (cause == null) {
-                    LOG.info("created topic {} ({}) with {} partition(s): {}", spec.name(), id, plan.partitionCount(),
-                            plan.assignments());
-                } else if (cause instanceof KeeperException.NodeExistsException) {
-                    outcomes[index] = TopicCreation.failed(spec.name(), new ApiError(Errors.TOPIC_ALREADY_EXISTS,
-                            "Topic '" + spec.name() + "' already exists."));
-                } else if (!(cause instanceof KeeperException keeper && ZkSession.isRetriable(keeper.code()))
-                        && !(cause instanceof ZkUnavailableException)) {
-                    LOG.error("creating topic {} failed", spec.name(), cause);
-                    outcomes[index] = TopicCreation.failed(spec.name(), new ApiError(Errors.UNKNOWN_SERVER_ERROR,
-                            "Creating the topic failed: " + cause));
-                }
-                // a lost connection: the creation may have landed; the image below tells
-                confirmed[index] = cause == null || outcomes[index] != null;
-                return null;
-            }));
+            creations.add(new Creation(i, spec, id, plan, ops));
+        }
+        for (List<Creation> group : groups(creations)) {
+            writes.add(write(group, outcomes, confirmed));
         }
         if (planned.isEmpty()) {
             return CompletableFuture.completedFuture(List.of(outcomes));
@@ -162,6 +154,80 @@ final class TopicWriter {
                     }
                     return List.of(outcomes);
                 });
+    }
+
+    /** One topic to create: its place in the request and its ops (the topic node first). */
+    private record Creation(int index, NewTopic spec, UUID id, TopicRequests.Plan plan, List<Op> ops) {
+    }
+
+    /**
+     * Consecutive creations in groups of at most {@link #OPS_PER_CREATE_MULTI} ops (a topic larger than
+     * that alone): ZooKeeper then handles a few large requests rather than one per topic, which on a busy
+     * machine, where every request waits for its server threads to be scheduled, was most of a large
+     * CreateTopics.
+     */
+    private static List<List<Creation>> groups(List<Creation> creations) {
+        List<List<Creation>> groups = new ArrayList<>();
+        List<Creation> group = new ArrayList<>();
+        int ops = 0;
+        for (Creation creation : creations) {
+            if (!group.isEmpty() && ops + creation.ops().size() > OPS_PER_CREATE_MULTI) {
+                groups.add(group);
+                group = new ArrayList<>();
+                ops = 0;
+            }
+            group.add(creation);
+            ops += creation.ops().size();
+        }
+        if (!group.isEmpty()) {
+            groups.add(group);
+        }
+        return groups;
+    }
+
+    /**
+     * Sends a group's creations as one multi. A multi is all or nothing: when it fails because a node
+     * exists (another broker created one of its topics meanwhile), each topic is sent again alone, so
+     * that only the one that exists fails.
+     */
+    private CompletableFuture<Void> write(List<Creation> group, TopicCreation[] outcomes, boolean[] confirmed) {
+        List<Op> ops = new ArrayList<>();
+        for (Creation creation : group) {
+            ops.addAll(creation.ops());
+        }
+        return session.multiAsync(ops).handle((results, failure) -> {
+            Throwable cause = failure instanceof java.util.concurrent.CompletionException c ? c.getCause() : failure;
+            if (group.size() > 1 && cause instanceof KeeperException.NodeExistsException) {
+                List<CompletableFuture<Void>> alone = new ArrayList<>(group.size());
+                for (Creation creation : group) {
+                    alone.add(write(List.of(creation), outcomes, confirmed));
+                }
+                return CompletableFuture.allOf(alone.toArray(CompletableFuture[]::new));
+            }
+            for (Creation creation : group) {
+                answered(creation, cause, outcomes, confirmed);
+            }
+            return CompletableFuture.<Void>completedFuture(null);
+        }).thenCompose(next -> next);
+    }
+
+    private static void answered(Creation creation, Throwable cause, TopicCreation[] outcomes, boolean[] confirmed) {
+        NewTopic spec = creation.spec();
+        int index = creation.index();
+        if (cause == null) {
+            LOG.info("created topic {} ({}) with {} partition(s): {}", spec.name(), creation.id(),
+                    creation.plan().partitionCount(), creation.plan().assignments());
+        } else if (cause instanceof KeeperException.NodeExistsException) {
+            outcomes[index] = TopicCreation.failed(spec.name(), new ApiError(Errors.TOPIC_ALREADY_EXISTS,
+                    "Topic '" + spec.name() + "' already exists."));
+        } else if (!(cause instanceof KeeperException keeper && ZkSession.isRetriable(keeper.code()))
+                && !(cause instanceof ZkUnavailableException)) {
+            LOG.error("creating topic {} failed", spec.name(), cause);
+            outcomes[index] = TopicCreation.failed(spec.name(), new ApiError(Errors.UNKNOWN_SERVER_ERROR,
+                    "Creating the topic failed: " + cause));
+        }
+        // a lost connection: the creation may have landed; the image tells
+        confirmed[index] = cause == null || outcomes[index] != null;
     }
 
     void checkCreateTopic(NewTopic spec) {

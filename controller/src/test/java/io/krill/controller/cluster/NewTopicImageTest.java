@@ -2,6 +2,7 @@ package io.krill.controller.cluster;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.krill.controller.metadata.BrokerInfo;
 import io.krill.controller.metadata.NewTopic;
@@ -12,6 +13,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import io.krill.wire.error.Errors;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -74,6 +77,31 @@ class NewTopicImageTest {
                         assertEquals(inZooKeeper, seen.partition(p), "partition " + p + " as created");
                     }
                 }
+            }
+        }
+    }
+
+    @Test
+    void aTopicAnotherBrokerJustCreatedFailsAloneInItsRequest() throws Exception {
+        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir.resolve("zk"), 0);
+             ZooKeeperMetadataStore one = store(zk, 1);
+             ZooKeeperMetadataStore two = store(zk, 2)) {
+            await().atMost(PATIENCE).until(() -> !one.isFenced() && !two.isFenced()
+                    && one.image().brokers().size() == 2 && two.image().brokers().size() == 2);
+            for (int round = 0; round < 5; round++) {
+                String taken = "taken-" + round;
+                // broker 2 may not know of the creation yet: then its grouped multi fails on the existing
+                // node and each topic is sent again alone
+                var first = one.createTopics(List.of(NewTopic.of(taken, 3, 2)));
+                var outcomes = two.createTopics(List.of(NewTopic.of("before-" + round, 2, 2),
+                        NewTopic.of(taken, 3, 2), NewTopic.of("after-" + round, 2, 2))).get(30, TimeUnit.SECONDS);
+                var alone = first.get(30, TimeUnit.SECONDS).get(0);
+                assertTrue(outcomes.get(0).error().isSuccess(), outcomes.get(0).toString());
+                assertTrue(outcomes.get(2).error().isSuccess(), outcomes.get(2).toString());
+                // whichever broker's multi came first created it; the other was told it exists
+                assertTrue(alone.error().isSuccess() != outcomes.get(1).error().isSuccess(), alone + " / " + outcomes.get(1));
+                assertEquals(Errors.TOPIC_ALREADY_EXISTS, (alone.error().isSuccess() ? outcomes.get(1) : alone).error().error());
+                assertEquals(2, two.image().topic("after-" + round).partitionCount());
             }
         }
     }
