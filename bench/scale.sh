@@ -285,8 +285,17 @@ step_begin() {
 
 step_end() {
   local p t=0
-  for p in $(cluster_pids); do t=$(( t + $(cpu_ticks "$p") - ${CPU0[$p]:-0} )); done
+  local by="" i d
+  for p in $(cluster_pids); do
+    d=$(( $(cpu_ticks "$p") - ${CPU0[$p]:-0} )); t=$(( t + d ))
+    for i in 1 2 3 zk; do
+      if { [ "$i" = zk ] && [ "$p" = "$ZPID" ]; } || { [ "$i" != zk ] && [ "$p" = "${BPID[$i]:-}" ]; }; then
+        by="$by $i:$(echo "$d / $CLK_TCK" | bc -l | awk '{printf "%.1f", $1}')"
+      fi
+    done
+  done
   rec "cpu_${STEP}_s" "$(echo "$t / $CLK_TCK" | bc -l | awk '{printf "%.1f", $1}')"
+  rec "cpu_${STEP}_by_process" "${by# }"
   rec "wall_${STEP}_s" "$(elapsed "$STEP_T0")"
   if [ "$CKIND" = krill ]; then
     kill "$ZSAMPLER" 2>/dev/null || true; wait "$ZSAMPLER" 2>/dev/null || true; untrack "$ZSAMPLER"; ZSAMPLER=""
