@@ -10,12 +10,14 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -243,9 +245,10 @@ final class PartitionRecords {
                     }
                 }
             }
-            List<List<Op>> multis = new ArrayList<>();
-            List<List<TopicPartitionKey>> multiKeys = new ArrayList<>();
-            List<List<PartitionState>> multiStates = new ArrayList<>();
+            // Each multi goes out as soon as it is full: ZooKeeper applies the first while the rest are
+            // encoded, and callers that put what matters most first (a resignation's leaderships) get it
+            // applied first.
+            Batch batch = new Batch();
             for (int i = 0; i < pending.size(); i++) {
                 if (current[i] == null) {
                     continue; // no such partition
@@ -255,29 +258,22 @@ final class PartitionRecords {
                 if (next == null || next.equals(current[i].state())) {
                     continue;
                 }
-                if (multis.isEmpty() || multis.get(multis.size() - 1).size() >= OPS_PER_MULTI) {
-                    multis.add(new ArrayList<>());
-                    multiKeys.add(new ArrayList<>());
-                    multiStates.add(new ArrayList<>());
-                }
-                multis.get(multis.size() - 1).add(Op.setData(paths.partition(key.topic(), key.partition()),
-                        MetadataRecords.encodePartition(key.topic(), current[i].topicId(), next),
-                        current[i].version()));
-                multiKeys.get(multiKeys.size() - 1).add(key);
-                multiStates.get(multiStates.size() - 1).add(next);
+                batch.add(key, current[i], next);
             }
-            List<String> digestPaths = digests ? addDigests(multis, multiKeys, multiStates, current, pending) : null;
-            List<KeeperException> failures = session.multiAll(multis);
+            batch.sendLast();
+            List<List<TopicPartitionKey>> multiKeys = batch.keys;
+            List<List<PartitionState>> multiStates = batch.states;
+            List<String> digestPaths = batch.digestPaths;
+            List<KeeperException> failures = session.awaitMultis(batch.sent);
             List<TopicPartitionKey> retry = new ArrayList<>();
-            for (int m = 0; m < multis.size(); m++) {
+            for (int m = 0; m < failures.size(); m++) {
                 KeeperException failure = failures.get(m);
                 if (failure == null) {
                     for (int k = 0; k < multiKeys.get(m).size(); k++) {
                         written.put(multiKeys.get(m).get(k), multiStates.get(m).get(k));
                     }
                 } else if (ZkSession.isConflict(failure) || ZkSession.isRetriable(failure.code())) {
-                    if (failure instanceof KeeperException.NoNodeException && digestPaths != null
-                            && digestPaths.contains(failure.getPath())) {
+                    if (failure instanceof KeeperException.NoNodeException && digestPaths.contains(failure.getPath())) {
                         digests = false; // a digest node was removed (by hand?): go on without digests
                     }
                     retry.addAll(multiKeys.get(m));
@@ -295,29 +291,47 @@ final class PartitionRecords {
     }
 
     /**
-     * Puts a digest of each multi's records first in it (so that its watch event comes before theirs),
-     * and returns the digest paths used.
+     * The multis of one round of {@link #updateAll}: filled op by op, each sent when full with a digest of
+     * its records first (so that its watch event comes before theirs). Confined to the calling thread.
      */
-    private List<String> addDigests(List<List<Op>> multis, List<List<TopicPartitionKey>> multiKeys,
-                                    List<List<PartitionState>> multiStates, Versioned[] current,
-                                    List<TopicPartitionKey> pending) {
-        Map<TopicPartitionKey, UUID> topicIds = new java.util.HashMap<>();
-        for (int i = 0; i < pending.size(); i++) {
-            if (current[i] != null) {
-                topicIds.put(pending.get(i), current[i].topicId());
+    private final class Batch {
+        final List<CompletableFuture<List<OpResult>>> sent = new ArrayList<>();
+        final List<List<TopicPartitionKey>> keys = new ArrayList<>();
+        final List<List<PartitionState>> states = new ArrayList<>();
+        final List<String> digestPaths = new ArrayList<>();
+        private List<Op> ops = new ArrayList<>();
+        private List<PartitionDigest.Entry> entries = new ArrayList<>();
+
+        void add(TopicPartitionKey key, Versioned current, PartitionState next) {
+            if (ops.isEmpty()) {
+                keys.add(new ArrayList<>());
+                states.add(new ArrayList<>());
+            }
+            ops.add(Op.setData(paths.partition(key.topic(), key.partition()),
+                    MetadataRecords.encodePartition(key.topic(), current.topicId(), next), current.version()));
+            entries.add(new PartitionDigest.Entry(key.topic(), current.topicId(), next));
+            keys.get(keys.size() - 1).add(key);
+            states.get(states.size() - 1).add(next);
+            if (ops.size() >= OPS_PER_MULTI) {
+                send();
             }
         }
-        List<String> used = new ArrayList<>(multis.size());
-        for (int m = 0; m < multis.size(); m++) {
-            List<PartitionDigest.Entry> entries = new ArrayList<>(multiKeys.get(m).size());
-            for (int k = 0; k < multiKeys.get(m).size(); k++) {
-                TopicPartitionKey key = multiKeys.get(m).get(k);
-                entries.add(new PartitionDigest.Entry(key.topic(), topicIds.get(key), multiStates.get(m).get(k)));
+
+        void sendLast() {
+            if (!ops.isEmpty()) {
+                send();
             }
-            String path = paths.partitionDigest(nodeId, Math.floorMod(nextDigestSlot.getAndIncrement(), DIGEST_SLOTS));
-            multis.get(m).add(0, Op.setData(path, PartitionDigest.encode(entries), -1));
-            used.add(path);
         }
-        return used;
+
+        private void send() {
+            if (digests) {
+                String path = paths.partitionDigest(nodeId, Math.floorMod(nextDigestSlot.getAndIncrement(), DIGEST_SLOTS));
+                ops.add(0, Op.setData(path, PartitionDigest.encode(entries), -1));
+                digestPaths.add(path);
+            }
+            sent.add(session.multiAsync(ops));
+            ops = new ArrayList<>();
+            entries = new ArrayList<>();
+        }
     }
 }

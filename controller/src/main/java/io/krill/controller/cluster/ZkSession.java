@@ -210,8 +210,18 @@ final class ZkSession implements AutoCloseable {
         for (List<Op> ops : multis) {
             sent.add(multiAsync(ops));
         }
+        return awaitMultis(sent);
+    }
+
+    /**
+     * Waits for multis sent with {@link #multiAsync}, within one operation timeout for them all.
+     *
+     * @return per multi, in order: null when it was applied, else the KeeperException that failed it
+     * @throws ZkUnavailableException when ZooKeeper did not answer them all in time
+     */
+    List<KeeperException> awaitMultis(List<CompletableFuture<List<OpResult>>> sent) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(operationTimeoutMs);
-        List<KeeperException> failures = new ArrayList<>(multis.size());
+        List<KeeperException> failures = new ArrayList<>(sent.size());
         for (CompletableFuture<List<OpResult>> future : sent) {
             try {
                 future.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -223,7 +233,7 @@ final class ZkSession implements AutoCloseable {
                     throw new IllegalStateException(e.getCause());
                 }
             } catch (TimeoutException e) {
-                throw new ZkUnavailableException("ZooKeeper did not answer " + multis.size() + " multi-ops within "
+                throw new ZkUnavailableException("ZooKeeper did not answer " + sent.size() + " multi-ops within "
                         + operationTimeoutMs + " ms", e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -479,14 +479,20 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         Set<Integer> others = new HashSet<>();
         current.brokers().forEach(b -> others.add(b.nodeId()));
         others.remove(nodeId);
+        // Leaderships first: the multis go out in this order and ZooKeeper applies them in order, so the
+        // partitions that clients cannot use until they move are moved by the first multis; leaving the
+        // ISRs of the partitions this broker only follows comes after.
         List<TopicPartitionKey> involved = new ArrayList<>();
+        List<TopicPartitionKey> followed = new ArrayList<>();
         for (TopicImage topic : current.topics()) {
             for (PartitionState state : topic.partitions()) {
                 if (LeaderElection.resign(state, nodeId, others::contains) != null) {
-                    involved.add(new TopicPartitionKey(topic.name(), state.partition()));
+                    (state.leader() == nodeId ? involved : followed).add(new TopicPartitionKey(topic.name(),
+                            state.partition()));
                 }
             }
         }
+        involved.addAll(followed);
         Map<TopicPartitionKey, PartitionState> written = records.updateAll(involved,
                 (topic, fresh) -> LeaderElection.resign(fresh, nodeId, others::contains), PartitionRecords.asIn(current));
         int leaderless = 0;
