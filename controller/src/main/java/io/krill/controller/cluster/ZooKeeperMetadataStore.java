@@ -467,6 +467,22 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     }
 
     /**
+     * The image once it shows this session's answered writes (its own ISR changes, just before a
+     * shutdown): a resignation guesses every record's version from it, and a stale guess costs its whole
+     * multi a read round. Falls back to the current image if the watcher does not catch up in time.
+     */
+    private MetadataImage imageAfterOwnWrites() {
+        try {
+            return watcher.publishedBarrier().get(config.operationTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            return image();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return image();
+        }
+    }
+
+    /**
      * Before this broker goes live in a new Helix session (its first, or after an expiry), and at
      * a controlled shutdown ({@link LeaderElection#resign}): every leadership it holds moves to another
      * live ISR member (or to nobody), and it leaves every ISR where it is not the last member, all in a
@@ -475,7 +491,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
      */
     private void resignAll() {
         long started = System.nanoTime();
-        MetadataImage current = image();
+        MetadataImage current = imageAfterOwnWrites();
         Set<Integer> others = new HashSet<>();
         current.brokers().forEach(b -> others.add(b.nodeId()));
         others.remove(nodeId);

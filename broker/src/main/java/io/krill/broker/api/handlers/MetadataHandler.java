@@ -228,13 +228,20 @@ public final class MetadataHandler extends AbstractApiHandler {
         return brokers;
     }
 
-    /** Offline replicas are those on brokers that are not live, as Kafka's metadata cache reports them. */
+    /**
+     * Offline replicas are those on brokers that are not live, as Kafka's metadata cache reports them. The
+     * response shares the image's immutable replica and ISR lists (it is only encoded): a Metadata request
+     * for all topics allocates one object per partition, not four.
+     */
     private static MetadataResponse.MetadataResponseTopic describe(TopicImage topic, MetadataImage image) {
         List<MetadataResponse.MetadataResponsePartition> partitions = new ArrayList<>(topic.partitionCount());
         for (PartitionState state : topic.partitions()) {
-            List<Integer> offline = new ArrayList<>();
+            List<Integer> offline = List.of();
             for (int replica : state.replicas()) {
                 if (image.broker(replica) == null) {
+                    if (offline.isEmpty()) {
+                        offline = new ArrayList<>(state.replicas().size());
+                    }
                     offline.add(replica);
                 }
             }
@@ -243,8 +250,8 @@ public final class MetadataHandler extends AbstractApiHandler {
                     .setPartitionIndex(state.partition())
                     .setLeaderId(state.leader())
                     .setLeaderEpoch(state.leaderEpoch())
-                    .setReplicaNodes(new ArrayList<>(state.replicas()))
-                    .setIsrNodes(new ArrayList<>(state.isr()))
+                    .setReplicaNodes(state.replicas())
+                    .setIsrNodes(state.isr())
                     .setOfflineReplicas(offline));
         }
         return new MetadataResponse.MetadataResponseTopic()
