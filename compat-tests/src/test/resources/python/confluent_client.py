@@ -1,10 +1,11 @@
 """confluent-kafka-python (librdkafka) client driven by PythonClientTest.
 
 usage: confluent_client.py produce BOOTSTRAP TOPIC PARTITION COUNT CODEC
-       confluent_client.py consume BOOTSTRAP TOPIC PARTITION COUNT
+       confluent_client.py consume BOOTSTRAP TOPIC PARTITION COUNT [START_OFFSET RESET_POLICY]
 
 produce prints "acked OFFSET" per delivery report (in send order), consume prints "OFFSET KEY VALUE"
-per record then "end HIGH_WATERMARK". Errors go to stderr with exit status 1.
+per record then "end HIGH_WATERMARK"; with a start offset it is assigned there (past the end: the broker
+answers OFFSET_OUT_OF_RANGE and auto.offset.reset decides). Errors go to stderr with exit status 1.
 """
 import sys
 import time
@@ -46,14 +47,15 @@ def produce(bootstrap, topic, partition, count, codec):
         print("acked %d" % acked["k-%d" % i])
 
 
-def consume(bootstrap, topic, partition, count):
+def consume(bootstrap, topic, partition, count, start=OFFSET_BEGINNING, reset="earliest"):
     consumer = Consumer({
         "bootstrap.servers": bootstrap,
         "group.id": "unused-assign-only",
         "enable.auto.commit": False,
         "enable.partition.eof": True,
+        "auto.offset.reset": reset,
     })
-    consumer.assign([TopicPartition(topic, partition, OFFSET_BEGINNING)])
+    consumer.assign([TopicPartition(topic, partition, start)])
     out = []
     deadline = time.time() + 30
     while len(out) < count and time.time() < deadline:
@@ -76,5 +78,7 @@ if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "produce":
         produce(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
+    elif len(sys.argv) > 7:
+        consume(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]), sys.argv[7])
     else:
         consume(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))

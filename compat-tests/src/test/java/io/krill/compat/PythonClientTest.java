@@ -84,6 +84,23 @@ class PythonClientTest {
         assertEquals(expected, consumed.outLines());
     }
 
+    /**
+     * librdkafka assigned past the end gets OFFSET_OUT_OF_RANGE and applies auto.offset.reset=earliest. It
+     * did not while Krill answered the errored partition with a null record set: librdkafka rejected the
+     * whole response ("invalid MessageSetSize -1") and fetched again in a loop, never resetting.
+     */
+    @Test
+    void anOffsetPastTheEndIsResetToTheEarliest() {
+        String topic = "py-reset";
+        List<String> values = IntStream.range(0, 50).mapToObj(i -> "r-" + i).collect(Collectors.toList());
+        Clients.produce(KRILL.bootstrapServers(), topic, 0, values);
+        Processes.Result consumed = py("consume", KRILL.bootstrapServers(), topic, "0", "50", "1000000", "earliest");
+        List<String> expected = IntStream.range(0, 50).mapToObj(i -> i + " k-" + i + " r-" + i)
+                .collect(Collectors.toCollection(ArrayList::new));
+        expected.add("end 50");
+        assertEquals(expected, consumed.outLines(), consumed.describe());
+    }
+
     @Test
     void consumeWhatTheJavaClientWrote() {
         String topic = "py-from-java";

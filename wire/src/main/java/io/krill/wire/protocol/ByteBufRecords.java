@@ -14,6 +14,12 @@ import java.util.Objects;
  * overwritten. Thread-safe as long as nobody writes those bytes.
  */
 public final class ByteBufRecords implements Records {
+    /**
+     * No records: what a response carries where it has none to send but the field is not to be null
+     * (a Fetch partition with an error, as Kafka answers it: librdkafka rejects a null record set).
+     */
+    public static final ByteBufRecords EMPTY = new ByteBufRecords(io.netty.buffer.Unpooled.EMPTY_BUFFER);
+
     private final ByteBuf buf;
 
     private ByteBufRecords(ByteBuf buf) {

@@ -19,6 +19,7 @@ import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.FetchRequest;
 import io.krill.wire.message.FetchResponse;
 import io.krill.wire.protocol.ApiMessage;
+import io.krill.wire.protocol.ByteBufRecords;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -230,8 +231,14 @@ public final class FetchHandler extends AbstractApiHandler {
         return list;
     }
 
+    /**
+     * A partition answered with an error carries an empty record set, not a null one, as Kafka's does:
+     * librdkafka fails the whole response on a null one ("invalid MessageSetSize -1") and retries it in a
+     * loop, so its consumer never gets to act on the error (auto.offset.reset after OFFSET_OUT_OF_RANGE).
+     */
     private static void fail(FetchResponse.PartitionData data, Errors error) {
-        data.setErrorCode(error.code()).setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1);
+        data.setErrorCode(error.code()).setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1)
+                .setRecords(ByteBufRecords.EMPTY);
     }
 
     @Override
