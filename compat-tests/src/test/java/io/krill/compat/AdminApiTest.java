@@ -87,6 +87,27 @@ class AdminApiTest {
         return assertInstanceOf(type, e.getCause());
     }
 
+    /**
+     * OffsetCommit for a topic that does not exist is answered UNKNOWN_TOPIC_OR_PARTITION for each of its
+     * partitions, as Kafka answers it, while the offsets of an existing topic in the same request commit.
+     */
+    @Test
+    void offsetsOfATopicThatDoesNotExistAreNotCommitted() throws Exception {
+        String group = "commits-to-nowhere";
+        TopicPartition real = new TopicPartition("commit-target", 0);
+        TopicPartition missing = new TopicPartition("no-such-topic-for-commits", 0);
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(real.topic(), 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            var result = admin.alterConsumerGroupOffsets(group, Map.of(real, new OffsetAndMetadata(3),
+                    missing, new OffsetAndMetadata(5)));
+            result.partitionResult(real).get(30, TimeUnit.SECONDS);
+            failure(UnknownTopicOrPartitionException.class, result.partitionResult(missing));
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+            assertEquals(Map.of(real, new OffsetAndMetadata(3)), committed, "only the existing topic's offset");
+        }
+    }
+
     @Test
     void createsTopicsAndAnswersWithTheirShapeAndConfigs() throws Exception {
         try (Admin admin = admin()) {

@@ -5,6 +5,8 @@ import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.authorizer.Authorization;
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.MetadataStore;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.TxnOffsetCommitRequest;
@@ -25,13 +27,19 @@ import java.util.Set;
 public final class TxnOffsetCommitHandler extends AbstractApiHandler {
     private final GroupCoordinator coordinator;
     private final Authorization authorization;
+    private final MetadataStore metadata;
 
-    public TxnOffsetCommitHandler(GroupCoordinator coordinator, Authorization authorization) {
+    public TxnOffsetCommitHandler(GroupCoordinator coordinator, Authorization authorization, MetadataStore metadata) {
         super(ApiKeys.TXN_OFFSET_COMMIT, 0, 4);
         this.coordinator = coordinator;
         this.authorization = authorization;
+        this.metadata = metadata;
     }
 
+    /**
+     * As Kafka: topics the principal may not read (TOPIC_AUTHORIZATION_FAILED) and topics that do not exist
+     * (UNKNOWN_TOPIC_OR_PARTITION) are answered partition by partition and kept out of the transaction.
+     */
     @Override
     public void handle(Request request) {
         TxnOffsetCommitRequest body = request.body();
@@ -39,19 +47,30 @@ public final class TxnOffsetCommitHandler extends AbstractApiHandler {
         authorization.requireGroup(request, AclOperation.READ, body.groupId());
         Set<String> denied = authorization.deniedTopics(request, AclOperation.READ, body.topics(),
                 TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic::name);
-        if (denied.isEmpty()) {
+        MetadataImage image = metadata.image();
+        List<TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic> unauthorized = new ArrayList<>();
+        List<TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic> unknown = new ArrayList<>();
+        List<TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic> allowed = new ArrayList<>();
+        for (TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic topic : body.topics()) {
+            (denied.contains(topic.name()) ? unauthorized : image.topic(topic.name()) == null ? unknown : allowed)
+                    .add(topic);
+        }
+        if (unauthorized.isEmpty() && unknown.isEmpty()) {
             coordinator.commitTransactionalOffsets(body, request::respond);
             return;
         }
-        List<TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic> refused = new ArrayList<>();
-        List<TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic> allowed = new ArrayList<>();
-        for (TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic topic : body.topics()) {
-            (denied.contains(topic.name()) ? refused : allowed).add(topic);
+        List<TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic> refused = new ArrayList<>();
+        refused.addAll(GroupCoordinator.txnCommitError(new TxnOffsetCommitRequest().setTopics(unauthorized),
+                Errors.TOPIC_AUTHORIZATION_FAILED).topics());
+        refused.addAll(GroupCoordinator.txnCommitError(new TxnOffsetCommitRequest().setTopics(unknown),
+                Errors.UNKNOWN_TOPIC_OR_PARTITION).topics());
+        if (allowed.isEmpty()) {
+            request.respond(new TxnOffsetCommitResponse().setTopics(refused));
+            return;
         }
         body.setTopics(allowed);
         coordinator.commitTransactionalOffsets(body, response -> {
-            response.topics().addAll(GroupCoordinator.txnCommitError(new TxnOffsetCommitRequest().setTopics(refused),
-                    Errors.TOPIC_AUTHORIZATION_FAILED).topics());
+            response.topics().addAll(refused);
             request.respond(response);
         });
     }
