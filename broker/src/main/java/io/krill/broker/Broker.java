@@ -266,6 +266,7 @@ public final class Broker implements AutoCloseable {
             }
             LOG.info("Serving /metrics, /health and /ready on port {}", http.port());
         }
+        server.acceptConnections();
         ready = true;
         LOG.info("Krill broker {} of cluster {} ready in {} ms", config.nodeId(), metadata.image().clusterId(),
                 (System.nanoTime() - started) / 1_000_000);

@@ -2,6 +2,7 @@ package io.krill.compat;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -15,10 +16,15 @@ import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import io.krill.compat.cluster.RawRequests;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -103,6 +109,50 @@ class StartScriptTest {
         assertTrue(read(secondLog).contains("(clean shutdown)"), read(secondLog));
         process.toHandle().destroy();
         assertTrue(process.waitFor(30, TimeUnit.SECONDS));
+    }
+
+    /**
+     * A client that connects the moment the port opens (the broker has bound it but not joined its cluster
+     * yet) and asks for a topic to be auto-created is answered once the broker can serve, as Kafka's
+     * acceptors start only then: the answer lists the broker, and the topic is created or the error is
+     * retriable, never a permanent one such as INVALID_REPLICATION_FACTOR.
+     */
+    @Test
+    void aClientConnectingAsTheBrokerStartsIsServedOnceItIsReady() throws Exception {
+        dataDir = Files.createTempDirectory("krill-early");
+        Path log = dataDir.resolve("server.out");
+        int port = freePort();
+        process = start(port, log);
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(5))
+                .until(() -> accepting(port) || !process.isAlive());
+        assertTrue(process.isAlive(), () -> "broker exited: " + read(log));
+        boolean readyBefore = Files.readString(log).lines()
+                .anyMatch(line -> line.contains("Krill broker") && line.contains(" ready in "));
+        MetadataResponse response = RawRequests.send("127.0.0.1:" + port,
+                new MetadataRequest.Builder(List.of("early-topic"), true), (short) 12, 60_000);
+        assertTrue(response.brokers().stream().anyMatch(node -> node.port() == port),
+                () -> "the first answer comes from a broker that has joined its cluster, and lists it: "
+                        + response.brokers() + "\n" + read(log));
+        Errors error = response.topicMetadata().iterator().next().error();
+        assertTrue(error == Errors.NONE || error.exception() instanceof RetriableException,
+                () -> "the first answer for an auto-created topic: " + error + "\n" + read(log));
+        assertFalse(readyBefore, "the port opened only after the broker was ready: nothing early was tried");
+        List<String> lines = Files.readAllLines(log);
+        int ready = indexOf(lines, "Krill broker", " ready in ");
+        int created = indexOf(lines, "created topic early-topic", "");
+        assertTrue(ready >= 0 && created > ready, () -> "the request was handled only once the broker was ready"
+                + " (line " + created + " created the topic, line " + ready + " said ready)\n" + read(log));
+        process.toHandle().destroy();
+        assertTrue(process.waitFor(30, TimeUnit.SECONDS));
+    }
+
+    private static int indexOf(List<String> lines, String part, String other) {
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).contains(part) && lines.get(i).contains(other)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private static String read(Path log) {

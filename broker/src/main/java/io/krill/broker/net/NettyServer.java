@@ -87,7 +87,13 @@ public final class NettyServer implements AutoCloseable {
         LOG.info("Transport: {}", epoll ? "epoll" : "nio");
     }
 
-    /** Binds every listener; throws if one cannot be bound. */
+    /**
+     * Binds every listener, without accepting connections yet ({@link #acceptConnections}); throws if one
+     * cannot be bound. Bound first so that the broker can register its real ports; not accepting until it
+     * can serve, as Kafka's acceptors start only once the broker is ready: a client that connects early
+     * waits in the listen backlog instead of getting answers from a broker that has not joined its cluster
+     * (a permanent INVALID_REPLICATION_FACTOR for an auto-created topic, once).
+     */
     public void start() throws InterruptedException {
         for (ListenerSecurity security : listeners) {
             Listener listener = security.listener();
@@ -96,6 +102,7 @@ public final class NettyServer implements AutoCloseable {
                     .channel(channelClass)
                     .option(ChannelOption.SO_BACKLOG, socket.socketListenBacklogSize())
                     .option(ChannelOption.SO_REUSEADDR, true)
+                    .option(ChannelOption.AUTO_READ, false) // a server channel that does not read does not accept
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.SO_KEEPALIVE, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -112,6 +119,13 @@ public final class NettyServer implements AutoCloseable {
             InetSocketAddress bound = (InetSocketAddress) channel.localAddress();
             boundAddresses.add(bound);
             LOG.info("Listening for {} on {} ({})", listener.name(), bound, listener.securityProtocol());
+        }
+    }
+
+    /** Starts accepting connections on every listener (the broker is ready to serve them). */
+    public void acceptConnections() {
+        for (Channel channel : serverChannels) {
+            channel.config().setAutoRead(true);
         }
     }
 

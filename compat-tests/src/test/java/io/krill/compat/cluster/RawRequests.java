@@ -29,14 +29,20 @@ public final class RawRequests {
     }
 
     /** Sends {@code request} at {@code version} to {@code address} ("host:port") and returns the answer. */
-    @SuppressWarnings("unchecked")
     static <R extends AbstractResponse> R send(String address, AbstractRequest.Builder<?> request, short version) {
+        return send(address, request, version, 5_000);
+    }
+
+    /** As {@link #send(String, AbstractRequest.Builder, short)}, waiting up to {@code timeoutMs} for the answer. */
+    @SuppressWarnings("unchecked")
+    public static <R extends AbstractResponse> R send(String address, AbstractRequest.Builder<?> request, short version,
+                                                      int timeoutMs) {
         String[] hostPort = address.split(":");
         RequestHeader header = new RequestHeader(request.apiKey(), version, "krill-cluster-probe", 1);
         ByteBuffer bytes = request.build(version).serializeWithHeader(header);
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])), 5_000);
-            socket.setSoTimeout(5_000);
+            socket.setSoTimeout(timeoutMs);
             DataOutputStream out = new DataOutputStream(socket.getOutputStream());
             out.writeInt(bytes.remaining());
             out.write(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
