@@ -8,6 +8,8 @@ import io.krill.wire.record.CorruptRecordException;
 import io.krill.wire.record.RecordBatch;
 import io.krill.wire.record.TimestampType;
 import io.netty.buffer.ByteBuf;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The checks a partition leader makes on a client's records before appending them, from batch headers
@@ -16,7 +18,8 @@ import io.netty.buffer.ByteBuf;
  * count, no control batch, no zstd before Produce v7, timestamps within the topic's limits.
  *
  * <p>Each failure is an {@link ApiException} with the code Kafka answers: CORRUPT_MESSAGE,
- * INVALID_RECORD, MESSAGE_TOO_LARGE, UNSUPPORTED_COMPRESSION_TYPE, INVALID_TIMESTAMP.
+ * INVALID_RECORD, MESSAGE_TOO_LARGE, UNSUPPORTED_COMPRESSION_TYPE, INVALID_TIMESTAMP; failures of
+ * particular records are a {@link RecordValidationException} that names each of them (KIP-467).
  *
  * <p>Not thread-safe: holds a reusable flyweight; one instance per request thread (see {@link #get()}).
  */
@@ -32,8 +35,11 @@ public final class ProduceValidator {
         return PER_THREAD.get();
     }
 
-    /** Validates the readable bytes of {@code records} for a Produce request of {@code version}. */
-    public void validate(ByteBuf records, short version, TopicConfig topic, long nowMs) {
+    /**
+     * Validates the readable bytes of {@code records} for a Produce request of {@code version} to
+     * {@code partition} (named in the record errors).
+     */
+    public void validate(ByteBuf records, short version, TopicConfig topic, long nowMs, Object partition) {
         int start = records.readerIndex();
         int available = records.readableBytes();
         if (available == 0) {
@@ -69,36 +75,67 @@ public final class ProduceValidator {
             throw new ApiException(Errors.UNSUPPORTED_COMPRESSION_TYPE,
                     "Produce requests with version " + version + " may not use zstd compression");
         }
-        if (batch.timestampType() == TimestampType.CREATE_TIME) {
-            checkTimestamp(batch.baseTimestamp(), topic, nowMs);
-            checkTimestamp(batch.maxTimestamp(), topic, nowMs);
-        }
-        if (topic.compact()) {
-            requireKeys();
-        }
-    }
-
-    private static void checkTimestamp(long timestamp, TopicConfig topic, long nowMs) {
-        if (timestamp == RecordBatch.NO_TIMESTAMP) {
-            return;
-        }
-        if (nowMs - timestamp > topic.messageTimestampBeforeMaxMs()
-                || timestamp - nowMs > topic.messageTimestampAfterMaxMs()) {
-            throw new ApiException(Errors.INVALID_TIMESTAMP, "Timestamp " + timestamp + " of a record is out of range"
-                    + " of message.timestamp.before.max.ms/after.max.ms around " + nowMs);
+        // From the header: the largest timestamp bounds every record's from above, so a record too far in
+        // the future shows there. Records too old need their own timestamps (the header has no minimum):
+        // they are read only when message.timestamp.before.max.ms is set, or when a bound is crossed, to
+        // name the records.
+        // A topic on LogAppendTime replaces the client's timestamps: Kafka checks none of them there.
+        boolean createTime = batch.timestampType() == TimestampType.CREATE_TIME && !topic.logAppendTime();
+        boolean checkEach = createTime && (topic.messageTimestampBeforeMaxMs() != Long.MAX_VALUE
+                || outOfRange(batch.baseTimestamp(), topic, nowMs) || outOfRange(batch.maxTimestamp(), topic, nowMs));
+        if (checkEach || topic.compact()) {
+            checkRecords(topic, nowMs, checkEach, partition);
         }
     }
 
-    private void requireKeys() {
+    private static boolean outOfRange(long timestamp, TopicConfig topic, long nowMs) {
+        return timestamp != RecordBatch.NO_TIMESTAMP && (nowMs - timestamp > topic.messageTimestampBeforeMaxMs()
+                || timestamp - nowMs > topic.messageTimestampAfterMaxMs());
+    }
+
+    /**
+     * Reads the records (decompressing a compressed batch) for what only they can show: a key on a
+     * compacted topic, each timestamp against the topic's bounds. Refused records are reported all
+     * together, each by its index in the batch, as Kafka reports them; a batch with timestamp errors is
+     * refused with INVALID_TIMESTAMP.
+     */
+    private void checkRecords(TopicConfig topic, long nowMs, boolean timestamps, Object partition) {
+        List<RecordValidationException.RecordError> keyErrors = new ArrayList<>();
+        List<RecordValidationException.RecordError> timestampErrors = new ArrayList<>();
+        int[] index = {0};
         try {
             batch.forEachRecord(record -> {
-                if (!record.hasKey()) {
-                    throw new ApiException(Errors.INVALID_RECORD, "Compacted topic cannot accept message without key");
+                int i = index[0]++;
+                if (topic.compact() && !record.hasKey()) {
+                    keyErrors.add(new RecordValidationException.RecordError(i,
+                            "Compacted topic cannot accept message without key in topic partition " + partition + "."));
+                }
+                if (timestamps && outOfRange(record.timestamp(), topic, nowMs)) {
+                    timestampErrors.add(new RecordValidationException.RecordError(i, "Timestamp " + record.timestamp()
+                            + " of message with offset " + record.offsetDelta() + " is out of range. The timestamp"
+                            + " should be within [" + lowest(topic, nowMs) + ", " + highest(topic, nowMs) + "]"));
                 }
                 return true;
             });
         } catch (CorruptRecordException e) {
             throw new ApiException(Errors.CORRUPT_MESSAGE, e.getMessage());
         }
+        if (!timestampErrors.isEmpty()) {
+            timestampErrors.addAll(keyErrors);
+            throw RecordValidationException.invalidTimestamps(timestampErrors);
+        }
+        if (!keyErrors.isEmpty()) {
+            throw RecordValidationException.invalidRecords(keyErrors);
+        }
+    }
+
+    private static long lowest(TopicConfig topic, long nowMs) {
+        long before = topic.messageTimestampBeforeMaxMs();
+        return before >= nowMs ? Long.MIN_VALUE : nowMs - before;
+    }
+
+    private static long highest(TopicConfig topic, long nowMs) {
+        long after = topic.messageTimestampAfterMaxMs();
+        return after >= Long.MAX_VALUE - nowMs ? Long.MAX_VALUE : nowMs + after;
     }
 }

@@ -6,6 +6,7 @@ import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
 import io.krill.broker.partition.Partition;
 import io.krill.broker.partition.ProduceValidator;
+import io.krill.broker.partition.RecordValidationException;
 import io.krill.broker.partition.Recompressor;
 import io.krill.broker.quota.ClientQuotas;
 import io.krill.broker.security.authorizer.AclOperation;
@@ -120,7 +121,8 @@ public final class ProduceHandler extends AbstractApiHandler {
                     if (records == null) {
                         throw new ApiException(Errors.INVALID_RECORD, "Produce request without records");
                     }
-                    ProduceValidator.get().validate(records, request.version(), partition.config(), now);
+                    ProduceValidator.get().validate(records, request.version(), partition.config(), now,
+                            partition.topicPartition());
                     if (transactionCheck != null) {
                         transactionCheck.check(body.transactionalId(), partition, records);
                     }
@@ -140,6 +142,12 @@ public final class ProduceHandler extends AbstractApiHandler {
                             .setLogAppendTimeMs(info.logAppendTime())
                             .setLogStartOffset(info.logStartOffset());
                     statuses.add(new DelayedProduce.PartitionStatus(partition, info.lastOffset() + 1, partitionResponse));
+                } catch (RecordValidationException e) {
+                    fail(partitionResponse, e.error(), e.getMessage());
+                    for (RecordValidationException.RecordError error : e.recordErrors()) {
+                        partitionResponse.recordErrors().add(new ProduceResponse.BatchIndexAndErrorMessage()
+                                .setBatchIndex(error.batchIndex()).setBatchIndexErrorMessage(error.message()));
+                    }
                 } catch (RuntimeException e) {
                     fail(partitionResponse, ErrorMapping.toError(e, request), e.getMessage());
                 }
