@@ -34,6 +34,12 @@ final class ConsumerGroup {
         String clientId = "";
         String clientHost = "";
         List<String> subscribedTopics = List.of();
+        /** KIP-848 SubscribedTopicRegex (RE2 syntax), or null when the member subscribes by name only. */
+        String subscribedTopicRegex;
+        com.google.re2j.Pattern regex;
+        /** The topics the regex matched in {@link #regexImage}; recomputed when the image changes. */
+        Set<String> regexTopics = Set.of();
+        Object regexImage;
         String serverAssignor;
         int rebalanceTimeoutMs;
         int memberEpoch;
@@ -58,6 +64,10 @@ final class ConsumerGroup {
             next.instanceId = instanceId;
             next.rackId = rackId;
             next.subscribedTopics = subscribedTopics;
+            next.subscribedTopicRegex = subscribedTopicRegex;
+            next.regex = regex;
+            next.regexTopics = regexTopics;
+            next.regexImage = regexImage;
             next.serverAssignor = serverAssignor;
             next.rebalanceTimeoutMs = rebalanceTimeoutMs;
             next.memberEpoch = memberEpoch;
@@ -69,6 +79,11 @@ final class ConsumerGroup {
 
         String state() {
             return !revoking.isEmpty() ? "unrevoked_partitions" : "stable";
+        }
+
+        /** Subscribed by name, or matched by the member's regex (as last resolved). */
+        boolean subscribes(String topic) {
+            return subscribedTopics.contains(topic) || regexTopics.contains(topic);
         }
     }
 
@@ -113,7 +128,10 @@ final class ConsumerGroup {
 
     Set<String> subscribedTopics() {
         Set<String> topics = new TreeSet<>();
-        members.values().forEach(m -> topics.addAll(m.subscribedTopics));
+        members.values().forEach(m -> {
+            topics.addAll(m.subscribedTopics);
+            topics.addAll(m.regexTopics);
+        });
         return topics;
     }
 
@@ -127,7 +145,7 @@ final class ConsumerGroup {
         for (Map.Entry<String, Integer> topic : new TreeMap<>(partitionCounts).entrySet()) {
             List<String> subscribers = new ArrayList<>();
             for (String id : ids) {
-                if (members.get(id).subscribedTopics.contains(topic.getKey())) {
+                if (members.get(id).subscribes(topic.getKey())) {
                     subscribers.add(id);
                 }
             }

@@ -1,5 +1,7 @@
 package io.krill.broker.group;
 
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.wire.error.ApiException;
@@ -12,7 +14,9 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -199,8 +203,25 @@ final class ConsumerGroupProtocol {
         }
         if (request.subscribedTopicNames() != null
                 && !new HashSet<>(request.subscribedTopicNames()).equals(new HashSet<>(member.subscribedTopics))) {
-            member.subscribedTopics = List.copyOf(new java.util.TreeSet<>(request.subscribedTopicNames()));
+            member.subscribedTopics = List.copyOf(new TreeSet<>(request.subscribedTopicNames()));
             changed = true;
+        }
+        if (request.subscribedTopicRegex() != null) {
+            String regex = request.subscribedTopicRegex().isEmpty() ? null : request.subscribedTopicRegex();
+            if (!Objects.equals(regex, member.subscribedTopicRegex)) {
+                Pattern compiled;
+                try {
+                    compiled = regex == null ? null : Pattern.compile(regex);
+                } catch (PatternSyntaxException e) {
+                    return heartbeatError(Errors.INVALID_REGULAR_EXPRESSION, "SubscribedTopicRegex `" + regex
+                            + "` is not a valid regular expression: " + e.getMessage() + ".");
+                }
+                member.subscribedTopicRegex = regex;
+                member.regex = compiled;
+                member.regexTopics = Set.of();
+                member.regexImage = null;
+                changed = true;
+            }
         }
         if (changed || !partitionCounts(cg).equals(cg.subscriptionMetadata)) {
             cg.groupEpoch++;
@@ -217,7 +238,8 @@ final class ConsumerGroupProtocol {
         ConsumerGroupHeartbeatResponse response = new ConsumerGroupHeartbeatResponse()
                 .setMemberId(member.memberId).setMemberEpoch(member.memberEpoch)
                 .setHeartbeatIntervalMs(config.consumerHeartbeatIntervalMs());
-        boolean full = request.subscribedTopicNames() != null || request.topicPartitions() != null;
+        boolean full = request.subscribedTopicNames() != null || request.subscribedTopicRegex() != null
+                || request.topicPartitions() != null;
         if (member.lastSent == null || !member.lastSent.equals(member.assigned) || (full && epoch == 0)) {
             member.lastSent = ConsumerGroup.copy(member.assigned);
             response.setAssignment(assignment(member.assigned));
@@ -247,11 +269,28 @@ final class ConsumerGroupProtocol {
         cg.computeTarget(partitionCounts(cg));
     }
 
+    /**
+     * The partition counts of the topics the group subscribes to, by name or by a member's regex. A regex
+     * is resolved against the current image (full matches, internal topics excluded, as Kafka), again
+     * whenever the image changes: a topic created later that matches is assigned at the next heartbeat.
+     */
     private Map<String, Integer> partitionCounts(ConsumerGroup cg) {
         Map<String, Integer> counts = new HashMap<>();
         MetadataImage current = shared.image();
         if (current == null) {
             return counts;
+        }
+        for (ConsumerGroup.Member m : cg.members.values()) {
+            if (m.regex != null && m.regexImage != current) {
+                Set<String> matched = new TreeSet<>();
+                for (TopicImage t : current.topics()) {
+                    if (!t.internal() && m.regex.matches(t.name())) {
+                        matched.add(t.name());
+                    }
+                }
+                m.regexTopics = matched;
+                m.regexImage = current;
+            }
         }
         for (String topic : cg.subscribedTopics()) {
             TopicImage t = current.topic(topic);
@@ -305,6 +344,15 @@ final class ConsumerGroupProtocol {
             member.rebalanceTimeoutMs = m.rebalanceTimeoutMs();
             member.serverAssignor = m.serverAssignor();
             member.subscribedTopics = m.subscribedTopics();
+            if (m.subscribedTopicRegex() != null) {
+                try {
+                    member.regex = Pattern.compile(m.subscribedTopicRegex());
+                    member.subscribedTopicRegex = m.subscribedTopicRegex();
+                } catch (PatternSyntaxException e) {
+                    LOG.warn("Member {} of consumer group {}: stored regex {} no longer compiles; ignored",
+                            m.memberId(), group.groupId(), m.subscribedTopicRegex());
+                }
+            }
             cg.members.put(member.memberId, member);
             long deadline = now + config.consumerSessionTimeoutMs();
             member.sessionDeadline = deadline;
@@ -320,7 +368,7 @@ final class ConsumerGroupProtocol {
         List<GroupRecords.ConsumerMemberValue> members = new ArrayList<>();
         for (ConsumerGroup.Member m : cg.members.values()) {
             members.add(new GroupRecords.ConsumerMemberValue(m.memberId, m.instanceId, m.rackId, m.clientId,
-                    m.clientHost, m.rebalanceTimeoutMs, m.serverAssignor, m.subscribedTopics));
+                    m.clientHost, m.rebalanceTimeoutMs, m.serverAssignor, m.subscribedTopics, m.subscribedTopicRegex));
         }
         byte[] value = GroupRecords.consumerGroupValue(new GroupRecords.ConsumerGroupValue(cg.groupEpoch, members));
         log.append(group.partition(), List.of(new CoordinatorLog.Entry(
@@ -377,7 +425,7 @@ final class ConsumerGroupProtocol {
                         .setClientId(m.clientId)
                         .setClientHost(m.clientHost)
                         .setSubscribedTopicNames(new ArrayList<>(m.subscribedTopics))
-                        .setSubscribedTopicRegex(null)
+                        .setSubscribedTopicRegex(m.subscribedTopicRegex)
                         .setAssignment(describedAssignment(current, m.assigned))
                         .setTargetAssignment(describedAssignment(current,
                                 cg.target.getOrDefault(m.memberId, Map.of())))

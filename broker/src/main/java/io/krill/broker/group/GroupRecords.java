@@ -31,12 +31,15 @@ import java.util.List;
  *     int32 rebalanceTimeoutMs, int32 sessionTimeoutMs,
  *     bytes subscription (the member's metadata for the selected protocol), bytes assignment
  *
- * consumer group metadata value (keyType 3) := int16 version (0),
+ * consumer group metadata value (keyType 3) := int16 version (0 or 1),
  *     int32 groupEpoch, int32 memberCount, memberCount x consumerMember
  *   consumerMember := string memberId, nullable string instanceId, nullable string rackId,
  *     string clientId, string clientHost, int32 rebalanceTimeoutMs, nullable string serverAssignor,
- *     int32 topicCount, topicCount x string subscribedTopicName
+ *     int32 topicCount, topicCount x string subscribedTopicName,
+ *     [version 1] nullable string subscribedTopicRegex
  * </pre>
+ *
+ * <p>Version 1 is written only for a group where a member subscribes by regex.
  *
  * <p>A consumer-protocol group is written as one keyType 3 record each time its group epoch moves (a
  * member joins, leaves, expires or changes its subscription) and tombstoned with the group. Member
@@ -53,6 +56,8 @@ public final class GroupRecords {
     static final short GROUP_VALUE_VERSION = 0;
     public static final short CONSUMER_GROUP_KEY = 3;
     static final short CONSUMER_GROUP_VALUE_VERSION = 0;
+    /** Adds each member's SubscribedTopicRegex (KIP-848). */
+    static final short CONSUMER_GROUP_VALUE_VERSION_WITH_REGEX = 1;
 
     private GroupRecords() {
     }
@@ -71,12 +76,19 @@ public final class GroupRecords {
     public record ConsumerGroupKey(String groupId) implements Key {
     }
 
-    /** One member of a consumer-protocol group as stored. */
+    /** One member of a consumer-protocol group as stored; {@code subscribedTopicRegex} may be null. */
     public record ConsumerMemberValue(String memberId, String instanceId, String rackId, String clientId,
                                       String clientHost, int rebalanceTimeoutMs, String serverAssignor,
-                                      List<String> subscribedTopics) {
+                                      List<String> subscribedTopics, String subscribedTopicRegex) {
         public ConsumerMemberValue {
             subscribedTopics = List.copyOf(subscribedTopics);
+        }
+
+        public ConsumerMemberValue(String memberId, String instanceId, String rackId, String clientId,
+                                   String clientHost, int rebalanceTimeoutMs, String serverAssignor,
+                                   List<String> subscribedTopics) {
+            this(memberId, instanceId, rackId, clientId, clientHost, rebalanceTimeoutMs, serverAssignor,
+                    subscribedTopics, null);
         }
     }
 
@@ -96,7 +108,11 @@ public final class GroupRecords {
 
     public static byte[] consumerGroupValue(ConsumerGroupValue value) {
         ByteBuf buf = Unpooled.buffer();
-        buf.writeShort(CONSUMER_GROUP_VALUE_VERSION);
+        // Version 1 adds each member's topic regex; a group without regexes is still written as version 0,
+        // which brokers before regex support read.
+        boolean regexes = value.members().stream().anyMatch(m -> m.subscribedTopicRegex() != null);
+        short version = regexes ? CONSUMER_GROUP_VALUE_VERSION_WITH_REGEX : CONSUMER_GROUP_VALUE_VERSION;
+        buf.writeShort(version);
         buf.writeInt(value.groupEpoch());
         buf.writeInt(value.members().size());
         for (ConsumerMemberValue m : value.members()) {
@@ -111,6 +127,9 @@ public final class GroupRecords {
             for (String topic : m.subscribedTopics()) {
                 writeString(buf, topic);
             }
+            if (regexes) {
+                writeNullableString(buf, m.subscribedTopicRegex());
+            }
         }
         return toBytes(buf);
     }
@@ -119,7 +138,7 @@ public final class GroupRecords {
         ByteBuf buf = value.duplicate();
         try {
             short version = buf.readShort();
-            if (version != CONSUMER_GROUP_VALUE_VERSION) {
+            if (version != CONSUMER_GROUP_VALUE_VERSION && version != CONSUMER_GROUP_VALUE_VERSION_WITH_REGEX) {
                 throw new IllegalArgumentException("unknown consumer group metadata value version " + version);
             }
             int epoch = buf.readInt();
@@ -144,8 +163,9 @@ public final class GroupRecords {
                 for (int t = 0; t < topics; t++) {
                     names.add(readString(buf));
                 }
+                String regex = version >= CONSUMER_GROUP_VALUE_VERSION_WITH_REGEX ? readNullableString(buf) : null;
                 members.add(new ConsumerMemberValue(memberId, instanceId, rackId, clientId, clientHost,
-                        rebalanceTimeoutMs, assignor, names));
+                        rebalanceTimeoutMs, assignor, names, regex));
             }
             return new ConsumerGroupValue(epoch, members);
         } catch (IndexOutOfBoundsException e) {
