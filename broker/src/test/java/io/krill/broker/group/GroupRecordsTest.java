@@ -71,7 +71,20 @@ class GroupRecordsTest {
                         java.util.List.of("a", "b")),
                 new GroupRecords.ConsumerMemberValue("m2", "i2", null, "c2", "/127.0.0.2", 0, null,
                         java.util.List.of())));
-        assertEquals(value, GroupRecords.readConsumerGroupValue(
-                Unpooled.wrappedBuffer(GroupRecords.consumerGroupValue(value))));
+        byte[] bytes = GroupRecords.consumerGroupValue(value);
+        assertEquals(0, bytes[1], "without regexes the version stays 0, readable by brokers before them");
+        assertEquals(value, GroupRecords.readConsumerGroupValue(Unpooled.wrappedBuffer(bytes)));
+    }
+
+    @Test
+    void aMemberRegexIsKeptInVersionOne() {
+        GroupRecords.ConsumerGroupValue value = new GroupRecords.ConsumerGroupValue(3, java.util.List.of(
+                new GroupRecords.ConsumerMemberValue("m1", null, null, "c1", "/127.0.0.1", 0, null,
+                        java.util.List.of(), "orders-.*"),
+                new GroupRecords.ConsumerMemberValue("m2", null, null, "c2", "/127.0.0.2", 0, null,
+                        java.util.List.of("a"), null)));
+        byte[] bytes = GroupRecords.consumerGroupValue(value);
+        assertEquals(1, bytes[1]);
+        assertEquals(value, GroupRecords.readConsumerGroupValue(Unpooled.wrappedBuffer(bytes)));
     }
 }
