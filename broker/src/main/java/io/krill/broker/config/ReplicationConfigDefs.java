@@ -7,9 +7,15 @@ import static io.krill.broker.config.ConfigType.LONG;
 import static io.krill.broker.config.ConfigType.STRING;
 import static io.krill.broker.config.Importance.HIGH;
 import static io.krill.broker.config.Validators.atLeast;
+import static io.krill.broker.config.Validators.oneOf;
 
 /** Replication, leadership and purgatory keys (Kafka's ReplicationConfigs). */
 final class ReplicationConfigDefs {
+    /** Kafka's default selector: consumers fetch from the leader. */
+    public static final String LEADER_SELECTOR = "org.apache.kafka.common.replica.LeaderSelector";
+    /** Kafka's rack-aware selector: a replica in the consumer's rack, else the leader. */
+    public static final String RACK_AWARE_SELECTOR = "org.apache.kafka.common.replica.RackAwareReplicaSelector";
+
     private ReplicationConfigDefs() {
     }
 
@@ -59,8 +65,10 @@ final class ReplicationConfigDefs {
                     + "at the cost of losing acknowledged writes."))
             .define(builder("controller.socket.timeout.ms", INT).defaultValue(30000)
                 .doc("The socket timeout of controller-to-broker channels."))
-            .define(builder("replica.selector.class", STRING).notSupported()
-                .doc("Kafka's ReplicaSelector plug-in (fetch from followers). Accepted for compatibility; "
-                    + "Krill does not load plug-ins."));
+            .define(builder("replica.selector.class", STRING).defaultValue(null)
+                .validator(oneOf(LEADER_SELECTOR, RACK_AWARE_SELECTOR))
+                .doc("Which replica a consumer fetches from (KIP-392): Kafka's LeaderSelector (the leader, also "
+                    + "when unset) or RackAwareReplicaSelector (a replica in the consumer's client.rack). "
+                    + "Krill loads no plug-ins: these two built-in selectors are known by Kafka's class names."));
     }
 }

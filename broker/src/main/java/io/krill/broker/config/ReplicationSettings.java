@@ -12,6 +12,11 @@ public final class ReplicationSettings {
         return v.getInt("default.replication.factor");
     }
 
+    /** {@code replica.selector.class} is Kafka's RackAwareReplicaSelector (KIP-392 fetch from follower). */
+    public boolean rackAwareReplicaSelector() {
+        return ReplicationConfigDefs.RACK_AWARE_SELECTOR.equals(v.getString("replica.selector.class"));
+    }
+
     public long replicaLagTimeMaxMs() {
         return v.getLong("replica.lag.time.max.ms");
     }

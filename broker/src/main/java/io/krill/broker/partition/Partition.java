@@ -215,6 +215,16 @@ public final class Partition {
         return log.read(fetchOffset, maxBytes, maxOffset, minOneBatch);
     }
 
+    /**
+     * A consumer's read from this replica whether it leads or follows (KIP-392 fetch from follower): up
+     * to this replica's high watermark, which on a follower is the leader's as last fetched, so a
+     * consumer never sees a record the ISR has not acknowledged.
+     */
+    public LogReadResult readFromReplica(long fetchOffset, int maxBytes, int currentLeaderEpoch, boolean minOneBatch) {
+        checkLeaderEpoch(currentLeaderEpoch, state);
+        return log.read(fetchOffset, maxBytes, highWatermark(), minOneBatch);
+    }
+
     /** KIP-320: a client that knows a newer epoch talks to a stale leader; an older one must refresh. */
     public static void checkLeaderEpoch(int requested, PartitionState current) {
         if (requested < 0) {

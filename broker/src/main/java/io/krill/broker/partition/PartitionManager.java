@@ -368,6 +368,26 @@ public final class PartitionManager implements MetadataListener {
     }
 
     /**
+     * The partition for a consumer's fetch of version 11 or later (KIP-392): led here, or followed here,
+     * where the consumer reads up to this replica's high watermark. UNKNOWN_TOPIC_OR_PARTITION when the
+     * cluster has no such partition, NOT_LEADER_OR_FOLLOWER when this broker holds no replica of it.
+     */
+    public Partition replicaPartition(MetadataImage image, String topic, int partition) {
+        TopicImage topicImage = image.topic(topic);
+        if (topicImage == null || topicImage.partition(partition) == null) {
+            throw new ApiException(Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition: "
+                    + topic + "-" + partition);
+        }
+        Partition hosted = partitions.get(new TopicPartition(topic, partition));
+        if (hosted == null || leadingStopped
+                || !topicImage.partition(partition).replicas().contains(nodeId)) {
+            throw new ApiException(Errors.NOT_LEADER_OR_FOLLOWER, "Broker " + nodeId + " has no replica of "
+                    + topic + "-" + partition);
+        }
+        return hosted;
+    }
+
+    /**
      * Controlled shutdown: from now on every request for a partition answers NOT_LEADER_OR_FOLLOWER, so
      * clients look for the new leaders while this broker hands its leaderships over.
      */

@@ -9,6 +9,7 @@ import io.krill.broker.partition.Partition;
 import io.krill.broker.quota.ClientQuotas;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.authorizer.Authorization;
+import io.krill.controller.metadata.BrokerInfo;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.log.AbortedTxn;
@@ -33,6 +34,11 @@ import java.util.List;
  * <p>A fetch with a replica id comes from a follower: it reads up to the log end, not the high
  * watermark, and its fetch offset tells this leader how far the follower got (see
  * {@link Partition#recordFollowerFetch}), which moves the high watermark and the ISR.
+ *
+ * <p>Fetch from follower (KIP-392): a consumer's fetch of version 11 or later is served by any replica,
+ * a follower reading up to its own high watermark; with {@code replica.selector.class} Kafka's
+ * RackAwareReplicaSelector the leader answers a consumer whose {@code rack_id} names another replica's
+ * rack with that replica as {@code preferred_read_replica} and no records, at once.
  *
  * <p>Fetch sessions (KIP-227) are answered sessionless: session id 0 and every requested partition,
  * which clients accept and keep sending full requests.
@@ -63,7 +69,8 @@ public final class FetchHandler extends AbstractApiHandler {
     public void handle(Request request) {
         FetchRequest body = request.body();
         Read read = read(request, true);
-        if (body.maxWaitMs() <= 0 || read.bytes >= body.minBytes() || read.errors || read.partitions.isEmpty()) {
+        if (body.maxWaitMs() <= 0 || read.bytes >= body.minBytes() || read.errors || read.redirected
+                || read.partitions.isEmpty()) {
             respond(request, read);
             return;
         }
@@ -84,6 +91,8 @@ public final class FetchHandler extends AbstractApiHandler {
         final java.util.Map<String, Long> bytesByTopic = new java.util.HashMap<>(2);
         long bytes;
         boolean errors;
+        /** A partition was answered with a preferred read replica: the consumer is to go there now. */
+        boolean redirected;
 
         void discard() {
             for (LogSliceRecords r : records) {
@@ -136,7 +145,22 @@ public final class FetchHandler extends AbstractApiHandler {
                     continue;
                 }
                 try {
-                    Partition partition = context.partitions().leaderPartition(image, topic.name(), wanted.partition());
+                    // KIP-392: a consumer of version 11 or later may read from a follower; a follower reads
+                    // from the leader only.
+                    boolean anyReplica = !follower && version >= 11;
+                    Partition partition = anyReplica
+                            ? context.partitions().replicaPartition(image, topic.name(), wanted.partition())
+                            : context.partitions().leaderPartition(image, topic.name(), wanted.partition());
+                    int preferred = anyReplica ? preferredReadReplica(partition, body.rackId(), wanted.fetchOffset(),
+                            image) : -1;
+                    if (preferred >= 0) {
+                        Partition.checkLeaderEpoch(wanted.currentLeaderEpoch(), partition.state());
+                        data.setPreferredReadReplica(preferred).setHighWatermark(partition.highWatermark())
+                                .setLastStableOffset(partition.lastStableOffset())
+                                .setLogStartOffset(partition.logStartOffset()).setRecords(ByteBufRecords.EMPTY);
+                        read.redirected = true;
+                        continue;
+                    }
                     read.partitions.add(partition.topicPartition());
                     read.leaders.add(partition);
                     read.asked.add(wanted);
@@ -147,8 +171,11 @@ public final class FetchHandler extends AbstractApiHandler {
                         }
                     }
                     int limit = Math.max(0, Math.min(wanted.partitionMaxBytes(), remaining));
-                    LogReadResult result = partition.read(wanted.fetchOffset(), limit, follower,
-                            wanted.currentLeaderEpoch(), read.bytes == 0);
+                    LogReadResult result = anyReplica
+                            ? partition.readFromReplica(wanted.fetchOffset(), limit, wanted.currentLeaderEpoch(),
+                                    read.bytes == 0)
+                            : partition.read(wanted.fetchOffset(), limit, follower, wanted.currentLeaderEpoch(),
+                                    read.bytes == 0);
                     long lso = partition.lastStableOffset();
                     data.setHighWatermark(partition.highWatermark())
                             .setLastStableOffset(lso)
@@ -177,6 +204,37 @@ public final class FetchHandler extends AbstractApiHandler {
             }
         }
         return read;
+    }
+
+    /**
+     * KIP-392 with {@code replica.selector.class} Kafka's RackAwareReplicaSelector, on the leader: the
+     * replica a consumer in {@code clientRack} should read from instead, or -1 for this leader. The
+     * leader stays the choice when it is in the client's rack; otherwise, of the live ISR members in that
+     * rack whose log reaches the fetch offset, the one furthest ahead.
+     */
+    private int preferredReadReplica(Partition partition, String clientRack, long fetchOffset, MetadataImage image) {
+        if (clientRack == null || clientRack.isEmpty() || !partition.isLeader()
+                || !context.config().replication().rackAwareReplicaSelector()) {
+            return -1;
+        }
+        BrokerInfo self = image.broker(context.nodeId());
+        if (self != null && clientRack.equals(self.rack())) {
+            return -1;
+        }
+        int best = -1;
+        long bestEnd = -1;
+        for (int replica : partition.state().isr()) {
+            BrokerInfo broker = replica == context.nodeId() ? null : image.broker(replica);
+            if (broker == null || !clientRack.equals(broker.rack())) {
+                continue;
+            }
+            long end = partition.followerEndOffset(replica);
+            if (end >= fetchOffset && end > bestEnd) {
+                best = replica;
+                bestEnd = end;
+            }
+        }
+        return best;
     }
 
     /** The fetching replica's id (a broker), or -1 for a consumer. */
