@@ -194,10 +194,21 @@ class BrokerConfigTest {
     @Test
     void unsupportedKeysAreAcceptedAndReported() {
         BrokerConfig c = config("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-                "remote.log.storage.system.enable", "false", "replica.selector.class", "x.Y");
+                "remote.log.storage.system.enable", "false", "create.topic.policy.class.name", "x.Y");
         // authorizer.class.name is supported: Kafka's names select Krill's ACL authorizer.
-        assertEquals(Set.of("replica.selector.class"), c.unsupportedKeys());
+        assertEquals(Set.of("create.topic.policy.class.name"), c.unsupportedKeys());
         assertEquals(Set.of(), c.unknownKeys());
+    }
+
+    @Test
+    void replicaSelectorsAreKafkasTwoBuiltInOnes() {
+        assertFalse(config().replication().rackAwareReplicaSelector(), "unset: consumers fetch from the leader");
+        assertFalse(config("replica.selector.class", "org.apache.kafka.common.replica.LeaderSelector").replication()
+                .rackAwareReplicaSelector());
+        assertTrue(config("replica.selector.class", "org.apache.kafka.common.replica.RackAwareReplicaSelector")
+                .replication().rackAwareReplicaSelector());
+        ConfigException e = assertThrows(ConfigException.class, () -> config("replica.selector.class", "x.Y"));
+        assertTrue(e.getMessage().contains("replica.selector.class"), e.getMessage());
     }
 
     @Test

@@ -55,6 +55,8 @@ class GroupApiVersionsTest {
     @BeforeAll
     static void start() throws Exception {
         broker = TestBroker.start(Map.of("group.initial.rebalance.delay.ms", "0", "offsets.topic.num.partitions", "3"));
+        // Offsets are committed for topic t: a commit for a topic that does not exist is refused, as in Kafka.
+        broker.broker().metadata().createTopic(io.krill.controller.metadata.NewTopic.of("t", 4, 1));
         client = new RawClient(broker.port());
         FindCoordinatorResponse found = call(ApiKeys.FIND_COORDINATOR, (short) 3,
                 new FindCoordinatorRequest().setKey("g").setKeyType((byte) 0));

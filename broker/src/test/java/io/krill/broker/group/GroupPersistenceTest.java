@@ -67,7 +67,8 @@ class GroupPersistenceTest {
     }
 
     private void start() throws Exception {
-        if (dataDir == null) {
+        boolean first = dataDir == null;
+        if (first) {
             dataDir = Files.createTempDirectory("krill-group-persistence");
         }
         Map<String, String> props = new HashMap<>();
@@ -77,6 +78,10 @@ class GroupPersistenceTest {
         props.put("group.initial.rebalance.delay.ms", "0");
         props.put("offsets.topic.num.partitions", "4");
         broker = Broker.start(BrokerConfig.from(props));
+        if (first) {
+            // Offsets are committed for topic t: a commit for a topic that does not exist is refused, as in Kafka.
+            broker.metadata().createTopic(io.krill.controller.metadata.NewTopic.of("t", 4, 1));
+        }
         client = new RawClient(broker.boundAddresses().get(0).getPort());
         FindCoordinatorResponse found = call(ApiKeys.FIND_COORDINATOR, (short) 3, new FindCoordinatorRequest().setKey("a"));
         assertEquals(Errors.NONE.code(), found.errorCode());
