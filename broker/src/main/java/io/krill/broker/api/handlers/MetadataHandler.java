@@ -117,8 +117,8 @@ public final class MetadataHandler extends AbstractApiHandler {
     }
 
     /**
-     * The answer for each auto-created topic: described from {@code image} once created, or already
-     * created by someone else meanwhile (described too, LEADER_NOT_AVAILABLE if this broker does not see
+     * The answer for each auto-created topic: LEADER_NOT_AVAILABLE once created (Kafka's answer), or, if
+     * someone else created it meanwhile, its description (LEADER_NOT_AVAILABLE if this broker does not see
      * it yet), or the store's error. A failure of the whole batch is that error for every topic.
      */
     private static Map<String, MetadataResponse.MetadataResponseTopic> autoCreated(List<NewTopic> specs,
@@ -132,9 +132,11 @@ public final class MetadataHandler extends AbstractApiHandler {
             if (outcome == null || !outcome.name().equals(name)) {
                 answers.put(name, errorTopic(name, null, batchError == null ? Errors.UNKNOWN_SERVER_ERROR : batchError));
             } else if (outcome.error().isSuccess()) {
-                TopicImage topic = outcome.topic() != null ? outcome.topic() : image.topic(name);
-                answers.put(name, topic == null ? errorTopic(name, null, Errors.LEADER_NOT_AVAILABLE)
-                        : describe(topic, image));
+                // As Kafka answers a topic it auto-creates: LEADER_NOT_AVAILABLE, so that the client asks
+                // again before producing. Its leader may not have created the partition's log yet, and a
+                // producer without idempotence whose first batch is refused by it would retry that batch
+                // behind later ones: out of order.
+                answers.put(name, errorTopic(name, null, Errors.LEADER_NOT_AVAILABLE));
             } else if (outcome.error().error() == Errors.TOPIC_ALREADY_EXISTS) {
                 TopicImage raced = image.topic(name);
                 answers.put(name, raced != null ? describe(raced, image)

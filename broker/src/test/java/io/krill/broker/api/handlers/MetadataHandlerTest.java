@@ -66,12 +66,17 @@ class MetadataHandlerTest {
         MetadataResponse response = broker.decodeResponse(handler, 12, answer.get());
         assertEquals(List.of("new-1", "existing", "new-2", "new-1", "bad name"),
                 response.topics().stream().map(MetadataResponse.MetadataResponseTopic::name).toList());
-        assertEquals(List.of(Errors.NONE.code(), Errors.NONE.code(), Errors.NONE.code(), Errors.NONE.code(),
-                        Errors.INVALID_TOPIC_EXCEPTION.code()),
+        // Created topics are answered as Kafka answers them: LEADER_NOT_AVAILABLE, described on the next ask.
+        short created = Errors.LEADER_NOT_AVAILABLE.code();
+        assertEquals(List.of(created, Errors.NONE.code(), created, created, Errors.INVALID_TOPIC_EXCEPTION.code()),
                 response.topics().stream().map(MetadataResponse.MetadataResponseTopic::errorCode).toList());
-        assertEquals(2, response.topics().get(0).partitions().size(), "num.partitions");
-        assertEquals(broker.metadata.image().topic("new-2").id(), response.topics().get(2).topicId());
         assertEquals(1, response.brokers().size());
+        MetadataResponse again = broker.call(new MetadataHandler(broker.context), 12, new MetadataRequest()
+                .setAllowAutoTopicCreation(true).setTopics(new ArrayList<>(List.of(named("new-1"), named("new-2")))));
+        assertEquals(List.of(Errors.NONE.code(), Errors.NONE.code()),
+                again.topics().stream().map(MetadataResponse.MetadataResponseTopic::errorCode).toList());
+        assertEquals(2, again.topics().get(0).partitions().size(), "num.partitions");
+        assertEquals(broker.metadata.image().topic("new-2").id(), again.topics().get(1).topicId());
     }
 
     @Test
