@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * handled one at a time, in order.
  *
  * <p>What Kafka does with bad requests, it does too: an unknown API key, a version it does not serve
- * (except ApiVersions, answered with UNSUPPORTED_VERSION and the supported ranges) and a body that does
+ * (except ApiVersions, answered with UNSUPPORTED_VERSION and its own version range) and a body that does
  * not parse each close the connection with a log line.
  *
  * <p>On SASL listeners it is also the gate of authentication (see {@link SaslServerAuthenticator}):
@@ -149,7 +149,7 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
                     : api.requestHeaderVersion(api.highestVersion());
             header.read(frame, headerVersion);
             if (!served) {
-                // Kafka's answer to an ApiVersions it cannot parse: v0, UNSUPPORTED_VERSION, our ranges.
+                // Kafka's answer to an ApiVersions it cannot parse: v0, UNSUPPORTED_VERSION, ApiVersions' own range.
                 long seq = sequencer.register();
                 ApiMessage answer = ApiVersionsHandler.unsupportedVersionResponse(registry);
                 sequencer.complete(seq, ResponseEncoder.encode(ctx.alloc(), (short) 0, (short) 0,

@@ -60,9 +60,19 @@ public final class ApiVersionsHandler extends AbstractApiHandler {
         return supported(registry.get()).setErrorCode(error.code());
     }
 
-    /** The v0-encodable answer to an ApiVersions request of a version this broker does not know. */
+    /**
+     * The v0-encodable answer to an ApiVersions request of a version this broker does not know, as
+     * Kafka's: UNSUPPORTED_VERSION with ApiVersions' own range only, which the client retries within.
+     */
     public static ApiVersionsResponse unsupportedVersionResponse(ApiHandlerRegistry registry) {
-        return supported(registry).setErrorCode(Errors.UNSUPPORTED_VERSION.code());
+        List<ApiVersionsResponse.ApiVersion> own = new ArrayList<>(1);
+        for (ApiHandler handler : registry.handlers()) {
+            if (handler.apiKey() == ApiKeys.API_VERSIONS) {
+                own.add(new ApiVersionsResponse.ApiVersion().setApiKey(handler.apiKey().id())
+                        .setMinVersion(handler.minVersion()).setMaxVersion(handler.maxVersion()));
+            }
+        }
+        return new ApiVersionsResponse().setApiKeys(own).setErrorCode(Errors.UNSUPPORTED_VERSION.code());
     }
 
     private static ApiVersionsResponse supported(ApiHandlerRegistry registry) {

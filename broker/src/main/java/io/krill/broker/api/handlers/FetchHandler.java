@@ -187,9 +187,9 @@ public final class FetchHandler extends AbstractApiHandler {
                         result = partition.log().read(wanted.fetchOffset(), limit, lso, read.bytes == 0);
                         records = new LogSliceRecords(result.records());
                     }
-                    if (readCommitted) {
-                        data.setAbortedTransactions(aborted(partition, wanted.fetchOffset(), result.nextOffset()));
-                    }
+                    // As Kafka: the aborted transactions in range under read_committed, null otherwise.
+                    data.setAbortedTransactions(readCommitted
+                            ? aborted(partition, wanted.fetchOffset(), result.nextOffset()) : null);
                     data.setRecords(records);
                     read.records.add(records);
                     read.bytes += records.sizeInBytes();
@@ -198,7 +198,7 @@ public final class FetchHandler extends AbstractApiHandler {
                     }
                     remaining -= records.sizeInBytes();
                 } catch (RuntimeException e) {
-                    fail(data, ErrorMapping.toError(e, request));
+                    failRead(data, ErrorMapping.toError(e, request));
                     read.errors = true;
                 }
             }
@@ -297,6 +297,18 @@ public final class FetchHandler extends AbstractApiHandler {
     private static void fail(FetchResponse.PartitionData data, Errors error) {
         data.setErrorCode(error.code()).setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1)
                 .setRecords(ByteBufRecords.EMPTY);
+    }
+
+    /**
+     * As {@link #fail}, for an error met reading the partition (not leader, fenced epoch, offset out of
+     * range): Kafka answers those from its log read, with no aborted-transaction list (null), while the
+     * errors it finds before reading (authorization, unknown topic or partition) carry an empty one.
+     */
+    private static void failRead(FetchResponse.PartitionData data, Errors error) {
+        fail(data, error);
+        if (error != Errors.UNKNOWN_TOPIC_OR_PARTITION) {
+            data.setAbortedTransactions(null);
+        }
     }
 
     @Override
