@@ -1,0 +1,106 @@
+package io.krill.compat.differential;
+
+import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.RequestHeader;
+import io.krill.wire.protocol.ApiMessage;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.requests.AbstractResponse;
+
+/**
+ * One broker under comparison, spoken to one request at a time: the request (header and body) is
+ * encoded by Krill's generated codecs, sent framed (int32 length) on a fresh plain socket, and the
+ * answer is decoded by kafka-clients ({@link AbstractResponse#parseResponse(ByteBuffer,
+ * org.apache.kafka.common.requests.RequestHeader)}, which also checks the correlation id).
+ *
+ * <p>Why this split: the bytes both brokers receive are exactly the same, and the judge of what comes
+ * back is Kafka's own parser, so an answer Krill encodes in a way kafka-clients reads differently shows up
+ * as a difference (or a parse failure) rather than being hidden by a codec shared on both ends. A fresh
+ * connection per request keeps one request's effect on a connection (a broker closing it on bad input)
+ * out of the next.
+ *
+ * <p>Thread-safe: no state but the correlation counter.
+ */
+final class ConformanceClient {
+    private static final String CLIENT_ID = "krill-differential";
+    private static final int CONNECT_TIMEOUT_MS = 5_000;
+    private static final int READ_TIMEOUT_MS = 15_000;
+
+    private final String name;
+    private final String host;
+    private final int port;
+    private final AtomicInteger correlationIds = new AtomicInteger();
+
+    ConformanceClient(String name, String host, int port) {
+        this.name = name;
+        this.host = host;
+        this.port = port;
+    }
+
+    String name() {
+        return name;
+    }
+
+    /** Sends {@code body} as {@code api} at {@code version} (header and body) and returns the parsed answer. */
+    AbstractResponse send(ApiKeys api, short version, ApiMessage body) {
+        return send(api, version, version, body);
+    }
+
+    /**
+     * Sends {@code body} written at {@code bodyVersion} under a header that names {@code headerVersion}:
+     * different only to ask for a version the codecs cannot write (ApiVersions at v127, whose body a
+     * broker does not read).
+     */
+    AbstractResponse send(ApiKeys api, short headerVersion, short bodyVersion, ApiMessage body) {
+        int correlationId = correlationIds.incrementAndGet();
+        byte[] frame = encode(api, headerVersion, bodyVersion, body, correlationId);
+        byte[] answer;
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MS);
+            socket.setSoTimeout(READ_TIMEOUT_MS);
+            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            out.write(frame);
+            out.flush();
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            answer = new byte[in.readInt()];
+            in.readFully(answer);
+        } catch (IOException e) {
+            throw new UncheckedIOException(api.name() + " v" + headerVersion + " to " + name + " (" + host + ":"
+                    + port + ") failed", e);
+        }
+        org.apache.kafka.common.requests.RequestHeader judgeHeader = new org.apache.kafka.common.requests.RequestHeader(
+                org.apache.kafka.common.protocol.ApiKeys.forId(api.id()), headerVersion, CLIENT_ID, correlationId);
+        return AbstractResponse.parseResponse(ByteBuffer.wrap(answer), judgeHeader);
+    }
+
+    private static byte[] encode(ApiKeys api, short headerVersion, short bodyVersion, ApiMessage body,
+                                 int correlationId) {
+        RequestHeader header = new RequestHeader().setRequestApiKey(api.id()).setRequestApiVersion(headerVersion)
+                .setCorrelationId(correlationId).setClientId(CLIENT_ID);
+        ByteBuf buf = Unpooled.buffer();
+        try {
+            buf.writeInt(0);
+            header.write(buf, api.requestHeaderVersion(headerVersion));
+            body.write(buf, bodyVersion);
+            buf.setInt(0, buf.readableBytes() - 4);
+            byte[] bytes = new byte[buf.readableBytes()];
+            buf.readBytes(bytes);
+            return bytes;
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " (" + host + ":" + port + ")";
+    }
+}
