@@ -354,11 +354,7 @@ public final class PartitionManager implements MetadataListener {
      * the cluster has no such partition, NOT_LEADER_OR_FOLLOWER when another broker leads it.
      */
     public Partition leaderPartition(MetadataImage image, String topic, int partition) {
-        TopicImage topicImage = image.topic(topic);
-        if (topicImage == null || topicImage.partition(partition) == null) {
-            throw new ApiException(Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition: "
-                    + topic + "-" + partition);
-        }
+        inCluster(image, topic, partition);
         Partition hosted = partitions.get(new TopicPartition(topic, partition));
         if (hosted == null || !hosted.isLeader() || leadingStopped) {
             throw new ApiException(Errors.NOT_LEADER_OR_FOLLOWER, "Broker " + nodeId + " is not the leader of "
@@ -373,18 +369,24 @@ public final class PartitionManager implements MetadataListener {
      * cluster has no such partition, NOT_LEADER_OR_FOLLOWER when this broker holds no replica of it.
      */
     public Partition replicaPartition(MetadataImage image, String topic, int partition) {
-        TopicImage topicImage = image.topic(topic);
-        if (topicImage == null || topicImage.partition(partition) == null) {
-            throw new ApiException(Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition: "
-                    + topic + "-" + partition);
-        }
+        PartitionState state = inCluster(image, topic, partition);
         Partition hosted = partitions.get(new TopicPartition(topic, partition));
-        if (hosted == null || leadingStopped
-                || !topicImage.partition(partition).replicas().contains(nodeId)) {
+        if (hosted == null || leadingStopped || !state.replicas().contains(nodeId)) {
             throw new ApiException(Errors.NOT_LEADER_OR_FOLLOWER, "Broker " + nodeId + " has no replica of "
                     + topic + "-" + partition);
         }
         return hosted;
+    }
+
+    /** The partition's state in {@code image}; UNKNOWN_TOPIC_OR_PARTITION when the cluster has no such partition. */
+    private static PartitionState inCluster(MetadataImage image, String topic, int partition) {
+        TopicImage topicImage = image.topic(topic);
+        PartitionState state = topicImage == null ? null : topicImage.partition(partition);
+        if (state == null) {
+            throw new ApiException(Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition: "
+                    + topic + "-" + partition);
+        }
+        return state;
     }
 
     /**

@@ -84,7 +84,7 @@ public final class FetchHandler extends AbstractApiHandler {
     static final class Read {
         final FetchResponse response = new FetchResponse();
         final List<TopicPartition> partitions = new ArrayList<>();
-        /** The leader {@link Partition} of each of {@link #partitions}, and what was asked of it. */
+        /** The {@link Partition} read for each of {@link #partitions} (a leader, or for a consumer of v11+ any replica), and what was asked of it. */
         final List<Partition> leaders = new ArrayList<>();
         final List<FetchRequest.FetchPartition> asked = new ArrayList<>();
         final List<LogSliceRecords> records = new ArrayList<>();
