@@ -148,6 +148,47 @@ class PartitionReplicationTest {
         assertEquals(List.of(2), p.laggingIsrMembers(t0 + 1_600, 1_000));
     }
 
+    private static void appendAsFollower(Partition p, long baseOffset, int records) {
+        try (RecordBatchBuilder builder = new RecordBatchBuilder(UnpooledByteBufAllocator.DEFAULT)) {
+            builder.baseOffset(baseOffset).partitionLeaderEpoch(3);
+            for (int i = 0; i < records; i++) {
+                builder.append(1000L + i, null, new byte[] {(byte) i});
+            }
+            ByteBuf batch = builder.build();
+            try {
+                p.appendRecordsAsFollower(batch);
+            } finally {
+                batch.release();
+            }
+        }
+    }
+
+    /**
+     * KIP-392: a consumer reading from a follower gets only what the leader's high watermark, as last
+     * fetched, covers: records the follower has but the ISR has not acknowledged stay out.
+     */
+    @Test
+    void aConsumerReadingFromAFollowerStopsAtTheFollowersHighWatermark() {
+        Partition p = partition(state(2, 3, List.of(1, 2, 3)));
+        appendAsFollower(p, 0, 3);
+        appendAsFollower(p, 3, 2);
+        p.updateFollowerHighWatermark(3);
+        var read = p.readFromReplica(0, 1 << 20, 3, true);
+        try {
+            assertEquals(3, read.nextOffset(), "up to the high watermark, not the follower's end (5)");
+        } finally {
+            read.close();
+        }
+        var atTheMark = p.readFromReplica(3, 1 << 20, 3, true);
+        try {
+            assertEquals(0, atTheMark.records().sizeInBytes(), "nothing past the high watermark");
+        } finally {
+            atTheMark.close();
+        }
+        ApiException stale = assertThrows(ApiException.class, () -> p.readFromReplica(0, 100, 2, true));
+        assertEquals(Errors.FENCED_LEADER_EPOCH, stale.error());
+    }
+
     @Test
     void aNewLeaderRecordsItsEpochBeforeAppendingAndResetsProgress() {
         Partition p = partition(state(2, 3, List.of(1, 2, 3)));
