@@ -68,6 +68,14 @@ class StartScriptTest {
         return builder.start();
     }
 
+    /** Starts the broker and returns as soon as its port takes connections (polled every 5 ms). */
+    private void startAndAwaitPort(int port, Path log) throws IOException {
+        process = start(port, log);
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(5))
+                .until(() -> accepting(port) || !process.isAlive());
+        assertTrue(process.isAlive(), () -> "broker exited: " + read(log));
+    }
+
     private static boolean accepting(int port) {
         try (Socket ignored = new Socket("127.0.0.1", port)) {
             return true;
@@ -81,9 +89,7 @@ class StartScriptTest {
         dataDir = Files.createTempDirectory("krill-script");
         Path log = dataDir.resolve("server.out");
         int port = freePort();
-        process = start(port, log);
-        await().atMost(Duration.ofSeconds(120)).until(() -> accepting(port) || !process.isAlive());
-        assertTrue(process.isAlive(), () -> "broker exited: " + read(log));
+        startAndAwaitPort(port, log);
 
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
@@ -122,10 +128,7 @@ class StartScriptTest {
         dataDir = Files.createTempDirectory("krill-early");
         Path log = dataDir.resolve("server.out");
         int port = freePort();
-        process = start(port, log);
-        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(5))
-                .until(() -> accepting(port) || !process.isAlive());
-        assertTrue(process.isAlive(), () -> "broker exited: " + read(log));
+        startAndAwaitPort(port, log);
         boolean readyBefore = Files.readString(log).lines()
                 .anyMatch(line -> line.contains("Krill broker") && line.contains(" ready in "));
         MetadataResponse response = RawRequests.send("127.0.0.1:" + port,
