@@ -78,20 +78,8 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     private final Set<String> changedTopics = new java.util.LinkedHashSet<>();
     /** Partitions named by this batch's events, with the zxid of the last event of each. */
     private final Map<TopicPartitionKey, Long> changedPartitions = new java.util.LinkedHashMap<>();
-    /** Digest nodes named by this batch's events, with the zxid of the last event of each. */
-    private final Map<String, Long> changedDigests = new java.util.LinkedHashMap<>();
-    /**
-     * The digests read lately, by the zxid of the multi that wrote them: a multi's events may straddle
-     * two batches (the digest's comes first).
-     */
-    private final Map<Long, Map<TopicPartitionKey, PartitionDigest.Entry>> recentDigests =
-            new java.util.LinkedHashMap<>(16, 0.75f, false) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<Long, Map<TopicPartitionKey, PartitionDigest.Entry>> eldest) {
-                    return size() > RECENT_DIGESTS;
-                }
-            };
-    private static final int RECENT_DIGESTS = 256;
+    /** The digests this batch's events named, and those read lately. */
+    private final DigestsSeen digests = new DigestsSeen();
     private volatile long recordsFromDigests;
 
     /**
@@ -349,17 +337,15 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
      * (their new partitions with them), then the partitions in one.
      */
     private void readChanged() {
-        if (changedTopics.isEmpty() && changedPartitions.isEmpty() && changedDigests.isEmpty()) {
+        if (changedTopics.isEmpty() && changedPartitions.isEmpty() && !digests.anyNamed()) {
             return;
         }
         List<String> names = new ArrayList<>(changedTopics);
         changedTopics.clear();
         Map<TopicPartitionKey, Long> keys = new java.util.LinkedHashMap<>(changedPartitions);
         changedPartitions.clear();
-        Map<String, Long> digests = new java.util.LinkedHashMap<>(changedDigests);
-        changedDigests.clear();
         try {
-            readDigests(digests);
+            digests.readNamed(session);
             reloadTopics(names, false);
             reloadChangedPartitions(keys);
         } catch (RuntimeException e) {
@@ -445,7 +431,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
             }
         } else if (path.startsWith(paths.partitionDigests() + "/")) {
             if (event.getType() == Watcher.Event.EventType.NodeDataChanged && event.getZxid() != WatchedEvent.NO_ZXID) {
-                changedDigests.put(path, event.getZxid());
+                digests.named(path, event.getZxid());
             }
         } else if (path.startsWith(paths.entityConfigs() + "/")) {
             reloadEntityConfig(ZkPaths.entityOfNode(path.substring(paths.entityConfigs().length() + 1)));
@@ -681,35 +667,6 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     }
 
     /**
-     * Reads the digest nodes that events named, in one pipelined round, and keeps those still as the
-     * event's multi wrote them (modification zxid = the event's): their records need no read of their own.
-     */
-    private void readDigests(Map<String, Long> digests) {
-        if (digests.isEmpty()) {
-            return;
-        }
-        List<String> digestPaths = new ArrayList<>(digests.keySet());
-        Stat[] stats = newStats(digestPaths.size());
-        byte[][] data = session.readAll(digestPaths, stats);
-        for (int i = 0; i < data.length; i++) {
-            long zxid = digests.get(digestPaths.get(i));
-            if (data[i] == null || stats[i].getMzxid() != zxid) {
-                continue; // rewritten by a later multi since (or removed): its records are read one by one
-            }
-            List<PartitionDigest.Entry> entries = PartitionDigest.decode(data[i]);
-            if (entries == null) {
-                LOG.warn("digest node {} does not parse; reading its records one by one", digestPaths.get(i));
-                continue;
-            }
-            Map<TopicPartitionKey, PartitionDigest.Entry> byKey = new HashMap<>(entries.size() * 2);
-            for (PartitionDigest.Entry entry : entries) {
-                byKey.put(new TopicPartitionKey(entry.topic(), entry.state().partition()), entry);
-            }
-            recentDigests.put(zxid, byKey);
-        }
-    }
-
-    /**
      * The partitions events named: each taken from the digest of the multi whose event it was when this
      * broker has read that digest, the rest read in one pipelined round.
      */
@@ -718,8 +675,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         long fromDigests = 0;
         for (Map.Entry<TopicPartitionKey, Long> event : changed.entrySet()) {
             TopicPartitionKey key = event.getKey();
-            Map<TopicPartitionKey, PartitionDigest.Entry> digest = recentDigests.get(event.getValue());
-            PartitionDigest.Entry entry = digest == null ? null : digest.get(key);
+            PartitionDigest.Entry entry = digests.find(key, event.getValue());
             CachedTopic cached = topics.get(key.topic());
             if (entry == null || cached == null || key.partition() >= cached.partitions.length
                     || !entry.topicId().equals(cached.record.id())) {
