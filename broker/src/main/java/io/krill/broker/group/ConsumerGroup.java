@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 
 /**
  * The KIP-848 ("consumer" protocol) side of a group: group epoch, members with their epochs, the target
@@ -25,6 +26,8 @@ import java.util.TreeSet;
 final class ConsumerGroup {
     static final String UNIFORM = "uniform";
     static final String RANGE = "range";
+    /** No topic: what a member not yet heard from may describe. */
+    static final Predicate<String> NO_TOPICS = topic -> false;
 
     /** A member and its reconciliation state; partitions are by topic name. */
     static final class Member {
@@ -40,6 +43,13 @@ final class ConsumerGroup {
         /** The topics the regex matched in {@link #regexImage}; recomputed when the image changes. */
         Set<String> regexTopics = Set.of();
         Object regexImage;
+        /**
+         * The topics the member's principal may describe, from its latest heartbeat: a regex matches only
+         * those. A member restored from the log has not heartbeated yet: it matches nothing until it does.
+         */
+        Predicate<String> describableTopics = NO_TOPICS;
+        /** The {@link #describableTopics} {@link #regexTopics} was filtered with. */
+        Predicate<String> regexFilteredBy;
         String serverAssignor;
         int rebalanceTimeoutMs;
         int memberEpoch;
@@ -68,6 +78,8 @@ final class ConsumerGroup {
             next.regex = regex;
             next.regexTopics = regexTopics;
             next.regexImage = regexImage;
+            next.describableTopics = describableTopics;
+            next.regexFilteredBy = regexFilteredBy;
             next.serverAssignor = serverAssignor;
             next.rebalanceTimeoutMs = rebalanceTimeoutMs;
             next.memberEpoch = memberEpoch;

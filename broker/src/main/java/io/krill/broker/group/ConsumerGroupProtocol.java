@@ -185,6 +185,7 @@ final class ConsumerGroupProtocol {
         }
         member.clientId = context.clientId();
         member.clientHost = context.clientHost();
+        member.describableTopics = context.describableTopics();
         if (request.instanceId() != null) {
             member.instanceId = request.instanceId();
         }
@@ -273,6 +274,8 @@ final class ConsumerGroupProtocol {
      * The partition counts of the topics the group subscribes to, by name or by a member's regex. A regex
      * is resolved against the current image (full matches, internal topics excluded, as Kafka), again
      * whenever the image changes: a topic created later that matches is assigned at the next heartbeat.
+     * Only the topics the member's principal may describe match (Kafka's filter of resolved regexes); ACLs
+     * are in the image, so a new ACL is seen at the member's next heartbeat too.
      */
     private Map<String, Integer> partitionCounts(ConsumerGroup cg) {
         Map<String, Integer> counts = new HashMap<>();
@@ -281,15 +284,16 @@ final class ConsumerGroupProtocol {
             return counts;
         }
         for (ConsumerGroup.Member m : cg.members.values()) {
-            if (m.regex != null && m.regexImage != current) {
+            if (m.regex != null && (m.regexImage != current || !m.describableTopics.equals(m.regexFilteredBy))) {
                 Set<String> matched = new TreeSet<>();
                 for (TopicImage t : current.topics()) {
-                    if (!t.internal() && m.regex.matches(t.name())) {
+                    if (!t.internal() && m.regex.matches(t.name()) && m.describableTopics.test(t.name())) {
                         matched.add(t.name());
                     }
                 }
                 m.regexTopics = matched;
                 m.regexImage = current;
+                m.regexFilteredBy = m.describableTopics;
             }
         }
         for (String topic : cg.subscribedTopics()) {

@@ -1,5 +1,6 @@
 package io.krill.compat.security;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -20,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.SubscriptionPattern;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -158,6 +160,41 @@ class AclEnforcementTest {
             Set<String> all = new TreeSet<>(admin.listTopics().names().get(30, TimeUnit.SECONDS));
             assertTrue(all.containsAll(Set.of("w-only", "pre-a", "other-b", "tx-out")), all.toString());
         }
+    }
+
+    /**
+     * KIP-848 regex subscriptions (group.protocol=consumer) are given only the matching topics the member's
+     * principal may describe, as Kafka filters them, and a topic is given once an ACL allows it.
+     */
+    @Test
+    void aRegexSubscriptionGetsOnlyTheTopicsItsPrincipalMayDescribe() throws Exception {
+        SecureClients.createTopic(bootstrap(), as("admin"), "rx-hidden", 1, (short) 1);
+        SecureClients.produce(bootstrap(), as("admin"), "rx-hidden", List.of("h1"));
+        Properties props = SecureClients.props(bootstrap(), as("bob"));
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "bob-regex");
+        props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        Map<String, String> seen = new java.util.concurrent.ConcurrentHashMap<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
+                new StringDeserializer())) {
+            consumer.subscribe(new SubscriptionPattern("pre-a|rx-hidden"));
+            await().atMost(Duration.ofSeconds(60)).until(() -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> seen.put(r.value(), r.topic()));
+                return seen.size() >= 2;
+            });
+            assertEquals(Set.of(new TopicPartition("pre-a", 0)), consumer.assignment(),
+                    "rx-hidden matches but User:bob may not describe it");
+
+            try (Admin admin = SecureClients.admin(bootstrap(), as("admin"))) {
+                admin.createAcls(List.of(allow(ResourceType.TOPIC, "rx-hidden", PatternType.LITERAL, "User:bob",
+                        AclOperation.READ))).all().get(30, TimeUnit.SECONDS);
+            }
+            await().atMost(Duration.ofSeconds(60)).until(() -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> seen.put(r.value(), r.topic()));
+                return seen.containsKey("h1");
+            });
+        }
+        assertEquals(Map.of("a1", "pre-a", "a2", "pre-a", "h1", "rx-hidden"), seen);
     }
 
     @Test

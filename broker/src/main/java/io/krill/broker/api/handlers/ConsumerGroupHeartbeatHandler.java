@@ -15,7 +15,9 @@ import java.util.TreeSet;
 
 /**
  * ConsumerGroupHeartbeat (KIP-848 consumer protocol): join, leave, session and incremental assignment
- * in one request; the assignment is computed by the coordinator.
+ * in one request; the assignment is computed by the coordinator. Topics named in the subscription must
+ * be describable (else TOPIC_AUTHORIZATION_FAILED); a regex subscription is given only the matching
+ * topics the member's principal may describe, as Kafka filters them.
  *
  * <p>Thread-safe: stateless.
  */
@@ -41,7 +43,7 @@ public final class ConsumerGroupHeartbeatHandler extends AbstractApiHandler {
                 return;
             }
         }
-        request.respond(coordinator.consumerGroupHeartbeat(GroupRequests.context(request), body));
+        request.respond(coordinator.consumerGroupHeartbeat(GroupRequests.context(request, authorization), body));
     }
 
     @Override

@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * What handlers call to authorize a request: one line per check, the request's principal and client
@@ -152,6 +153,28 @@ public final class Authorization {
             }
         }
         return denied == null ? Set.of() : denied;
+    }
+
+    /**
+     * Whether the request's principal, from its address, may perform {@code operation} on a topic, as a
+     * predicate that outlives the request: a group coordinator filters a member's regex matches with it
+     * whenever topics or ACLs change. Two predicates of the same principal, address and operation are
+     * equal, so a holder can tell when it must look again.
+     */
+    public Predicate<String> topicPredicate(Request request, AclOperation operation) {
+        return authorizer == null ? ALL_TOPICS : new TopicPredicate(authorizer, request.principal(), address(request),
+                operation);
+    }
+
+    /** Every topic: the predicate without an authorizer. */
+    public static final Predicate<String> ALL_TOPICS = topic -> true;
+
+    private record TopicPredicate(Authorizer authorizer, KafkaPrincipal principal, InetAddress address,
+                                  AclOperation operation) implements Predicate<String> {
+        @Override
+        public boolean test(String topic) {
+            return authorizer.authorize(principal, address, operation, ResourceType.TOPIC, topic);
+        }
     }
 
     public Set<String> deniedTopics(Request request, AclOperation operation, Iterable<String> topics) {
