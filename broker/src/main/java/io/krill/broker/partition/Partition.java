@@ -41,7 +41,10 @@ public final class Partition {
     private final int localNodeId;
     private final PartitionLog log;
     private final BooleanSupplier fenced;
-    /** Told after every leader append, outside the lock: wakes followers' and consumers' waiting fetches. */
+    /**
+     * Told after every leader append and every move of a follower's high watermark, outside the lock:
+     * wakes the fetches waiting on this replica (followers' and consumers', KIP-392 reads from a follower too).
+     */
     private final Consumer<TopicPartition> appended;
     private final Object lock = new Object();
     /** Progress of each other replica, while this broker leads; guarded by {@link #lock}. */
@@ -80,8 +83,9 @@ public final class Partition {
     }
 
     /**
-     * @param appended told after each leader append (by any writer: producers, coordinators, markers), so
-     *                 that fetches waiting for data, followers' included, wake at once
+     * @param appended told after each leader append (by any writer: producers, coordinators, markers) and
+     *                 each move of the high watermark of this replica as a follower, so that fetches waiting
+     *                 for data, followers' and consumers' reading from this follower included, wake at once
      */
     public Partition(TopicPartition topicPartition, UUID topicId, int localNodeId, PartitionLog log,
                      PartitionState state, TopicConfig config, BooleanSupplier fenced,
@@ -349,14 +353,22 @@ public final class Partition {
         }
     }
 
-    /** Takes the leader's high watermark, capped by what this replica has; never moves it back. */
+    /**
+     * Takes the leader's high watermark, capped by what this replica has; never moves it back. A move wakes
+     * the fetches waiting on this replica (consumers reading from a follower, KIP-392).
+     */
     public void updateFollowerHighWatermark(long leaderHighWatermark) {
+        boolean moved = false;
         synchronized (lock) {
             long candidate = Math.min(leaderHighWatermark, log.logEndOffset());
             if (candidate > highWatermark) {
                 highWatermark = candidate;
                 log.updateHighWatermark(candidate);
+                moved = true;
             }
+        }
+        if (moved) {
+            appended.accept(topicPartition);
         }
     }
 

@@ -164,6 +164,27 @@ class PartitionReplicationTest {
     }
 
     /**
+     * KIP-392: a consumer long-polling a follower waits in the fetch purgatory for the follower's high
+     * watermark; its move must wake it (told as a change of the partition), not only the fetch's max wait.
+     */
+    @Test
+    void aFollowersHighWatermarkMoveWakesItsWaitingReaders() {
+        List<TopicPartition> told = new java.util.ArrayList<>();
+        Partition p = new Partition(TP, UUID.randomUUID(), LEADER, log, state(2, 3, List.of(1, 2, 3)), config,
+                fenced::get, told::add);
+        appendAsFollower(p, 0, 3);
+        assertEquals(List.of(), told, "a follower's append moves nothing a consumer may read");
+        p.updateFollowerHighWatermark(2);
+        assertEquals(List.of(TP), told);
+        p.updateFollowerHighWatermark(2);
+        p.updateFollowerHighWatermark(1);
+        assertEquals(List.of(TP), told, "no move, nobody woken");
+        p.updateFollowerHighWatermark(10);
+        assertEquals(List.of(TP, TP), told, "moved to the follower's end (3)");
+        assertEquals(3, p.highWatermark());
+    }
+
+    /**
      * KIP-392: a consumer reading from a follower gets only what the leader's high watermark, as last
      * fetched, covers: records the follower has but the ISR has not acknowledged stay out.
      */
