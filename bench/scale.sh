@@ -32,6 +32,7 @@ IDLE_S=${SCALE_IDLE_S:-10}
 META_REPEATS=${SCALE_METADATA_REPEATS:-5}
 KILL_BROKER=${SCALE_KILL_BROKER:-auto}     # auto: the lowest id that is not the controller
 STOP_GRACE=${SCALE_STOP_GRACE:-30}
+SETTLE_MAX_S=${SCALE_SETTLE_MAX_S:-30}   # how long a ready cluster may take to go quiet before the first step
 RF=3
 MIN_ISR=2
 ANCHOR_SETUP=${SCALE_KAFKA_SETUP:-/work/shared/tools/kafka-anchor/setup.sh}
@@ -368,6 +369,22 @@ digest_top() { # LABEL LEVEL_REGEX
     | while read -r count msg; do printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$CN" "$CSHAPE" "$CKIND" "$STEP" "$1" "$count" "$msg"; done >> "$WORK/digest.tsv"
 }
 
+# settle: waits (at most SETTLE_MAX_S) until the whole machine used under 15% of one core over a second
+# (/proc/stat), so a cluster that is still starting up (JIT, Helix's first rebalance) or the previous
+# cluster's teardown does not fall on the first step of one broker and not the other's. What it waited is
+# reported (settle_s), with the machine's load then (load1_settled; a lagging average, for the record).
+settle() {
+  local t0; t0=$(now)
+  local k a b
+  for k in $(seq 1 "$SETTLE_MAX_S"); do
+    a=$(busy_ticks); sleep 1; b=$(busy_ticks)
+    [ $(( (b - a) * 100 )) -lt $(( CLK_TCK * 15 )) ] && break
+  done
+  rec settle_s "$(elapsed "$t0")"
+  rec load1_settled "$(cut -d' ' -f1 /proc/loadavg)"
+}
+busy_ticks() { awk '$1 == "cpu" {print $2 + $3 + $4 + $7 + $8}' /proc/stat; } # user nice system irq softirq
+
 # ---------------------------------------------------------------------------------------------------
 # One broker kind at one partition count: a fresh cluster, the steps, stopped.
 
@@ -383,6 +400,7 @@ run_one() {
   fi
   local controller=${R[controller]}
   rec ready_s "$(elapsed "$t0")"
+  settle
   rec controller "$controller"
   log "$kind N=$CN ($CSHAPE): cluster ready in ${R[ready_s]} s after the driver started; controller: broker $controller (${R[controller_source]})"
   local v1=$KILL_BROKER
