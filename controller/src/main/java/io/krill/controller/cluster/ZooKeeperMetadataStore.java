@@ -13,18 +13,22 @@ import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicCreation;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.controller.metadata.TopicPartitionKey;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
-import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -67,7 +71,8 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: changes may come from any thread (the blocking ones never from a Netty event loop); images are
  * published and listeners told on the notification thread ({@link MetadataWatcher}); Helix calls in on
  * its own threads (the resignation before a new session goes live); the controller's own writes run on
- * {@code krill-controller-<nodeId>}.
+ * {@code krill-controller-<nodeId>}; operators' changes that block (deletions, new partitions, elections,
+ * reassignments) on {@code krill-admin-<nodeId>}, through their {@code ...Async} methods.
  */
 public final class ZooKeeperMetadataStore implements MetadataStore {
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperMetadataStore.class);
@@ -80,6 +85,12 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     private final ZkSession session;
     private final PartitionRecords records;
     private final ExecutorService controllerWork;
+    /**
+     * Operators' changes that take several blocking ZooKeeper round trips (DeleteTopics, CreatePartitions,
+     * ElectLeaders, AlterPartitionReassignments): run here one at a time, in arrival order, so that no
+     * request thread waits for ZooKeeper and the controller's own work is not queued behind them.
+     */
+    private final ExecutorService adminWork;
     private final ReassignmentCompleter reassignmentCompleter;
     private final PeriodicControllerTasks periodicTasks;
     private final StoreContext context;
@@ -118,6 +129,12 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         watcherRef[0] = watcher;
         this.controllerWork = Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, "krill-controller-" + nodeId);
+            thread.setDaemon(true);
+            thread.setUncaughtExceptionHandler((t, e) -> LOG.error("unexpected failure on {}", t.getName(), e));
+            return thread;
+        });
+        this.adminWork = Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "krill-admin-" + nodeId);
             thread.setDaemon(true);
             thread.setUncaughtExceptionHandler((t, e) -> LOG.error("unexpected failure on {}", t.getName(), e));
             return thread;
@@ -301,8 +318,22 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     }
 
     @Override
+    public CompletableFuture<Void> deleteTopicAsync(String name) {
+        return onAdminThread(() -> {
+            deleteTopic(name);
+            return null;
+        });
+    }
+
+    @Override
     public TopicImage createPartitions(String name, int totalCount, List<List<Integer>> newAssignments) {
         return topics.createPartitions(name, totalCount, newAssignments);
+    }
+
+    @Override
+    public CompletableFuture<TopicImage> createPartitionsAsync(String name, int totalCount,
+                                                               List<List<Integer>> newAssignments) {
+        return onAdminThread(() -> createPartitions(name, totalCount, newAssignments));
     }
 
     @Override
@@ -366,6 +397,28 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         return operatorCommands.alterPartitionReassignments(targets, allowReplicationFactorChange);
     }
 
+    @Override
+    public CompletableFuture<Map<TopicPartitionKey, ApiError>> electLeadersAsync(ElectionType type,
+                                                                                 Collection<TopicPartitionKey> partitions) {
+        return onAdminThread(() -> electLeaders(type, partitions));
+    }
+
+    @Override
+    public CompletableFuture<Map<TopicPartitionKey, ApiError>> alterPartitionReassignmentsAsync(
+            Map<TopicPartitionKey, Optional<List<Integer>>> targets, boolean allowReplicationFactorChange) {
+        return onAdminThread(() -> alterPartitionReassignments(targets, allowReplicationFactorChange));
+    }
+
+    /** {@code change} on {@link #adminWork}; a store that is closing fails it with REQUEST_TIMED_OUT (retriable). */
+    private <T> CompletableFuture<T> onAdminThread(Supplier<T> change) {
+        try {
+            return CompletableFuture.supplyAsync(change, adminWork);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(new ApiException(Errors.REQUEST_TIMED_OUT,
+                    "broker " + nodeId + " is shutting down"));
+        }
+    }
+
     /** Joined, open, unfenced, and Helix's controller: the one broker that completes and rebalances. */
     private boolean isActiveController() {
         return !closed && participant != null && !fence.isFenced() && image().controllerId() == nodeId;
@@ -425,6 +478,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
             }
         });
         controllerWork.shutdownNow();
+        adminWork.shutdownNow();
         leaderController.close();
         watcher.close();
         session.close();

@@ -1,15 +1,16 @@
 package io.krill.controller.metadata;
 
 import io.krill.wire.error.ApiException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.UnaryOperator;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.ArrayList;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * The cluster's metadata, as this broker sees it, and the only way to change it. The single-node
@@ -79,14 +80,34 @@ public interface MetadataStore extends AutoCloseable {
      */
     void checkCreateTopic(NewTopic topic);
 
-    /** Deletes a topic; its data is removed by the brokers that host it. */
+    /** Deletes a topic; its data is removed by the brokers that host it. Blocks on a cluster store. */
     void deleteTopic(String name);
+
+    /**
+     * {@link #deleteTopic} without blocking the caller: the future completes when the deletion is done
+     * or fails with its ApiException. A cluster store runs it on its administration thread (one change
+     * at a time, in arrival order, as Kafka's controller queues them), so a slow ZooKeeper delays only
+     * administration, never a request thread; this default runs it on the calling thread (the single-node
+     * store's changes are in memory).
+     */
+    default CompletableFuture<Void> deleteTopicAsync(String name) {
+        return now(() -> {
+            deleteTopic(name);
+            return null;
+        });
+    }
 
     /**
      * Grows a topic to {@code totalCount} partitions. {@code newAssignments}, if not empty, places the
      * new partitions (one replica list each), otherwise they are placed like a new topic's.
      */
     TopicImage createPartitions(String name, int totalCount, List<List<Integer>> newAssignments);
+
+    /** {@link #createPartitions} without blocking the caller, as {@link #deleteTopicAsync}. */
+    default CompletableFuture<TopicImage> createPartitionsAsync(String name, int totalCount,
+                                                                List<List<Integer>> newAssignments) {
+        return now(() -> createPartitions(name, totalCount, newAssignments));
+    }
 
     /** Fails exactly as {@link #createPartitions} would on the current image, and changes nothing. */
     void checkCreatePartitions(String name, int totalCount, List<List<Integer>> newAssignments);
@@ -162,6 +183,12 @@ public interface MetadataStore extends AutoCloseable {
      */
     Map<TopicPartitionKey, ApiError> electLeaders(ElectionType type, Collection<TopicPartitionKey> partitions);
 
+    /** {@link #electLeaders} without blocking the caller, as {@link #deleteTopicAsync}. */
+    default CompletableFuture<Map<TopicPartitionKey, ApiError>> electLeadersAsync(ElectionType type,
+                                                                                  Collection<TopicPartitionKey> partitions) {
+        return now(() -> electLeaders(type, partitions));
+    }
+
     /**
      * Kafka's AlterPartitionReassignments, one result per partition in iteration order: a present
      * target starts (or replaces) a reassignment of the partition to those replicas, an empty one
@@ -174,6 +201,12 @@ public interface MetadataStore extends AutoCloseable {
      */
     Map<TopicPartitionKey, ApiError> alterPartitionReassignments(Map<TopicPartitionKey, Optional<List<Integer>>> targets,
                                                                  boolean allowReplicationFactorChange);
+
+    /** {@link #alterPartitionReassignments(Map, boolean)} without blocking the caller, as {@link #deleteTopicAsync}. */
+    default CompletableFuture<Map<TopicPartitionKey, ApiError>> alterPartitionReassignmentsAsync(
+            Map<TopicPartitionKey, Optional<List<Integer>>> targets, boolean allowReplicationFactorChange) {
+        return now(() -> alterPartitionReassignments(targets, allowReplicationFactorChange));
+    }
 
     /** {@link #alterPartitionReassignments(Map, boolean)} allowing changes of replication factor (v0). */
     default Map<TopicPartitionKey, ApiError> alterPartitionReassignments(
@@ -214,4 +247,13 @@ public interface MetadataStore extends AutoCloseable {
 
     @Override
     void close();
+
+    /** {@code change} run on the calling thread, as a future: its result, or its exception. */
+    private static <T> CompletableFuture<T> now(Supplier<T> change) {
+        try {
+            return CompletableFuture.completedFuture(change.get());
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
 }

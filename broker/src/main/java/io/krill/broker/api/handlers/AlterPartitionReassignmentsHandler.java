@@ -25,8 +25,8 @@ import java.util.Optional;
  * partition grouped by topic in request order (a partition named twice: its last target counts). v1
  * adds allowReplicationFactorChange (KIP-860; v0 allows it), echoed in the response.
  *
- * <p>Thread-safe: stateless; the store serialises the changes. Blocks on the store's writes (a request
- * thread).
+ * <p>Thread-safe: stateless; the store serialises the changes, on its administration thread: the answer
+ * goes out from there ({@link PendingAnswer}), the request thread never waits for ZooKeeper.
  */
 public final class AlterPartitionReassignmentsHandler extends AbstractApiHandler {
     private final BrokerContext context;
@@ -47,8 +47,13 @@ public final class AlterPartitionReassignmentsHandler extends AbstractApiHandler
                 targets.put(key, Optional.ofNullable(partition.replicas()).map(List::copyOf));
             }
         }
-        Map<TopicPartitionKey, ApiError> results = context.metadata().alterPartitionReassignments(targets,
-                body.allowReplicationFactorChange());
+        PendingAnswer.respondWhenDone(request, this,
+                context.metadata().alterPartitionReassignmentsAsync(targets, body.allowReplicationFactorChange()),
+                results -> response(results, body.allowReplicationFactorChange()));
+    }
+
+    private static AlterPartitionReassignmentsResponse response(Map<TopicPartitionKey, ApiError> results,
+                                                                boolean allowReplicationFactorChange) {
         Map<String, AlterPartitionReassignmentsResponse.ReassignableTopicResponse> byTopic = new LinkedHashMap<>();
         for (Map.Entry<TopicPartitionKey, ApiError> result : results.entrySet()) {
             TopicPartitionKey key = result.getKey();
@@ -56,9 +61,9 @@ public final class AlterPartitionReassignmentsHandler extends AbstractApiHandler
                     .setName(name)).partitions().add(partitionResponse(key.partition(), result.getValue().error(),
                     result.getValue().message()));
         }
-        request.respond(new AlterPartitionReassignmentsResponse()
-                .setAllowReplicationFactorChange(body.allowReplicationFactorChange())
-                .setResponses(new ArrayList<>(byTopic.values())));
+        return new AlterPartitionReassignmentsResponse()
+                .setAllowReplicationFactorChange(allowReplicationFactorChange)
+                .setResponses(new ArrayList<>(byTopic.values()));
     }
 
     private static AlterPartitionReassignmentsResponse.ReassignablePartitionResponse partitionResponse(

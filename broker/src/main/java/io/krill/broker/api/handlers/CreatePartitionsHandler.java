@@ -18,6 +18,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * CreatePartitions: grows topics to a new partition count, placing the new partitions automatically or
@@ -54,6 +55,7 @@ public final class CreatePartitionsHandler extends AbstractApiHandler {
             }
         }
         CreatePartitionsResponse response = new CreatePartitionsResponse();
+        List<CompletableFuture<Void>> changes = new ArrayList<>();
         for (CreatePartitionsRequest.CreatePartitionsTopic topic : body.topics()) {
             if (occurrences.get(topic.name()) > 1) {
                 duplicates.add(topic.name());
@@ -63,28 +65,34 @@ public final class CreatePartitionsHandler extends AbstractApiHandler {
                 response.results().add(result(topic.name(), Errors.POLICY_VIOLATION,
                         "Unable to perform excessively large batch operation."));
             } else {
-                response.results().add(grow(image, topic, body.validateOnly()));
+                CreatePartitionsResponse.CreatePartitionsTopicResult result = result(topic.name(), Errors.NONE, null);
+                response.results().add(result);
+                CompletableFuture<?> change = grow(image, topic, body.validateOnly());
+                changes.add(PendingAnswer.onFailure(change, topic.name(),
+                        (error, message) -> result.setErrorCode(error.code()).setErrorMessage(message)));
             }
         }
         for (String name : duplicates) {
             response.results().add(result(name, Errors.INVALID_REQUEST, "Duplicate topic name."));
         }
-        request.respond(response);
+        PendingAnswer.respondWhenDone(request, this, changes, () -> response);
     }
 
-    private CreatePartitionsResponse.CreatePartitionsTopicResult grow(MetadataImage image,
-                                                                      CreatePartitionsRequest.CreatePartitionsTopic topic,
-                                                                      boolean validateOnly) {
+    /**
+     * The topic's growth, or only its check (validateOnly, read from the image on this thread); the store
+     * grows it on its administration thread, so the request thread never waits for ZooKeeper.
+     */
+    private CompletableFuture<?> grow(MetadataImage image, CreatePartitionsRequest.CreatePartitionsTopic topic,
+                                      boolean validateOnly) {
         try {
             List<List<Integer>> assignments = assignments(image, topic);
             if (validateOnly) {
                 context.metadata().checkCreatePartitions(topic.name(), topic.count(), assignments);
-            } else {
-                context.metadata().createPartitions(topic.name(), topic.count(), assignments);
+                return CompletableFuture.completedFuture(null);
             }
-            return result(topic.name(), Errors.NONE, null);
+            return context.metadata().createPartitionsAsync(topic.name(), topic.count(), assignments);
         } catch (ApiException e) {
-            return result(topic.name(), e.error(), e.getMessage());
+            return CompletableFuture.failedFuture(e);
         }
     }
 
@@ -120,6 +128,7 @@ public final class CreatePartitionsHandler extends AbstractApiHandler {
     public ApiMessage errorResponse(Request request, Errors error) {
         CreatePartitionsRequest body = request.body();
         CreatePartitionsResponse response = new CreatePartitionsResponse();
+        List<CompletableFuture<Void>> changes = new ArrayList<>();
         for (CreatePartitionsRequest.CreatePartitionsTopic topic : body.topics()) {
             response.results().add(result(topic.name(), error, error.message()));
         }

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * DeleteTopics by name (v1-5) or by name or id (v6), with Kafka's controller rules: a name or id given
@@ -28,7 +29,9 @@ import java.util.UUID;
  * unknown ids UNKNOWN_TOPIC_ID. With {@code delete.topic.enable=false} every topic fails with
  * TOPIC_DELETION_DISABLED (INVALID_REQUEST before v3). Internal topics (group and transaction state) are
  * refused with INVALID_TOPIC_EXCEPTION. The partition manager removes the logs when the store publishes
- * the deletion, before this answers.
+ * the deletion, before this answers. Deletions run on the store's administration thread ({@code
+ * deleteTopicAsync}) and the answer goes out once all are done ({@link PendingAnswer}): the request
+ * thread never waits for ZooKeeper.
  *
  * <p>Thread-safe: stateless; the store serialises deletions.
  */
@@ -102,23 +105,21 @@ public final class DeleteTopicsHandler extends AbstractApiHandler {
                 toDelete.put(topic.id(), name);
             }
         }
+        List<CompletableFuture<Void>> deletions = new ArrayList<>(toDelete.size());
         for (Map.Entry<UUID, String> entry : toDelete.entrySet()) {
-            results.add(delete(image.topic(entry.getKey())));
+            TopicImage topic = image.topic(entry.getKey());
+            if (topic.internal() || TopicNames.isInternal(topic.name())) {
+                results.add(result(topic.name(), topic.id(), Errors.INVALID_TOPIC_EXCEPTION,
+                        "Topic " + topic.name() + " is an internal topic and cannot be deleted."));
+                continue;
+            }
+            DeleteTopicsResponse.DeletableTopicResult deleted = result(topic.name(), topic.id(), Errors.NONE, null);
+            results.add(deleted);
+            deletions.add(PendingAnswer.onFailure(context.metadata().deleteTopicAsync(topic.name()), topic.name(),
+                    (error, message) -> deleted.setErrorCode(error.code()).setErrorMessage(message)));
         }
-        request.respond(new DeleteTopicsResponse().setResponses(results));
-    }
-
-    private DeleteTopicsResponse.DeletableTopicResult delete(TopicImage topic) {
-        if (topic.internal() || TopicNames.isInternal(topic.name())) {
-            return result(topic.name(), topic.id(), Errors.INVALID_TOPIC_EXCEPTION,
-                    "Topic " + topic.name() + " is an internal topic and cannot be deleted.");
-        }
-        try {
-            context.metadata().deleteTopic(topic.name());
-            return result(topic.name(), topic.id(), Errors.NONE, null);
-        } catch (ApiException e) {
-            return result(topic.name(), topic.id(), e.error(), e.getMessage());
-        }
+        DeleteTopicsResponse response = new DeleteTopicsResponse().setResponses(results);
+        PendingAnswer.respondWhenDone(request, this, deletions, () -> response);
     }
 
     private static <T> void addOnce(T value, Set<T> seen, Set<T> duplicates) {

@@ -31,8 +31,8 @@ import java.util.Set;
  * needed are left out. An unknown election type is INVALID_REQUEST for the whole request. Needs ALTER on
  * the cluster: otherwise CLUSTER_AUTHORIZATION_FAILED, top-level (v1+) and for every partition.
  *
- * <p>Thread-safe: stateless; the store serialises the elections. Blocks on the store's writes (a
- * request thread).
+ * <p>Thread-safe: stateless; the store serialises the elections, on its administration thread: the
+ * answer goes out from there ({@link PendingAnswer}), the request thread never waits for ZooKeeper.
  */
 public final class ElectLeadersHandler extends AbstractApiHandler {
     private final BrokerContext context;
@@ -49,7 +49,11 @@ public final class ElectLeadersHandler extends AbstractApiHandler {
         ElectionType type = ElectionType.forValue(body.electionType()); // v0 has none: 0, preferred
         boolean all = body.topicPartitions() == null;
         List<TopicPartitionKey> partitions = all ? everyPartition(context.metadata().image()) : requested(body);
-        Map<TopicPartitionKey, ApiError> results = context.metadata().electLeaders(type, partitions);
+        PendingAnswer.respondWhenDone(request, this, context.metadata().electLeadersAsync(type, partitions),
+                results -> response(results, all));
+    }
+
+    private static ElectLeadersResponse response(Map<TopicPartitionKey, ApiError> results, boolean all) {
         Map<String, ElectLeadersResponse.ReplicaElectionResult> byTopic = new LinkedHashMap<>();
         for (Map.Entry<TopicPartitionKey, ApiError> result : results.entrySet()) {
             ApiError error = result.getValue();
@@ -63,7 +67,7 @@ public final class ElectLeadersHandler extends AbstractApiHandler {
                             .setErrorCode(error.error().code())
                             .setErrorMessage(error.message()));
         }
-        request.respond(new ElectLeadersResponse().setReplicaElectionResults(new ArrayList<>(byTopic.values())));
+        return new ElectLeadersResponse().setReplicaElectionResults(new ArrayList<>(byTopic.values()));
     }
 
     /** The request's partitions, each once, in request order. */

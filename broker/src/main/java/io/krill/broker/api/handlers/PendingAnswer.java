@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,6 +47,26 @@ final class PendingAnswer {
                     request.respond(handler.errorResponse(request, Errors.UNKNOWN_SERVER_ERROR));
                 }
             }
+        });
+    }
+
+    /**
+     * Answers {@code request} with {@code response} applied to {@code outcome}'s result once it completes,
+     * or, if it fails, with the handler's error response for its error ({@link #error}) for the whole
+     * request: for requests the store answers in one piece (elections, reassignments).
+     */
+    static <T> void respondWhenDone(Request request, ApiHandler handler, CompletableFuture<T> outcome,
+                                    Function<T, ApiMessage> response) {
+        outcome.whenComplete((result, failure) -> {
+            ApiMessage answer;
+            try {
+                answer = failure == null ? response.apply(result)
+                        : handler.errorResponse(request, error(failure, request.api()).error());
+            } catch (RuntimeException e) {
+                LOG.error("{}: building the answer failed; answered UNKNOWN_SERVER_ERROR", request.api(), e);
+                answer = handler.errorResponse(request, Errors.UNKNOWN_SERVER_ERROR);
+            }
+            request.respond(answer);
         });
     }
 

@@ -102,6 +102,9 @@ final class HandlerFixture implements AutoCloseable {
         } catch (ApiException e) {
             request.respond(handler.errorResponse(request, e.error()));
         }
+        // A cluster store answers from its own thread: wait for it (the local store has answered already).
+        org.awaitility.Awaitility.await("the answer").atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> answer.get() != null);
         assertNotNull(answer.get(), "answered");
         return decodeResponse(handler, version, answer.get());
     }
