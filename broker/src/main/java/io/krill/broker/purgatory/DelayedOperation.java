@@ -31,6 +31,15 @@ public abstract class DelayedOperation {
     /** Checks whether the operation can complete now; if so calls {@link #forceComplete()} and returns its result. */
     public abstract boolean tryComplete();
 
+    /**
+     * {@link #tryComplete()}, told the key whose event woke the operation: one that watches many keys
+     * (a follower's fetch watches thousands of partitions) may look at that key's state only, since every
+     * other key's events wake it on their own. By default the whole condition is checked.
+     */
+    public boolean tryComplete(Object key) {
+        return tryComplete();
+    }
+
     /** Sends the result. Called once. */
     protected abstract void onComplete();
 

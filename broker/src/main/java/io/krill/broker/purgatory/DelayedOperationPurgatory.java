@@ -73,7 +73,7 @@ public final class DelayedOperationPurgatory<K> implements AutoCloseable {
         if (watchers == null) {
             return 0;
         }
-        int completed = watchers.tryCompleteAll();
+        int completed = watchers.tryCompleteAll(key);
         if (watchers.retireIfEmpty()) {
             watchersByKey.remove(key, watchers);
         }
@@ -122,14 +122,14 @@ public final class DelayedOperationPurgatory<K> implements AutoCloseable {
             return retired;
         }
 
-        int tryCompleteAll() {
+        int tryCompleteAll(Object key) {
             List<DelayedOperation> snapshot;
             synchronized (this) {
                 snapshot = new ArrayList<>(operations);
             }
             int completed = 0;
             for (DelayedOperation operation : snapshot) {
-                if (!operation.isCompleted() && operation.tryComplete()) {
+                if (!operation.isCompleted() && operation.tryComplete(key)) {
                     completed++;
                 }
             }

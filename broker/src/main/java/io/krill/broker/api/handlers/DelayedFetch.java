@@ -4,8 +4,11 @@ import io.krill.broker.api.Request;
 import io.krill.broker.partition.Partition;
 import io.krill.broker.partition.PartitionManager;
 import io.krill.broker.purgatory.DelayedOperation;
+import io.krill.log.TopicPartition;
 import io.krill.wire.message.FetchRequest;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A long-poll fetch: waits until {@code min.bytes} are there, or {@code max.wait.ms}, and answers with
@@ -19,12 +22,16 @@ import java.util.List;
  * epoch with what it saw last, with no index lookup and no allocation; only when one of them moved
  * does it read the partitions again (index lookups and file positions, no data copied) to count the
  * bytes. Positions are remembered as of the first read, which the handler made before parking it.
+ * A wake-up names the partition that changed ({@link #tryComplete(Object)}): only that one is compared
+ * (the others' changes wake it on their own), so a leadership move of thousands of partitions costs a
+ * compare per partition, not a scan of the whole fetch per partition. The index from partition to
+ * position is built at the first such wake-up, not for fetches that are never woken.
  *
  * <p>Thread-safety: {@link #tryComplete} can run on several threads at once (whoever changed a
  * partition). The remembered positions are a hint kept without a lock: a thread stores a value it read
  * from the partition only before a full read of its own, which sees at least that much, so nothing
- * seen is ever skipped; a stale value costs one extra read. Completion is decided once by the base
- * class.
+ * seen is ever skipped; a stale value costs one extra read. The index is immutable once published
+ * (racing builders make equal ones). Completion is decided once by the base class.
  */
 final class DelayedFetch extends DelayedOperation {
     private final Request request;
@@ -36,6 +43,9 @@ final class DelayedFetch extends DelayedOperation {
     private final long[] ends;
     private final long[] starts;
     private final int[] epochs;
+    /** Whether this broker led each partition at the first read (a KIP-392 consumer may read from a follower). */
+    private final boolean[] leading;
+    private volatile Map<TopicPartition, Integer> index;
 
     /** @param first the read the handler made, whose partitions this fetch now watches */
     DelayedFetch(long maxWaitMs, Request request, FetchHandler handler, FetchHandler.Read first,
@@ -52,6 +62,7 @@ final class DelayedFetch extends DelayedOperation {
         this.ends = new long[n];
         this.starts = new long[n];
         this.epochs = new int[n];
+        this.leading = new boolean[n];
         for (int i = 0; i < n; i++) {
             Partition partition = leaders[i];
             FetchRequest.FetchPartition asked = first.asked.get(i);
@@ -59,14 +70,38 @@ final class DelayedFetch extends DelayedOperation {
             ends[i] = Math.min(end(partition), Math.max(asked.fetchOffset(), 0));
             starts[i] = partition.logStartOffset();
             epochs[i] = partition.leaderEpoch();
+            leading[i] = partition.isLeader();
         }
     }
 
     @Override
     public boolean tryComplete() {
-        if (!anyMoved()) {
-            return false;
+        return anyMoved() && enoughToAnswer();
+    }
+
+    @Override
+    public boolean tryComplete(Object key) {
+        Integer at = key instanceof TopicPartition tp ? index().get(tp) : null;
+        if (at == null) {
+            return tryComplete();
         }
+        return moved(at) && enoughToAnswer();
+    }
+
+    private Map<TopicPartition, Integer> index() {
+        Map<TopicPartition, Integer> built = index;
+        if (built == null) {
+            built = new HashMap<>(leaders.length * 2);
+            for (int i = 0; i < leaders.length; i++) {
+                built.put(leaders[i].topicPartition(), i);
+            }
+            index = built;
+        }
+        return built;
+    }
+
+    /** Reads the partitions again (no data copied) and completes if there is enough, or an error, to answer. */
+    private boolean enoughToAnswer() {
         FetchRequest body = request.body();
         FetchHandler.Read read = handler.read(request, false);
         boolean enough = read.bytes >= body.minBytes() || read.errors;
@@ -78,19 +113,25 @@ final class DelayedFetch extends DelayedOperation {
     private boolean anyMoved() {
         boolean moved = false;
         for (int i = 0; i < leaders.length; i++) {
-            Partition partition = leaders[i];
-            long end = end(partition);
-            long start = partition.logStartOffset();
-            int epoch = partition.leaderEpoch();
-            if (end != ends[i] || start != starts[i] || epoch != epochs[i] || !partition.isLeader()
-                    || !partitions.isHosted(partition)) {
-                ends[i] = end;
-                starts[i] = start;
-                epochs[i] = epoch;
-                moved = true;
-            }
+            moved |= moved(i);
         }
         return moved;
+    }
+
+    /** Whether partition {@code i}'s bounds, log start, role or epoch changed since the last look, or it is gone. */
+    private boolean moved(int i) {
+        Partition partition = leaders[i];
+        long end = end(partition);
+        long start = partition.logStartOffset();
+        int epoch = partition.leaderEpoch();
+        if (end != ends[i] || start != starts[i] || epoch != epochs[i] || partition.isLeader() != leading[i]
+                || !partitions.isHosted(partition)) {
+            ends[i] = end;
+            starts[i] = start;
+            epochs[i] = epoch;
+            return true;
+        }
+        return false;
     }
 
     private long end(Partition partition) {

@@ -118,4 +118,22 @@ class DelayedFetchTest {
             assertEquals(oneBatch, response.responses().get(0).partitions().get(p).records().sizeInBytes(), "partition " + p);
         }
     }
+
+    /**
+     * A wake-up names the partition that changed, and only that partition is compared: a follower's fetch
+     * of thousands of partitions must not scan them all for each change. Records on partition 2 announced
+     * as a change of partition 0 do not complete it; the announcement of partition 2 does.
+     */
+    @Test
+    void aWakeUpLooksAtTheNamedPartitionOnly() {
+        AtomicReference<ApiMessage> answer = fetch(1);
+        broker.append(TOPIC, 2, 1);
+        wake(0);
+        wake(1);
+        assertNull(answer.get(), "partitions 0 and 1 did not move");
+        wake(2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> answer.get() != null);
+        FetchResponse response = broker.decodeResponse(handler, 12, answer.get());
+        assertEquals(1, response.responses().get(0).partitions().get(2).highWatermark());
+    }
 }
