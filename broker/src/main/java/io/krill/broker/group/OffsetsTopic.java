@@ -2,7 +2,6 @@ package io.krill.broker.group;
 
 import io.krill.controller.metadata.MetadataStore;
 import io.krill.controller.metadata.NewTopic;
-import io.krill.controller.metadata.TopicImage;
 import java.util.Map;
 
 /**
@@ -15,15 +14,15 @@ public final class OffsetsTopic {
     private OffsetsTopic() {
     }
 
-    /** Creates the topic; TOPIC_ALREADY_EXISTS when another request did first. */
-    public static TopicImage create(MetadataStore metadata, GroupConfig config) {
+    /** The topic as it is created on first use: its replication factor bounded by the live brokers. */
+    public static NewTopic spec(MetadataStore metadata, GroupConfig config) {
         int liveBrokers = Math.max(1, metadata.image().brokers().size());
         int replicationFactor = Math.min(config.offsetsTopicReplicationFactor(), liveBrokers);
         Map<String, String> configs = Map.of(
                 "cleanup.policy", "compact",
                 "compression.type", "producer",
                 "segment.bytes", Integer.toString(config.offsetsTopicSegmentBytes()));
-        return metadata.createTopic(new NewTopic(GroupCoordinator.TOPIC, config.offsetsTopicNumPartitions(),
-                replicationFactor, Map.of(), configs, true));
+        return new NewTopic(GroupCoordinator.TOPIC, config.offsetsTopicNumPartitions(),
+                replicationFactor, Map.of(), configs, true);
     }
 }

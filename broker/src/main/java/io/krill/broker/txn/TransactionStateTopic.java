@@ -2,7 +2,6 @@ package io.krill.broker.txn;
 
 import io.krill.controller.metadata.MetadataStore;
 import io.krill.controller.metadata.NewTopic;
-import io.krill.controller.metadata.TopicImage;
 import java.util.Map;
 
 /**
@@ -19,8 +18,8 @@ public final class TransactionStateTopic {
     private TransactionStateTopic() {
     }
 
-    /** Creates the topic; TOPIC_ALREADY_EXISTS when another request did first. */
-    public static TopicImage create(MetadataStore metadata, TransactionConfig config) {
+    /** The topic as it is created on first use: its replication factor bounded by the live brokers. */
+    public static NewTopic spec(MetadataStore metadata, TransactionConfig config) {
         int liveBrokers = Math.max(1, metadata.image().brokers().size());
         int replicationFactor = Math.min(config.stateLogReplicationFactor(), liveBrokers);
         int minIsr = Math.min(config.stateLogMinIsr(), replicationFactor);
@@ -30,8 +29,8 @@ public final class TransactionStateTopic {
                 "min.insync.replicas", Integer.toString(minIsr),
                 "unclean.leader.election.enable", "false",
                 "segment.bytes", Integer.toString(config.stateLogSegmentBytes()));
-        return metadata.createTopic(new NewTopic(NAME, config.stateLogNumPartitions(), replicationFactor, Map.of(),
-                configs, true));
+        return new NewTopic(NAME, config.stateLogNumPartitions(), replicationFactor, Map.of(),
+                configs, true);
     }
 
     /** The partition of {@code __transaction_state} that holds {@code transactionalId} (Kafka's hash). */

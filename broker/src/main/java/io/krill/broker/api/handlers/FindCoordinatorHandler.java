@@ -9,9 +9,12 @@ import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.authorizer.Authorization;
 import io.krill.broker.txn.TransactionCoordinator;
 import io.krill.broker.txn.TransactionStateTopic;
+import io.krill.controller.metadata.ApiError;
 import io.krill.controller.metadata.BrokerInfo;
 import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.NewTopic;
 import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicCreation;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
@@ -21,24 +24,37 @@ import io.krill.wire.message.FindCoordinatorResponse;
 import io.krill.wire.protocol.ApiMessage;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * FindCoordinator: the broker leading a group's partition of {@code __consumer_offsets} (key type 0)
  * or a transactional id's partition of {@code __transaction_state} (key type 1), at its endpoint on the
- * listener the request came in by. Either topic is created on first use. COORDINATOR_NOT_AVAILABLE
+ * listener the request came in by. Either topic is created on first use, without the request thread
+ * waiting for the store (two brokers, or two racing requests, may both try: the loser's
+ * TOPIC_ALREADY_EXISTS is success). COORDINATOR_NOT_AVAILABLE
  * while there is no leader (or no such topic yet); other key types and an empty transactional id are
  * INVALID_REQUEST. Batched keys from v4.
  *
- * <p>Thread-safe: stateless.
+ * <p>Thread-safe: the one state, the creations in flight, is a concurrent map; a creation completes on a
+ * store thread.
  */
 public final class FindCoordinatorHandler extends AbstractApiHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(FindCoordinatorHandler.class);
     private static final byte GROUP = 0;
     private static final byte TRANSACTION = 1;
 
     private final BrokerContext context;
     private final GroupCoordinator coordinator;
     private final TransactionCoordinator transactions;
+    /** The creation of each coordinator topic in flight, by name. */
+    private final Map<String, CompletableFuture<List<TopicCreation>>> creating = new ConcurrentHashMap<>();
 
     public FindCoordinatorHandler(BrokerContext context, GroupCoordinator coordinator,
                                   TransactionCoordinator transactions) {
@@ -79,7 +95,7 @@ public final class FindCoordinatorHandler extends AbstractApiHandler {
             return error(key, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, null);
         }
         if (keyType == GROUP) {
-            return leaderOf(key, GroupCoordinator.TOPIC, () -> OffsetsTopic.create(context.metadata(), coordinator.config()),
+            return leaderOf(key, GroupCoordinator.TOPIC, () -> OffsetsTopic.spec(context.metadata(), coordinator.config()),
                     () -> coordinator.partitionFor(id), listener);
         }
         if (keyType == TRANSACTION) {
@@ -87,24 +103,30 @@ public final class FindCoordinatorHandler extends AbstractApiHandler {
                 return error(key, Errors.INVALID_REQUEST, "The transactional id must not be empty");
             }
             return leaderOf(key, TransactionStateTopic.NAME,
-                    () -> TransactionStateTopic.create(context.metadata(), transactions.config()),
+                    () -> TransactionStateTopic.spec(context.metadata(), transactions.config()),
                     () -> transactions.partitionFor(id), listener);
         }
         return error(key, Errors.INVALID_REQUEST, "Unsupported coordinator key type " + keyType);
     }
 
-    /** The leader of {@code key}'s partition of the coordinator topic, which is created on first use. */
-    private FindCoordinatorResponse.Coordinator leaderOf(String key, String topicName, Runnable createTopic,
+    /**
+     * The leader of {@code key}'s partition of the coordinator topic, which is created on first use:
+     * asynchronously, answered COORDINATOR_NOT_AVAILABLE (retriable) until the image shows it, as Kafka
+     * answers while it auto-creates the topic; a store that creates at once (the single node's) is
+     * answered with the coordinator right away.
+     */
+    private FindCoordinatorResponse.Coordinator leaderOf(String key, String topicName, Supplier<NewTopic> spec,
                                                          IntSupplier partitionFor, String listener) {
         MetadataImage image = context.metadata().image();
         TopicImage topic = image.topic(topicName);
         if (topic == null) {
-            try {
-                createTopic.run();
-            } catch (ApiException e) {
-                if (e.error() != Errors.TOPIC_ALREADY_EXISTS) {
-                    return error(key, Errors.COORDINATOR_NOT_AVAILABLE, e.getMessage());
-                }
+            CompletableFuture<List<TopicCreation>> creation = create(topicName, spec);
+            if (!creation.isDone()) {
+                return error(key, Errors.COORDINATOR_NOT_AVAILABLE, "The topic " + topicName + " is being created");
+            }
+            ApiError failed = outcome(creation);
+            if (failed != null) {
+                return error(key, Errors.COORDINATOR_NOT_AVAILABLE, failed.message());
             }
             image = context.metadata().image();
             topic = image.topic(topicName);
@@ -126,6 +148,46 @@ public final class FindCoordinatorHandler extends AbstractApiHandler {
                 .setNodeId(broker.nodeId())
                 .setHost(endpoint.host())
                 .setPort(endpoint.port());
+    }
+
+    /** The creation of {@code topicName} in flight, or a new one: one at a time per topic, however many ask. */
+    private CompletableFuture<List<TopicCreation>> create(String topicName, Supplier<NewTopic> spec) {
+        CompletableFuture<List<TopicCreation>> running = creating.get(topicName);
+        if (running != null && !running.isDone()) {
+            return running;
+        }
+        CompletableFuture<List<TopicCreation>> started = start(spec);
+        creating.put(topicName, started);
+        started.whenComplete((outcomes, failure) -> {
+            creating.remove(topicName, started);
+            ApiError error = outcome(started);
+            if (error != null) {
+                LOG.warn("Could not create {} on first use: {}", topicName, error.message());
+            }
+        });
+        return started;
+    }
+
+    private CompletableFuture<List<TopicCreation>> start(Supplier<NewTopic> spec) {
+        try {
+            return context.metadata().createTopics(List.of(spec.get()));
+        } catch (ApiException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Why a completed creation did not create the topic, or null (created, or created by another broker first). */
+    private static ApiError outcome(CompletableFuture<List<TopicCreation>> creation) {
+        try {
+            ApiError error = creation.join().get(0).error();
+            return error.isSuccess() || error.error() == Errors.TOPIC_ALREADY_EXISTS ? null : error;
+        } catch (CompletionException | java.util.concurrent.CancellationException e) {
+            Throwable cause = PendingAnswer.unwrap(e);
+            if (cause instanceof ApiException api) {
+                return api.error() == Errors.TOPIC_ALREADY_EXISTS ? null : new ApiError(api.error(), api.getMessage());
+            }
+            return new ApiError(Errors.UNKNOWN_SERVER_ERROR, String.valueOf(cause));
+        }
     }
 
     private static FindCoordinatorResponse.Coordinator error(String key, Errors error, String message) {
