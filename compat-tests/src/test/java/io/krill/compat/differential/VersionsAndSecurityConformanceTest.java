@@ -1,0 +1,66 @@
+package io.krill.compat.differential;
+
+import io.krill.wire.message.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * ApiVersions error paths, SASL on a PLAINTEXT listener, and the ACL APIs on brokers without an
+ * authorizer (both nodes of this pair have none): what a client that assumes security gets from a broker
+ * that has none.
+ */
+class VersionsAndSecurityConformanceTest extends DifferentialTest {
+
+    /**
+     * A version beyond any broker's: the header says v127, the body is the highest layout both write
+     * (brokers do not read it). Kafka answers v0, UNSUPPORTED_VERSION, with its ApiVersions range, which
+     * kafka-clients parses by falling back to v0; the JSON is therefore written at v0.
+     */
+    @Test
+    void apiVersionsAtAnUnsupportedVersion() {
+        sequence("ApiVersions v127", ApiKeys.API_VERSIONS).exactly(127, highest(ApiKeys.API_VERSIONS), 0)
+                .request((side, version) -> ClientRequests.apiVersions())
+                .expect("/errorCode", Errors.UNSUPPORTED_VERSION)
+                .run();
+    }
+
+    @Test
+    void saslHandshakeOnAPlaintextListener() {
+        sequence("SaslHandshake PLAIN on a PLAINTEXT listener", ApiKeys.SASL_HANDSHAKE)
+                .request((side, version) -> ClientRequests.saslHandshake("PLAIN"))
+                .expect("/errorCode", Errors.ILLEGAL_SASL_STATE)
+                .run();
+    }
+
+    @Test
+    void saslAuthenticateOnAPlaintextListener() {
+        sequence("SaslAuthenticate on a PLAINTEXT listener", ApiKeys.SASL_AUTHENTICATE)
+                .request((side, version) -> ClientRequests.saslPlain("alice", "alice-secret"))
+                .expect("/errorCode", Errors.ILLEGAL_SASL_STATE)
+                .run();
+    }
+
+    @Test
+    void describeAclsWithoutAnAuthorizer() {
+        sequence("DescribeAcls without an authorizer", ApiKeys.DESCRIBE_ACLS)
+                .request((side, version) -> ClientRequests.describeAnyAcl())
+                .expect("/errorCode", Errors.SECURITY_DISABLED)
+                .run();
+    }
+
+    @Test
+    void createAclsWithoutAnAuthorizer() {
+        sequence("CreateAcls without an authorizer", ApiKeys.CREATE_ACLS)
+                .request((side, version) -> ClientRequests.createTopicReadAcl("diff-acl-topic", "User:alice"))
+                .expect("/results/0/errorCode", Errors.SECURITY_DISABLED)
+                .run();
+    }
+
+    @Test
+    void deleteAclsWithoutAnAuthorizer() {
+        sequence("DeleteAcls without an authorizer", ApiKeys.DELETE_ACLS)
+                .request((side, version) -> ClientRequests.deleteTopicAcls("diff-acl-topic"))
+                .expect("/filterResults/0/errorCode", Errors.SECURITY_DISABLED)
+                .run();
+    }
+}
