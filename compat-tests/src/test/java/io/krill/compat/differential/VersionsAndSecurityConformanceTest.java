@@ -24,6 +24,15 @@ class VersionsAndSecurityConformanceTest extends DifferentialTest {
                 .run();
     }
 
+    /** KIP-511: a client software name outside {@code [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?} is refused. */
+    @Test
+    void apiVersionsWithAnInvalidClientSoftwareName() {
+        sequence("ApiVersions with client software name 'bad name!'", ApiKeys.API_VERSIONS).from(3)
+                .request((side, version) -> ClientRequests.apiVersions().setClientSoftwareName("bad name!"))
+                .expect("/errorCode", Errors.INVALID_REQUEST)
+                .run();
+    }
+
     @Test
     void saslHandshakeOnAPlaintextListener() {
         sequence("SaslHandshake PLAIN on a PLAINTEXT listener", ApiKeys.SASL_HANDSHAKE)
