@@ -180,6 +180,10 @@ class TransactionsConformanceTest extends DifferentialTest {
             side.createTopic("diff-dtx-topic", 1);
             side.keep(side.initTransactional("diff-txn-empty"));
         });
+        sequence("DescribeTransactions of an unknown transactional id", ApiKeys.DESCRIBE_TRANSACTIONS)
+                .request((side, version) -> TransactionRequests.describeTransactions("diff-txn-nobody"))
+                .expect("/transactionStates/0/errorCode", Errors.TRANSACTIONAL_ID_NOT_FOUND)
+                .run();
         sequence("DescribeTransactions of a transactional id without a transaction", ApiKeys.DESCRIBE_TRANSACTIONS)
                 .request((side, version) -> TransactionRequests.describeTransactions("diff-txn-empty"))
                 .expect("/transactionStates/0/errorCode", Errors.NONE)
