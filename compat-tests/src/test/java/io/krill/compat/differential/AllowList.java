@@ -31,6 +31,8 @@ final class AllowList {
             new Entry("*", "**/errorMessage",
                     "human-readable text (or none: null or empty); clients show it but never parse it, and the"
                             + " error code next to it is compared"),
+            new Entry("Produce", "/responses/*/partitionResponses/*/recordErrors/*/batchIndexErrorMessage",
+                    "a refused record's human-readable text (KIP-467); its batch index and the error code are compared"),
             new Entry("*", "/clusterId", "each cluster's own random id (Metadata, DescribeCluster)"),
             new Entry("DescribeLogDirs", "/results/*/logDir", "each broker's log directory, a temporary folder of its own"),
             new Entry("DescribeLogDirs", "/results/*/usableBytes",

@@ -86,6 +86,11 @@ final class BrokerSide {
         return client.send(api, headerVersion, bodyVersion, body);
     }
 
+    /** Writes {@code bytes} as they are on a fresh connection: see {@link RawExchange}. */
+    RawExchange.Outcome sendRaw(byte[] bytes, Duration wait) {
+        return client.sendRaw(bytes, wait);
+    }
+
     /** This side's id of a topic created through {@link #createTopic}. */
     UUID topicId(String topic) {
         Uuid id = topicIds.get(topic);
@@ -122,7 +127,14 @@ final class BrokerSide {
 
     /** Creates {@code topic} (replication factor 1) and waits until Metadata shows a leader for every partition. */
     void createTopic(String topic, int partitions) {
-        CreateTopicsRequest request = ClientRequests.createTopics(ClientRequests.topic(topic, partitions, 1));
+        createTopic(ClientRequests.topic(topic, partitions, 1));
+    }
+
+    /** Creates the topic {@code creatable} describes and waits until Metadata shows a leader for every partition. */
+    void createTopic(CreateTopicsRequest.CreatableTopic creatable) {
+        String topic = creatable.name();
+        int partitions = creatable.numPartitions();
+        CreateTopicsRequest request = ClientRequests.createTopics(creatable);
         CreateTopicsResponseData created = (CreateTopicsResponseData) send(ApiKeys.CREATE_TOPICS, request).data();
         for (CreateTopicsResponseData.CreatableTopicResult result : created.topics()) {
             requireNone("CreateTopics " + topic, result.errorCode(), result.errorMessage());
@@ -362,6 +374,19 @@ final class BrokerSide {
                     return true;
                 });
         return new Producer(transactionalId, answer[0].producerId(), answer[0].producerEpoch());
+    }
+
+    /** Starts an idempotent producer (InitProducerId without transactional id) and keeps it as {@code key}. */
+    void keepIdempotent(String key) {
+        InitProducerIdResponseData data = (InitProducerIdResponseData) send(ApiKeys.INIT_PRODUCER_ID,
+                ClientRequests.idempotentInitProducerId()).data();
+        requireNone("InitProducerId", data.errorCode(), null);
+        producers.put(key, new Producer(null, data.producerId(), data.producerEpoch()));
+    }
+
+    /** The idempotent producer kept as {@code key}. */
+    Producer idempotent(String key) {
+        return producer(key);
     }
 
     /** Keeps a producer the set-up started, for requests that name its id and epoch. */

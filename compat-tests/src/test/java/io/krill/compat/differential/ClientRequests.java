@@ -123,6 +123,25 @@ final class ClientRequests {
         return MemoryRecords.withRecords(Compression.NONE, records);
     }
 
+    /** One batch of {@code count} records without keys (refused by a compacted topic). */
+    static MemoryRecords keylessBatch(int count) {
+        SimpleRecord[] records = new SimpleRecord[count];
+        for (int i = 0; i < count; i++) {
+            records[i] = new SimpleRecord(BASE_TIMESTAMP + i, null, ("value-" + i).getBytes(StandardCharsets.UTF_8));
+        }
+        return MemoryRecords.withRecords(Compression.NONE, records);
+    }
+
+    /** One batch of {@code count} records of an idempotent producer, its first record at {@code sequence}. */
+    static MemoryRecords idempotentBatch(long producerId, short epoch, int sequence, int count) {
+        SimpleRecord[] records = new SimpleRecord[count];
+        for (int i = 0; i < count; i++) {
+            records[i] = new SimpleRecord(BASE_TIMESTAMP + i, ("key-" + i).getBytes(StandardCharsets.UTF_8),
+                    ("value-" + i).getBytes(StandardCharsets.UTF_8));
+        }
+        return MemoryRecords.withIdempotentRecords(Compression.NONE, producerId, epoch, sequence, records);
+    }
+
     static ProduceRequest produce(String topic, UUID topicId, int partition, MemoryRecords batch, short acks) {
         return new ProduceRequest().setTransactionalId(null).setAcks(acks).setTimeoutMs(TIMEOUT_MS)
                 .setTopicData(List.of(new ProduceRequest.TopicProduceData().setName(topic).setTopicId(topicId)

@@ -81,6 +81,11 @@ final class ConformanceClient {
         return AbstractResponse.parseResponse(ByteBuffer.wrap(answer), judgeHeader);
     }
 
+    /** Writes {@code bytes} as they are on a fresh connection and reports what came back within {@code wait}. */
+    RawExchange.Outcome sendRaw(byte[] bytes, java.time.Duration wait) {
+        return RawExchange.exchange(host, port, bytes, wait);
+    }
+
     private static byte[] encode(ApiKeys api, short headerVersion, short bodyVersion, ApiMessage body,
                                  int correlationId) {
         RequestHeader header = new RequestHeader().setRequestApiKey(api.id()).setRequestApiVersion(headerVersion)

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.CreateTopicsRequest;
+import java.util.List;
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
@@ -48,6 +50,17 @@ class ProduceFetchConformanceTest extends DifferentialTest {
     }
 
     @Test
+    void produceOfKeylessRecordsToACompactedTopic() {
+        both(side -> side.createTopic(ClientRequests.topic("diff-pr-compact", 1, 1).setConfigs(List.of(
+                new CreateTopicsRequest.CreatableTopicConfig().setName("cleanup.policy").setValue("compact")))));
+        sequence("Produce of records without keys to a compacted topic", ApiKeys.PRODUCE)
+                .request((side, version) -> ClientRequests.produce("diff-pr-compact", side.topicId("diff-pr-compact"), 0,
+                        ClientRequests.keylessBatch(2), (short) -1))
+                .expect("/responses/0/partitionResponses/0/errorCode", Errors.INVALID_RECORD)
+                .run();
+    }
+
+    @Test
     void produceOfABatch() {
         both(side -> side.createTopic("diff-pr-batch", 1));
         sequence("Produce of 3 records, acks=all (each version appends at the next offset)", ApiKeys.PRODUCE)
@@ -64,6 +77,54 @@ class ProduceFetchConformanceTest extends DifferentialTest {
                         (short) 1))
                 .expect("/responses/0/partitionResponses/0/errorCode", Errors.NONE)
                 .run();
+    }
+
+    @Test
+    void idempotentProduceSequences() {
+        both(side -> {
+            side.createTopic("diff-pr-idem", 1);
+            side.awaitProducerIds();
+            side.keepIdempotent("diff-pr-idem");
+        });
+        sequence("idempotent Produce of sequence 0", ApiKeys.PRODUCE).from(highest(ApiKeys.PRODUCE))
+                .request((side, version) -> idempotent(side, "diff-pr-idem", side.idempotent("diff-pr-idem").epoch(), 0))
+                .expect("/responses/0/partitionResponses/0/errorCode", Errors.NONE)
+                .run();
+        sequence("idempotent Produce of the same batch again (a duplicate: its first offset back)", ApiKeys.PRODUCE)
+                .request((side, version) -> idempotent(side, "diff-pr-idem", side.idempotent("diff-pr-idem").epoch(), 0))
+                .expect("/responses/0/partitionResponses/0/errorCode", Errors.NONE)
+                .run();
+        sequence("idempotent Produce with a sequence gap", ApiKeys.PRODUCE)
+                .request((side, version) -> idempotent(side, "diff-pr-idem", side.idempotent("diff-pr-idem").epoch(), 9))
+                .expect("/responses/0/partitionResponses/0/errorCode", Errors.OUT_OF_ORDER_SEQUENCE_NUMBER)
+                .run();
+        sequence("DescribeProducers of the partition", ApiKeys.DESCRIBE_PRODUCERS)
+                .request((side, version) -> TransactionRequests.describeProducers("diff-pr-idem", 0))
+                .expect("/topics/0/partitions/0/errorCode", Errors.NONE)
+                .run();
+    }
+
+    /** A producer the partition does not know yet may start at any sequence (its state may have expired). */
+    @Test
+    void idempotentProduceOfANewProducerNotAtSequenceZero() {
+        both(side -> {
+            side.createTopic("diff-pr-idem-new", 1);
+            side.awaitProducerIds();
+        });
+        sequence("idempotent Produce of a new producer at sequence 5", ApiKeys.PRODUCE)
+                .setUp((side, version) -> side.keepIdempotent("diff-pr-idem-new"))
+                .request((side, version) -> idempotent(side, "diff-pr-idem-new",
+                        side.idempotent("diff-pr-idem-new").epoch(), 5))
+                .expect("/responses/0/partitionResponses/0/errorCode", Errors.NONE)
+                .run();
+    }
+
+    /** A batch of 2 records of this side's idempotent producer kept as {@code topic}, at {@code sequence}. */
+    private static io.krill.wire.message.ProduceRequest idempotent(BrokerSide side, String topic, short epoch,
+                                                                   int sequence) {
+        BrokerSide.Producer producer = side.idempotent(topic);
+        return ClientRequests.produce(topic, side.topicId(topic), 0,
+                ClientRequests.idempotentBatch(producer.producerId(), epoch, sequence, 2), (short) -1);
     }
 
     // ---- Fetch
