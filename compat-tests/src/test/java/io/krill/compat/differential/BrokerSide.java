@@ -22,6 +22,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.DescribeAclsResponseData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
@@ -57,15 +58,31 @@ final class BrokerSide {
 
     private final ConformanceClient client;
     private final RequestVersions versions;
-    private final Map<String, Uuid> topicIds = new ConcurrentHashMap<>();
-    private final Map<String, List<Integer>> leaderEpochs = new ConcurrentHashMap<>();
-    private final Map<String, String> names = new ConcurrentHashMap<>();
+    private final Map<String, Uuid> topicIds;
+    private final Map<String, List<Integer>> leaderEpochs;
+    private final Map<String, String> names;
     private final Map<String, String> remembered = new ConcurrentHashMap<>();
     private final Map<String, Producer> producers = new ConcurrentHashMap<>();
 
     BrokerSide(ConformanceClient client, RequestVersions versions) {
+        this(client, versions, new ConcurrentHashMap<>(), new ConcurrentHashMap<>(), new ConcurrentHashMap<>());
+    }
+
+    private BrokerSide(ConformanceClient client, RequestVersions versions, Map<String, Uuid> topicIds,
+                       Map<String, List<Integer>> leaderEpochs, Map<String, String> names) {
         this.client = client;
         this.versions = versions;
+        this.topicIds = topicIds;
+        this.leaderEpochs = leaderEpochs;
+        this.names = names;
+    }
+
+    /**
+     * The same broker seen by another client ({@code login}: another user, or none): it shares what this
+     * side learnt of topic ids, leader epochs and names, so that its answers are named alike.
+     */
+    BrokerSide as(String otherName, ConformanceClient.Login login) {
+        return new BrokerSide(client.as(otherName, login), versions, topicIds, leaderEpochs, names);
     }
 
     String name() {
@@ -228,6 +245,13 @@ final class BrokerSide {
         }
         await(name() + ": cluster defaults " + defaults).atMost(SETUP_TIMEOUT).pollInterval(Duration.ofMillis(50))
                 .until(() -> clusterDefaults().entrySet().containsAll(defaults.entrySet()));
+    }
+
+    /** Waits until DescribeAcls (of any ACL) lists at least one: an ACL just created is in force. */
+    void awaitAcls() {
+        await(name() + ": ACLs in force").atMost(SETUP_TIMEOUT).pollInterval(Duration.ofMillis(50))
+                .until(() -> !((DescribeAclsResponseData) send(ApiKeys.DESCRIBE_ACLS, ClientRequests.describeAnyAcl())
+                        .data()).resources().isEmpty());
     }
 
     /** Keeps a value this side's set-up learnt (a member id) for the request built after it. */

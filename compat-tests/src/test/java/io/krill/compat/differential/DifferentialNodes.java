@@ -30,6 +30,10 @@ public final class DifferentialNodes implements BeforeAllCallback, TestExecution
     /** Both brokers and what the comparison sends them; the same object for the whole run. */
     record Nodes(KafkaKraftProcess kafkaProcess, KrillBrokerExtension krillBroker, BrokerSide kafka,
                  BrokerSide krill, RequestVersions versions) implements ExtensionContext.Store.CloseableResource {
+        Sequence.Pair pair() {
+            return new Sequence.Pair(kafka, krill, versions);
+        }
+
         @Override
         public void close() {
             try {

@@ -68,8 +68,13 @@ final class Sequence {
     private record Expectation(PointerAt pointer, ExpectedError error) {
     }
 
+    /** The two brokers a sequence runs on, and the versions compared there. */
+    record Pair(BrokerSide kafka, BrokerSide krill, RequestVersions versions) {
+    }
+
     private final String title;
     private final ApiKeys api;
+    private Pair pair;
     private short from;
     private short upTo = Short.MAX_VALUE;
     private short[] exact;
@@ -87,6 +92,12 @@ final class Sequence {
 
     static Sequence of(String title, ApiKeys api) {
         return new Sequence(title, api);
+    }
+
+    /** Runs on {@code pair} rather than the shared plaintext nodes ({@link DifferentialNodes}). */
+    Sequence on(Pair pair) {
+        this.pair = pair;
+        return this;
     }
 
     /** The lowest version at which the request means what the title says. */
@@ -167,7 +178,7 @@ final class Sequence {
 
     /** Compares the sequence at each of its versions; fails listing every version that differed. */
     Map<Short, Answers> run() {
-        DifferentialNodes.Nodes nodes = DifferentialNodes.nodes();
+        Pair nodes = pair != null ? pair : DifferentialNodes.nodes().pair();
         List<short[]> runs = new ArrayList<>();
         if (exact != null) {
             runs.add(exact);
@@ -201,7 +212,7 @@ final class Sequence {
         return answers;
     }
 
-    private Answers compare(DifferentialNodes.Nodes nodes, String fullTitle, short headerVersion, short bodyVersion,
+    private Answers compare(Pair nodes, String fullTitle, short headerVersion, short bodyVersion,
                             short jsonVersion) {
         JsonNode onKafka;
         JsonNode onKrill;
