@@ -9,7 +9,8 @@ import java.util.List;
  * @param lastOffset           offset of the last record appended (-1 for an empty append)
  * @param maxTimestamp         the largest batch max timestamp (-1 if none)
  * @param offsetOfMaxTimestamp last offset of the first batch carrying maxTimestamp (-1 if none)
- * @param logAppendTime        the time stamped on the batches with LogAppendTime, else -1
+ * @param logAppendTime        the time stamped on the batches with LogAppendTime, else -1; for a duplicate
+ *                             the original batch's max timestamp, as Kafka answers it
  * @param logStartOffset       the log start offset after the append
  * @param batchCount           batches appended
  * @param recordCount          records appended (sum of the headers' record counts)

@@ -362,8 +362,10 @@ public final class PartitionLog implements AutoCloseable {
                                 + ": a retried batch inside a multi-batch append");
                     }
                     io.krill.log.producer.BatchMetadata m = dup.get();
-                    return new AppendInfo(m.firstOffset(), m.lastOffset(), m.timestamp(), m.lastOffset(), -1,
-                            logStartOffset, 0, 0, 0, List.of(), true);
+                    // Kafka answers a duplicate with the original batch's max timestamp as its log append
+                    // time, whatever the topic's timestamp type (UnifiedLog.append).
+                    return new AppendInfo(m.firstOffset(), m.lastOffset(), m.timestamp(), m.lastOffset(),
+                            m.timestamp(), logStartOffset, 0, 0, 0, List.of(), true);
                 }
             }
             if (staged == null) {

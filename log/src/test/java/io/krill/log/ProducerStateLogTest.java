@@ -47,6 +47,7 @@ class ProducerStateLogTest {
             assertTrue(retry.duplicate());
             assertEquals(0, retry.firstOffset());
             assertEquals(2, retry.lastOffset());
+            assertEquals(first.maxTimestamp(), retry.logAppendTime(), "a duplicate's log append time, as Kafka's");
             assertEquals(5, log.logEndOffset());
             assertThrows(OutOfOrderSequenceException.class,
                     () -> log.appendAsLeader(idempotent(7, (short) 0, 5, 1), 0, AppendOrigin.CLIENT));

@@ -687,12 +687,10 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
 
     /** DescribeTransactions for one transactional id. */
     public DescribeTransactionsResponse.TransactionState describe(String transactionalId) {
+        // An error leaves the other fields at the schema's defaults (0), as Kafka's coordinator does.
         DescribeTransactionsResponse.TransactionState described = new DescribeTransactionsResponse.TransactionState()
                 .setTransactionalId(transactionalId)
-                .setTransactionState("")
-                .setTransactionStartTimeMs(-1)
-                .setProducerId(-1)
-                .setProducerEpoch((short) -1);
+                .setTransactionState("");
         if (transactionalId == null || transactionalId.isEmpty()) {
             return described.setTransactionalId(transactionalId == null ? "" : transactionalId)
                     .setErrorCode(Errors.INVALID_REQUEST.code());

@@ -31,8 +31,16 @@ final class AllowList {
             new Entry("*", "**/errorMessage",
                     "human-readable text (or none: null or empty); clients show it but never parse it, and the"
                             + " error code next to it is compared"),
-            new Entry("Metadata", "/clusterId", "each cluster's own random id"),
-            new Entry("*", "**/port", "each broker listens on a free ephemeral port")));
+            new Entry("Produce", "/responses/*/partitionResponses/*/recordErrors/*/batchIndexErrorMessage",
+                    "a refused record's human-readable text (KIP-467); its batch index and the error code are compared"),
+            new Entry("*", "/clusterId", "each cluster's own random id (Metadata, DescribeCluster)"),
+            new Entry("DescribeLogDirs", "/results/*/logDir", "each broker's log directory, a temporary folder of its own"),
+            new Entry("DescribeLogDirs", "/results/*/usableBytes",
+                    "free space of the disk both log directories are on, which the other broker's writes change"),
+            new Entry("*", "**/port", "each broker listens on a free ephemeral port"),
+            new Entry("DescribeTransactions", "/transactionStates/*/transactionStartTimeMs",
+                    "when the transaction began, by each broker's clock (the sequence checks it is set where it"
+                            + " must be)")));
 
     private final List<Entry> entries;
 

@@ -4,31 +4,44 @@ import static org.awaitility.Awaitility.await;
 
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.CreateTopicsRequest;
+import io.krill.wire.message.DescribeConfigsRequest;
 import io.krill.wire.message.FindCoordinatorRequest;
+import io.krill.wire.message.IncrementalAlterConfigsRequest;
 import io.krill.wire.message.OffsetFetchRequest;
 import io.krill.wire.message.ProduceRequest;
 import io.krill.wire.protocol.ApiMessage;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Collectors;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.DescribeAclsResponseData;
+import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.AbstractResponse;
 
 /**
  * One of the two brokers under comparison, with what a client learns about it before the compared
  * request: the ids its cluster gave the topics the test created (a request naming a topic id names this
- * side's id) and the partitions' leader epochs (which a consumer sends back). Its set-up steps (create a
+ * side's id), the partitions' leader epochs (which a consumer sends back), and the names of values it
+ * generated at random (member ids), which {@link ResponseJson} puts in their place. Its set-up steps (create a
  * topic and wait for its leaders, produce, wait for the group coordinator or producer ids) fail with the
  * side's name when the broker refuses them: a set-up that fails on one side only is a difference too.
  *
@@ -36,17 +49,40 @@ import org.apache.kafka.common.requests.AbstractResponse;
  */
 final class BrokerSide {
     private static final Duration SETUP_TIMEOUT = Duration.ofSeconds(30);
+    private static final byte BROKER_RESOURCE_TYPE = 4;
+    private static final byte DYNAMIC_DEFAULT_BROKER_CONFIG = 3;
+    private static final Set<Errors> TRANSACTION_NOT_READY = Set.of(Errors.COORDINATOR_NOT_AVAILABLE,
+            Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.NOT_COORDINATOR, Errors.CONCURRENT_TRANSACTIONS);
     private static final Set<Errors> COORDINATOR_NOT_READY = Set.of(Errors.COORDINATOR_NOT_AVAILABLE,
             Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.NOT_COORDINATOR);
 
     private final ConformanceClient client;
     private final RequestVersions versions;
-    private final Map<String, Uuid> topicIds = new ConcurrentHashMap<>();
-    private final Map<String, List<Integer>> leaderEpochs = new ConcurrentHashMap<>();
+    private final Map<String, Uuid> topicIds;
+    private final Map<String, List<Integer>> leaderEpochs;
+    private final Map<String, String> names;
+    private final Map<String, String> remembered = new ConcurrentHashMap<>();
+    private final Map<String, Producer> producers = new ConcurrentHashMap<>();
 
     BrokerSide(ConformanceClient client, RequestVersions versions) {
+        this(client, versions, new ConcurrentHashMap<>(), new ConcurrentHashMap<>(), new ConcurrentHashMap<>());
+    }
+
+    private BrokerSide(ConformanceClient client, RequestVersions versions, Map<String, Uuid> topicIds,
+                       Map<String, List<Integer>> leaderEpochs, Map<String, String> names) {
         this.client = client;
         this.versions = versions;
+        this.topicIds = topicIds;
+        this.leaderEpochs = leaderEpochs;
+        this.names = names;
+    }
+
+    /**
+     * The same broker seen by another client ({@code login}: another user, or none): it shares what this
+     * side learnt of topic ids, leader epochs and names, so that its answers are named alike.
+     */
+    BrokerSide as(String otherName, ConformanceClient.Login login) {
+        return new BrokerSide(client.as(otherName, login), versions, topicIds, leaderEpochs, names);
     }
 
     String name() {
@@ -67,6 +103,11 @@ final class BrokerSide {
         return client.send(api, headerVersion, bodyVersion, body);
     }
 
+    /** Writes {@code bytes} as they are on a fresh connection: see {@link RawExchange}. */
+    RawExchange.Outcome sendRaw(byte[] bytes, Duration wait) {
+        return client.sendRaw(bytes, wait);
+    }
+
     /** This side's id of a topic created through {@link #createTopic}. */
     UUID topicId(String topic) {
         Uuid id = topicIds.get(topic);
@@ -81,14 +122,36 @@ final class BrokerSide {
         return leaderEpochs.get(topic).get(partition);
     }
 
-    /** Topic ids as kafka-clients prints them, to the name of their topic: see {@link ResponseJson}. */
-    Map<String, String> topicIdNames() {
-        return topicIds.entrySet().stream().collect(Collectors.toMap(e -> e.getValue().toString(), Map.Entry::getKey));
+    /**
+     * Gives a value this broker generated at random by design (a member id) a name that stands for it in
+     * both answers; the same value of the other side gets the same name when its sequence learns it.
+     */
+    void name(String value, String name) {
+        if (value != null && !value.isEmpty()) {
+            names.put(value, name);
+        }
+    }
+
+    /**
+     * Random values as kafka-clients prints them, to the names they stand for (see {@link ResponseJson}):
+     * topic ids to {@code <topic id of NAME>}, and those given through {@link #name}.
+     */
+    Map<String, String> names() {
+        Map<String, String> all = new HashMap<>(names);
+        topicIds.forEach((topic, id) -> all.put(id.toString(), "<topic id of " + topic + ">"));
+        return all;
     }
 
     /** Creates {@code topic} (replication factor 1) and waits until Metadata shows a leader for every partition. */
     void createTopic(String topic, int partitions) {
-        CreateTopicsRequest request = ClientRequests.createTopics(ClientRequests.topic(topic, partitions, 1));
+        createTopic(ClientRequests.topic(topic, partitions, 1));
+    }
+
+    /** Creates the topic {@code creatable} describes and waits until Metadata shows a leader for every partition. */
+    void createTopic(CreateTopicsRequest.CreatableTopic creatable) {
+        String topic = creatable.name();
+        int partitions = creatable.numPartitions();
+        CreateTopicsRequest request = ClientRequests.createTopics(creatable);
         CreateTopicsResponseData created = (CreateTopicsResponseData) send(ApiKeys.CREATE_TOPICS, request).data();
         for (CreateTopicsResponseData.CreatableTopicResult result : created.topics()) {
             requireNone("CreateTopics " + topic, result.errorCode(), result.errorMessage());
@@ -99,7 +162,12 @@ final class BrokerSide {
 
     /** Appends {@code count} small records to a partition created through {@link #createTopic}, acks=all. */
     void produce(String topic, int partition, int count) {
-        ProduceRequest request = ClientRequests.produce(topic, topicId(topic), partition, count);
+        produce(topic, partition, ClientRequests.batch(count, true));
+    }
+
+    /** Appends {@code batch} to a partition created through {@link #createTopic}, acks=all. */
+    void produce(String topic, int partition, MemoryRecords batch) {
+        ProduceRequest request = ClientRequests.produce(topic, topicId(topic), partition, batch, (short) -1);
         ProduceResponseData produced = (ProduceResponseData) send(ApiKeys.PRODUCE, request).data();
         for (ProduceResponseData.TopicProduceResponse t : produced.responses()) {
             for (ProduceResponseData.PartitionProduceResponse p : t.partitionResponses()) {
@@ -137,8 +205,242 @@ final class BrokerSide {
         });
     }
 
+    /**
+     * The cluster-wide dynamic broker configs (resource BROKER, name "") this broker has: Kafka 4.4 starts
+     * with some (its controller writes {@code min.insync.replicas} as a cluster default at bootstrap).
+     */
+    Map<String, String> clusterDefaults() {
+        DescribeConfigsResponseData described = (DescribeConfigsResponseData) send(ApiKeys.DESCRIBE_CONFIGS,
+                new DescribeConfigsRequest().setIncludeSynonyms(false).setIncludeDocumentation(false)
+                        .setResources(List.of(new DescribeConfigsRequest.DescribeConfigsResource()
+                                .setResourceType(BROKER_RESOURCE_TYPE).setResourceName("")
+                                .setConfigurationKeys(null)))).data();
+        Map<String, String> defaults = new java.util.TreeMap<>();
+        for (DescribeConfigsResponseData.DescribeConfigsResult result : described.results()) {
+            requireNone("DescribeConfigs of the cluster's broker configs", result.errorCode(), result.errorMessage());
+            for (DescribeConfigsResponseData.DescribeConfigsResourceResult config : result.configs()) {
+                if (config.configSource() == DYNAMIC_DEFAULT_BROKER_CONFIG) {
+                    defaults.put(config.name(), config.value());
+                }
+            }
+        }
+        return defaults;
+    }
+
+    /** Sets cluster-wide dynamic broker configs, as kafka-configs --entity-default --alter does. */
+    void setClusterDefaults(Map<String, String> defaults) {
+        if (defaults.isEmpty()) {
+            return;
+        }
+        List<IncrementalAlterConfigsRequest.AlterableConfig> configs = new ArrayList<>();
+        defaults.forEach((name, value) -> configs.add(new IncrementalAlterConfigsRequest.AlterableConfig()
+                .setName(name).setConfigOperation((byte) 0).setValue(value)));
+        IncrementalAlterConfigsResponseData altered = (IncrementalAlterConfigsResponseData) send(
+                ApiKeys.INCREMENTAL_ALTER_CONFIGS, new IncrementalAlterConfigsRequest().setValidateOnly(false)
+                        .setResources(List.of(new IncrementalAlterConfigsRequest.AlterConfigsResource()
+                                .setResourceType(BROKER_RESOURCE_TYPE).setResourceName("").setConfigs(configs)))).data();
+        for (IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse response : altered.responses()) {
+            requireNone("IncrementalAlterConfigs of the cluster's broker configs " + defaults, response.errorCode(),
+                    response.errorMessage());
+        }
+        await(name() + ": cluster defaults " + defaults).atMost(SETUP_TIMEOUT).pollInterval(Duration.ofMillis(50))
+                .until(() -> clusterDefaults().entrySet().containsAll(defaults.entrySet()));
+    }
+
+    /** Waits until DescribeAcls (of any ACL) lists at least one: an ACL just created is in force. */
+    void awaitAcls() {
+        await(name() + ": ACLs in force").atMost(SETUP_TIMEOUT).pollInterval(Duration.ofMillis(50))
+                .until(() -> !((DescribeAclsResponseData) send(ApiKeys.DESCRIBE_ACLS, ClientRequests.describeAnyAcl())
+                        .data()).resources().isEmpty());
+    }
+
+    /** Keeps a value this side's set-up learnt (a member id) for the request built after it. */
+    void remember(String key, String value) {
+        remembered.put(key, value);
+    }
+
+    String remembered(String key) {
+        String value = remembered.get(key);
+        if (value == null) {
+            throw new IllegalStateException("nothing remembered on " + name() + " as " + key);
+        }
+        return value;
+    }
+
+    /** A member of a classic group as the set-up left it. */
+    record Member(String group, String memberId, int generation) {
+    }
+
+    /**
+     * Names a member id this broker's coordinator generated {@code <member N of GROUP>}, N counting the
+     * members this side has named in that group: both sides name their members in the same order.
+     */
+    String nameMember(String group, String memberId) {
+        String prefix = "<member ";
+        String suffix = " of " + group + ">";
+        long known = names.values().stream().filter(n -> n.startsWith(prefix) && n.endsWith(suffix)).count();
+        String name = prefix + (known + 1) + suffix;
+        name(memberId, name);
+        return name;
+    }
+
+    /**
+     * Joins a new consumer to classic group {@code group} (subscribed to {@code topic}, range assignor) as
+     * the 4.4 consumer does: a first JoinGroup that gets a member id (MEMBER_ID_REQUIRED), then the join
+     * with it; the member is the group's leader, the group awaits its SyncGroup.
+     */
+    Member joinClassic(String group, String topic) {
+        JoinGroupResponseData first = (JoinGroupResponseData) send(ApiKeys.JOIN_GROUP,
+                GroupRequests.join(group, "", topic)).data();
+        if (first.errorCode() != Errors.MEMBER_ID_REQUIRED.code()) {
+            requireNone("JoinGroup of " + group + " without a member id", first.errorCode(), null);
+            nameMember(group, first.memberId());
+            return new Member(group, first.memberId(), first.generationId());
+        }
+        nameMember(group, first.memberId());
+        JoinGroupResponseData joined = (JoinGroupResponseData) send(ApiKeys.JOIN_GROUP,
+                GroupRequests.join(group, first.memberId(), topic)).data();
+        requireNone("JoinGroup of " + group, joined.errorCode(), null);
+        return new Member(group, joined.memberId(), joined.generationId());
+    }
+
+    /** {@link #joinClassic}, then the leader's SyncGroup assigning itself partition 0: the group is Stable. */
+    Member joinAndSyncClassic(String group, String topic) {
+        Member member = joinClassic(group, topic);
+        SyncGroupResponseData synced = (SyncGroupResponseData) send(ApiKeys.SYNC_GROUP, GroupRequests.sync(group,
+                member.generation(), member.memberId(), GroupRequests.assignment(topic), version(ApiKeys.SYNC_GROUP)))
+                .data();
+        requireNone("SyncGroup of " + group, synced.errorCode(), null);
+        return member;
+    }
+
+    /** Commits {@code offset} for partition 0 of {@code topic} outside any generation, as the Admin client does. */
+    void commitOffset(String group, String topic, long offset) {
+        OffsetCommitResponseData committed = (OffsetCommitResponseData) send(ApiKeys.OFFSET_COMMIT,
+                ClientRequests.offsetCommit(group, topic, 0, offset)).data();
+        for (OffsetCommitResponseData.OffsetCommitResponseTopic t : committed.topics()) {
+            for (OffsetCommitResponseData.OffsetCommitResponsePartition p : t.partitions()) {
+                requireNone("OffsetCommit of " + group, p.errorCode(), null);
+            }
+        }
+    }
+
+    /** Commits {@code offset} for partition 0 of {@code topic} as {@code member}, within its generation. */
+    void commitAsMember(Member member, String topic, long offset) {
+        OffsetCommitResponseData committed = (OffsetCommitResponseData) send(ApiKeys.OFFSET_COMMIT,
+                GroupRequests.memberCommit(member.group(), member.generation(), member.memberId(), topic, offset)).data();
+        for (OffsetCommitResponseData.OffsetCommitResponseTopic t : committed.topics()) {
+            for (OffsetCommitResponseData.OffsetCommitResponsePartition p : t.partitions()) {
+                requireNone("OffsetCommit of " + member.group() + " by its member", p.errorCode(), null);
+            }
+        }
+    }
+
+    /** A member of a KIP-848 consumer group as the set-up left it. */
+    record ConsumerMember(String group, String memberId, int memberEpoch) {
+    }
+
+    /**
+     * A member id a 4.4 consumer makes for itself (ConsumerGroupHeartbeat v1+): the same text to both
+     * sides, derived from the group's name.
+     */
+    static String clientMemberId(String group) {
+        return new Uuid(group.hashCode(), 0x4b52494c4cL).toString();
+    }
+
+    /**
+     * Joins a KIP-848 consumer to {@code group} subscribed to {@code topic}: one ConsumerGroupHeartbeat with
+     * epoch 0 (from v1 with the member id the consumer made, at v0 with the one the coordinator gives).
+     */
+    ConsumerMember joinConsumerGroup(String group, String topic) {
+        short version = version(ApiKeys.CONSUMER_GROUP_HEARTBEAT);
+        String memberId = version >= 1 ? clientMemberId(group) : "";
+        ConsumerGroupHeartbeatResponseData joined = (ConsumerGroupHeartbeatResponseData) send(
+                ApiKeys.CONSUMER_GROUP_HEARTBEAT, GroupRequests.consumerHeartbeat(group, memberId, 0, List.of(topic),
+                        null)).data();
+        requireNone("ConsumerGroupHeartbeat join of " + group, joined.errorCode(), joined.errorMessage());
+        if (version == 0) {
+            nameMember(group, joined.memberId());
+        }
+        return new ConsumerMember(group, joined.memberId(), joined.memberEpoch());
+    }
+
+    /** Waits until this broker coordinates transactional id {@code transactionalId} and has loaded its partition. */
+    void awaitTransactionCoordinator(String transactionalId) {
+        await(name() + ": transaction coordinator of " + transactionalId).atMost(SETUP_TIMEOUT)
+                .pollInterval(Duration.ofMillis(100)).until(() -> {
+                    FindCoordinatorResponseData data = (FindCoordinatorResponseData) send(ApiKeys.FIND_COORDINATOR,
+                            TransactionRequests.findCoordinator(transactionalId)).data();
+                    return data.coordinators().get(0).errorCode() == Errors.NONE.code();
+                });
+    }
+
+    /** A transactional producer as the set-up left it. */
+    record Producer(String transactionalId, long producerId, short epoch) {
+    }
+
+    /**
+     * A transactional producer's start: waits for the transaction coordinator, then InitProducerId
+     * (retried while the coordinator is loading or a previous transaction is being completed).
+     */
+    Producer initTransactional(String transactionalId) {
+        awaitTransactionCoordinator(transactionalId);
+        InitProducerIdResponseData[] answer = new InitProducerIdResponseData[1];
+        await(name() + ": InitProducerId of " + transactionalId).atMost(SETUP_TIMEOUT).pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    answer[0] = (InitProducerIdResponseData) send(ApiKeys.INIT_PRODUCER_ID,
+                            TransactionRequests.init(transactionalId)).data();
+                    Errors error = Errors.forCode(answer[0].errorCode());
+                    if (TRANSACTION_NOT_READY.contains(error)) {
+                        return false;
+                    }
+                    requireNone("InitProducerId of " + transactionalId, answer[0].errorCode(), null);
+                    return true;
+                });
+        return new Producer(transactionalId, answer[0].producerId(), answer[0].producerEpoch());
+    }
+
+    /** Starts an idempotent producer (InitProducerId without transactional id) and keeps it as {@code key}. */
+    void keepIdempotent(String key) {
+        InitProducerIdResponseData data = (InitProducerIdResponseData) send(ApiKeys.INIT_PRODUCER_ID,
+                ClientRequests.idempotentInitProducerId()).data();
+        requireNone("InitProducerId", data.errorCode(), null);
+        producers.put(key, new Producer(null, data.producerId(), data.producerEpoch()));
+    }
+
+    /** The idempotent producer kept as {@code key}. */
+    Producer idempotent(String key) {
+        return producer(key);
+    }
+
+    /** Keeps a producer the set-up started, for requests that name its id and epoch. */
+    void keep(Producer producer) {
+        producers.put(producer.transactionalId(), producer);
+    }
+
+    Producer producer(String transactionalId) {
+        Producer producer = producers.get(transactionalId);
+        if (producer == null) {
+            throw new IllegalStateException("no producer kept on " + name() + " for " + transactionalId);
+        }
+        return producer;
+    }
+
+    /** Adds partition 0 of {@code topic} to the producer's transaction (AddPartitionsToTxn v3 or lower). */
+    void addPartition(Producer producer, String topic) {
+        short version = (short) Math.min(3, version(ApiKeys.ADD_PARTITIONS_TO_TXN));
+        AddPartitionsToTxnResponseData added = (AddPartitionsToTxnResponseData) send(ApiKeys.ADD_PARTITIONS_TO_TXN,
+                version, version, TransactionRequests.addPartition(producer.transactionalId(), producer.producerId(),
+                        producer.epoch(), topic)).data();
+        for (AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResult t : added.resultsByTopicV3AndBelow()) {
+            for (AddPartitionsToTxnResponseData.AddPartitionsToTxnPartitionResult p : t.resultsByPartition()) {
+                requireNone("AddPartitionsToTxn of " + producer.transactionalId(), p.partitionErrorCode(), null);
+            }
+        }
+    }
+
     private boolean learn(String topic, int partitions) {
-        MetadataResponseData data = (MetadataResponseData) send(ApiKeys.METADATA, ClientRequests.metadata(topic)).data();
+        MetadataResponseData data = (MetadataResponseData) send(ApiKeys.METADATA, ClientRequests.metadata(version(ApiKeys.METADATA), topic)).data();
         MetadataResponseData.MetadataResponseTopic t = data.topics().find(topic);
         if (t == null || t.errorCode() != Errors.NONE.code() || t.partitions().size() != partitions) {
             return false;

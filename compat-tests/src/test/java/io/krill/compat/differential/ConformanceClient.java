@@ -13,6 +13,8 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.message.SaslAuthenticateResponseData;
+import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.requests.AbstractResponse;
 
 /**
@@ -27,6 +29,9 @@ import org.apache.kafka.common.requests.AbstractResponse;
  * connection per request keeps one request's effect on a connection (a broker closing it on bad input)
  * out of the next.
  *
+ * <p>On a SASL listener each connection can first log in ({@link Login}): a client that must authenticate
+ * before every request, as a fresh connection of the stock client does.
+ *
  * <p>Thread-safe: no state but the correlation counter.
  */
 final class ConformanceClient {
@@ -34,15 +39,41 @@ final class ConformanceClient {
     private static final int CONNECT_TIMEOUT_MS = 5_000;
     private static final int READ_TIMEOUT_MS = 15_000;
 
+    /**
+     * What a connection does before the request: a SaslHandshake for {@code mechanism}, then, when
+     * {@code user} is set, a SASL PLAIN login (SaslAuthenticate) that must succeed.
+     */
+    record Login(String mechanism, String user, String password) {
+        static Login plain(String user, String password) {
+            return new Login("PLAIN", user, password);
+        }
+
+        static Login handshakeOnly(String mechanism) {
+            return new Login(mechanism, null, null);
+        }
+    }
+
     private final String name;
     private final String host;
     private final int port;
+    private final Login login;
     private final AtomicInteger correlationIds = new AtomicInteger();
 
     ConformanceClient(String name, String host, int port) {
+        this(name, host, port, null);
+    }
+
+    /** A client whose every connection first does {@code login} (null: none). */
+    ConformanceClient(String name, String host, int port, Login login) {
         this.name = name;
         this.host = host;
         this.port = port;
+        this.login = login;
+    }
+
+    /** The same broker, each connection logged in with {@code other} (null: none), named {@code otherName}. */
+    ConformanceClient as(String otherName, Login other) {
+        return new ConformanceClient(otherName, host, port, other);
     }
 
     String name() {
@@ -60,25 +91,59 @@ final class ConformanceClient {
      * broker does not read).
      */
     AbstractResponse send(ApiKeys api, short headerVersion, short bodyVersion, ApiMessage body) {
-        int correlationId = correlationIds.incrementAndGet();
-        byte[] frame = encode(api, headerVersion, bodyVersion, body, correlationId);
-        byte[] answer;
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MS);
             socket.setSoTimeout(READ_TIMEOUT_MS);
-            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
-            out.write(frame);
-            out.flush();
-            DataInputStream in = new DataInputStream(socket.getInputStream());
-            answer = new byte[in.readInt()];
-            in.readFully(answer);
+            if (login != null) {
+                logIn(socket);
+            }
+            return exchange(socket, api, headerVersion, bodyVersion, body);
         } catch (IOException e) {
             throw new UncheckedIOException(api.name() + " v" + headerVersion + " to " + name + " (" + host + ":"
                     + port + ") failed", e);
         }
+    }
+
+    private void logIn(Socket socket) throws IOException {
+        short handshakeVersion = 1;
+        SaslHandshakeResponseData handshake = (SaslHandshakeResponseData) exchange(socket, ApiKeys.SASL_HANDSHAKE,
+                handshakeVersion, handshakeVersion, ClientRequests.saslHandshake(login.mechanism())).data();
+        if (login.user() == null) {
+            return;
+        }
+        if (handshake.errorCode() != 0) {
+            throw new IllegalStateException(name + ": SaslHandshake " + login.mechanism() + " answered "
+                    + handshake.errorCode());
+        }
+        short authenticateVersion = 2;
+        SaslAuthenticateResponseData authenticated = (SaslAuthenticateResponseData) exchange(socket,
+                ApiKeys.SASL_AUTHENTICATE, authenticateVersion, authenticateVersion,
+                ClientRequests.saslPlain(login.user(), login.password())).data();
+        if (authenticated.errorCode() != 0) {
+            throw new IllegalStateException(name + ": SASL PLAIN login of " + login.user() + " answered "
+                    + authenticated.errorCode() + " " + authenticated.errorMessage());
+        }
+    }
+
+    /** One request and its answer on an open connection. */
+    private AbstractResponse exchange(Socket socket, ApiKeys api, short headerVersion, short bodyVersion,
+                                      ApiMessage body) throws IOException {
+        int correlationId = correlationIds.incrementAndGet();
+        byte[] frame = encode(api, headerVersion, bodyVersion, body, correlationId);
+        DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+        out.write(frame);
+        out.flush();
+        DataInputStream in = new DataInputStream(socket.getInputStream());
+        byte[] answer = new byte[in.readInt()];
+        in.readFully(answer);
         org.apache.kafka.common.requests.RequestHeader judgeHeader = new org.apache.kafka.common.requests.RequestHeader(
                 org.apache.kafka.common.protocol.ApiKeys.forId(api.id()), headerVersion, CLIENT_ID, correlationId);
         return AbstractResponse.parseResponse(ByteBuffer.wrap(answer), judgeHeader);
+    }
+
+    /** Writes {@code bytes} as they are on a fresh connection and reports what came back within {@code wait}. */
+    RawExchange.Outcome sendRaw(byte[] bytes, java.time.Duration wait) {
+        return RawExchange.exchange(host, port, bytes, wait);
     }
 
     private static byte[] encode(ApiKeys api, short headerVersion, short bodyVersion, ApiMessage body,

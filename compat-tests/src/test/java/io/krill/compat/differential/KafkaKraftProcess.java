@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -53,12 +54,29 @@ public final class KafkaKraftProcess implements BeforeAllCallback, AfterAllCallb
     private static final Duration FORMAT_TIMEOUT = Duration.ofSeconds(60);
     private static final int NODE_ID = 1;
 
+    private final String listenerName;
+    private final Map<String, String> overrides;
     private Path dir;
     private int port;
     private int controllerPort;
     private volatile Process process;
     private volatile CompletableFuture<Void> starting;
     private Thread shutdownHook;
+
+    /** A node with one PLAINTEXT listener for clients. */
+    public KafkaKraftProcess() {
+        this("PLAINTEXT", Map.of());
+    }
+
+    /**
+     * A node whose client listener is named after, and speaks, {@code securityProtocol} (PLAINTEXT or
+     * SASL_PLAINTEXT), with {@code overrides} (SASL and authorizer keys) added to its properties. The
+     * controller listener stays PLAINTEXT (its principal is ANONYMOUS).
+     */
+    public KafkaKraftProcess(String securityProtocol, Map<String, String> overrides) {
+        this.listenerName = securityProtocol;
+        this.overrides = Map.copyOf(overrides);
+    }
 
     @Override
     public void beforeAll(ExtensionContext context) throws IOException {
@@ -157,11 +175,19 @@ public final class KafkaKraftProcess implements BeforeAllCallback, AfterAllCallb
         return sb.toString();
     }
 
-    private boolean servesAsBroker() {
-        if (!BrokerApis.probe(host(), port).versions().isEmpty()) {
+    /**
+     * Serves ApiVersions and lists itself as an (unfenced) broker in Metadata; behind SASL, where Metadata
+     * needs a login, serves ApiVersions and has logged that its startup (which waits to be unfenced) ended.
+     */
+    private boolean servesAsBroker() throws IOException {
+        if (BrokerApis.probe(host(), port).versions().isEmpty()) {
+            return false;
+        }
+        if (listenerName.equals("PLAINTEXT")) {
             return !io.krill.compat.cluster.RawRequests.metadata(bootstrapServers(), List.of()).brokers().isEmpty();
         }
-        return false;
+        Path log = dir.resolve("server.log");
+        return Files.exists(log) && Files.readString(log, StandardCharsets.UTF_8).contains("Kafka Server started");
     }
 
     private void formatAndLaunch() throws IOException, InterruptedException {
@@ -238,15 +264,18 @@ public final class KafkaKraftProcess implements BeforeAllCallback, AfterAllCallb
     }
 
     private String serverProperties() {
+        StringBuilder extra = new StringBuilder();
+        overrides.forEach((key, value) -> extra.append(key).append('=').append(value.replace("\\", "\\\\"))
+                .append('\n'));
         return String.join("\n",
                 "process.roles=broker,controller",
                 "node.id=" + NODE_ID,
                 "controller.quorum.voters=" + NODE_ID + "@127.0.0.1:" + controllerPort,
-                "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
-                "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+                "listeners=" + listenerName + "://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                "advertised.listeners=" + listenerName + "://127.0.0.1:" + port,
                 "controller.listener.names=CONTROLLER",
-                "inter.broker.listener.name=PLAINTEXT",
-                "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+                "inter.broker.listener.name=" + listenerName,
+                "listener.security.protocol.map=CONTROLLER:PLAINTEXT," + listenerName + ":" + listenerName,
                 "log.dirs=" + dir.resolve("data"),
                 // What DifferentialConformanceTest gives Krill too: one node, small internal topics.
                 "num.partitions=1",
@@ -262,7 +291,7 @@ public final class KafkaKraftProcess implements BeforeAllCallback, AfterAllCallb
                 "num.io.threads=2",
                 "num.recovery.threads.per.data.dir=1",
                 "background.threads=2",
-                "");
+                extra.toString());
     }
 
     private static String logbackConfig(Path logFile) {

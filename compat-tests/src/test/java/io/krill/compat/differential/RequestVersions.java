@@ -7,22 +7,31 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * The version of each API the comparison sends: the one the stock 4.4 Java client would send to each
- * broker ({@code min(client's latest, broker's highest)}), taken as the lower of the two brokers' so that
- * both receive the very same bytes. Computed once from both brokers' ApiVersions; an API either broker
- * does not advertise fails the test that asks for it.
+ * The versions of each API the comparison sends: from the lowest that the stock 4.4 Java client knows and
+ * both brokers serve, up to the one the 4.4 client would send to each broker ({@code min(client's latest,
+ * broker's highest)}), taken as the lower of the two brokers' so that both receive the very same bytes.
+ * Computed once from both brokers' ApiVersions; an API either broker does not advertise fails the test
+ * that asks for it.
  *
  * <p>Immutable; thread-safe.
  */
 final class RequestVersions {
-    private final Map<ApiKeys, Short> versions;
+    /** The versions of one API both brokers serve and the 4.4 client knows, both ends included. */
+    record Range(short lowest, short highest) {
+        @Override
+        public String toString() {
+            return lowest == highest ? "v" + highest : "v" + lowest + "-" + highest;
+        }
+    }
 
-    private RequestVersions(Map<ApiKeys, Short> versions) {
+    private final Map<ApiKeys, Range> versions;
+
+    private RequestVersions(Map<ApiKeys, Range> versions) {
         this.versions = versions;
     }
 
     static RequestVersions negotiate(BrokerApis kafka, BrokerApis krill) {
-        Map<ApiKeys, Short> versions = new EnumMap<>(ApiKeys.class);
+        Map<ApiKeys, Range> versions = new EnumMap<>(ApiKeys.class);
         for (ApiKeys api : ApiKeys.values()) {
             if (api.isRemoved() || !org.apache.kafka.common.protocol.ApiKeys.hasId(api.id())) {
                 continue;
@@ -33,26 +42,32 @@ final class RequestVersions {
             if (onKafka == null || onKrill == null) {
                 continue;
             }
-            short version = (short) Math.min(judge.latestVersion(), Math.min(onKafka[1], onKrill[1]));
-            if (version >= Math.max(onKafka[0], onKrill[0])) {
-                versions.put(api, version);
+            short highest = (short) Math.min(judge.latestVersion(), Math.min(onKafka[1], onKrill[1]));
+            short lowest = (short) Math.max(judge.oldestVersion(), Math.max(onKafka[0], onKrill[0]));
+            if (highest >= lowest) {
+                versions.put(api, new Range(lowest, highest));
             }
         }
         return new RequestVersions(versions);
     }
 
-    /** The version to send {@code api} at; fails if one of the brokers does not serve it. */
+    /** The version a 4.4 client sends {@code api} at; fails if one of the brokers does not serve it. */
     short of(ApiKeys api) {
-        Short version = versions.get(api);
-        if (version == null) {
+        return range(api).highest();
+    }
+
+    /** The versions of {@code api} compared; fails if one of the brokers does not serve it. */
+    Range range(ApiKeys api) {
+        Range range = versions.get(api);
+        if (range == null) {
             throw new AssertionError(api.apiName() + " is not served by both brokers at a common version");
         }
-        return version;
+        return range;
     }
 
     @Override
     public String toString() {
-        return versions.entrySet().stream().map(e -> e.getKey().apiName() + " v" + e.getValue())
+        return versions.entrySet().stream().map(e -> e.getKey().apiName() + " " + e.getValue())
                 .collect(Collectors.joining(", "));
     }
 }

@@ -44,7 +44,7 @@ public final class ApiVersionsHandler extends AbstractApiHandler {
         ApiVersionsRequest body = request.body();
         if (request.version() >= 3 && (!SOFTWARE.matcher(body.clientSoftwareName()).matches()
                 || !SOFTWARE.matcher(body.clientSoftwareVersion()).matches())) {
-            request.respond(supported(registry.get()).setErrorCode(Errors.INVALID_REQUEST.code()));
+            request.respond(errorResponse(request, Errors.INVALID_REQUEST));
             return;
         }
         if (request.version() >= 5 && body.clusterId() != null && body.nodeId() >= 0
@@ -55,9 +55,14 @@ public final class ApiVersionsHandler extends AbstractApiHandler {
         request.respond(supported(registry.get()));
     }
 
+    /**
+     * An error with no API list, as Kafka's {@code ApiVersionsRequest.getErrorResponse} answers anything
+     * but an unsupported version ({@link #unsupportedVersionResponse}): a client that sent a bad request
+     * must not take versions from its answer.
+     */
     @Override
     public ApiMessage errorResponse(Request request, Errors error) {
-        return supported(registry.get()).setErrorCode(error.code());
+        return new ApiVersionsResponse().setErrorCode(error.code());
     }
 
     /**

@@ -107,6 +107,7 @@ public final class ProduceHandler extends AbstractApiHandler {
                     fail(partitionResponse, Errors.INVALID_REQUIRED_ACKS, null);
                     continue;
                 }
+                Partition appendingTo = null;
                 try {
                     Partition partition = context.partitions().leaderPartition(image, topic.name(), data.index());
                     if (acks == -1 && context.metadata().isFenced()) {
@@ -121,10 +122,13 @@ public final class ProduceHandler extends AbstractApiHandler {
                     if (records == null) {
                         throw new ApiException(Errors.INVALID_RECORD, "Produce request without records");
                     }
+                    appendingTo = partition; // from here a refusal is the log's (Kafka's log validates)
                     ProduceValidator.get().validate(records, request.version(), partition.config(), now,
                             partition.topicPartition());
                     if (transactionCheck != null) {
+                        appendingTo = null; // Kafka verifies a transaction before it appends
                         transactionCheck.check(body.transactionalId(), partition, records);
+                        appendingTo = partition;
                     }
                     ByteBuf stored = Recompressor.maybeRecompress(records, partition.config());
                     AppendInfo info;
@@ -144,12 +148,15 @@ public final class ProduceHandler extends AbstractApiHandler {
                     statuses.add(new DelayedProduce.PartitionStatus(partition, info.lastOffset() + 1, partitionResponse));
                 } catch (RecordValidationException e) {
                     fail(partitionResponse, e.error(), e.getMessage());
+                    partitionResponse.setLogStartOffset(logStartOffsetAfter(e.error(), appendingTo));
                     for (RecordValidationException.RecordError error : e.recordErrors()) {
                         partitionResponse.recordErrors().add(new ProduceResponse.BatchIndexAndErrorMessage()
                                 .setBatchIndex(error.batchIndex()).setBatchIndexErrorMessage(error.message()));
                     }
                 } catch (RuntimeException e) {
-                    fail(partitionResponse, ErrorMapping.toError(e, request), e.getMessage());
+                    Errors error = ErrorMapping.toError(e, request);
+                    fail(partitionResponse, error, e.getMessage());
+                    partitionResponse.setLogStartOffset(logStartOffsetAfter(error, appendingTo));
                 }
             }
         }
@@ -177,6 +184,23 @@ public final class ProduceHandler extends AbstractApiHandler {
             keys.add(status.partition().topicPartition());
         }
         context.producePurgatory().tryCompleteElseWatch(delayed, keys);
+    }
+
+    /**
+     * The log start offset a failed append answers with, as Kafka's ReplicaManager: the partition's when
+     * the log refused the records (sequence and epoch errors, invalid records or timestamps, too few
+     * in-sync replicas), -1 when there was no log to ask or the batch was refused as a whole before it
+     * (corrupt, too large, not the leader, storage error).
+     */
+    private static long logStartOffsetAfter(Errors error, Partition partition) {
+        if (partition == null) {
+            return -1;
+        }
+        return switch (error) {
+            case CORRUPT_MESSAGE, MESSAGE_TOO_LARGE, RECORD_LIST_TOO_LARGE, KAFKA_STORAGE_ERROR,
+                    NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID -> -1;
+            default -> partition.logStartOffset();
+        };
     }
 
     private static String firstError(ProduceResponse response) {
