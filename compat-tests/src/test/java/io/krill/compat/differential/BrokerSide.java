@@ -24,6 +24,8 @@ import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.message.DescribeAclsResponseData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
+import org.apache.kafka.common.message.EndTxnResponseData;
+import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
@@ -411,6 +413,32 @@ final class BrokerSide {
     /** The idempotent producer kept as {@code key}. */
     Producer idempotent(String key) {
         return producer(key);
+    }
+
+    /** Appends {@code count} records to partition 0 of {@code topic} in the producer's transaction, acks=all. */
+    void produceTransactional(Producer producer, String topic, int count) {
+        ProduceRequest request = ClientRequests.produce(topic, topicId(topic), 0,
+                ClientRequests.transactionalBatch(producer.producerId(), producer.epoch(), 0, count), (short) -1)
+                .setTransactionalId(producer.transactionalId());
+        ProduceResponseData produced = (ProduceResponseData) send(ApiKeys.PRODUCE, request).data();
+        for (ProduceResponseData.TopicProduceResponse t : produced.responses()) {
+            for (ProduceResponseData.PartitionProduceResponse p : t.partitionResponses()) {
+                requireNone("transactional Produce to " + topic, p.errorCode(), p.errorMessage());
+            }
+        }
+    }
+
+    /** Ends the producer's transaction (EndTxn) and waits until partition 0 of {@code topic} is stable again. */
+    void endTransaction(Producer producer, boolean commit, String topic) {
+        EndTxnResponseData ended = (EndTxnResponseData) send(ApiKeys.END_TXN, TransactionRequests.endTxn(
+                producer.transactionalId(), producer.producerId(), producer.epoch(), commit)).data();
+        requireNone("EndTxn of " + producer.transactionalId(), ended.errorCode(), null);
+        await(name() + ": " + topic + " stable after EndTxn").atMost(SETUP_TIMEOUT).pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    FetchResponseData.PartitionData p = ((FetchResponseData) send(ApiKeys.FETCH, ClientRequests.fetch(
+                            topic, topicId(topic), 0, 0L, -1, true)).data()).responses().get(0).partitions().get(0);
+                    return p.lastStableOffset() == p.highWatermark();
+                });
     }
 
     /** Keeps a producer the set-up started, for requests that name its id and epoch. */

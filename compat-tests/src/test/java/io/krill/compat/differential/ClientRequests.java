@@ -142,6 +142,16 @@ final class ClientRequests {
         return MemoryRecords.withIdempotentRecords(Compression.NONE, producerId, epoch, sequence, records);
     }
 
+    /** One batch of {@code count} records of a transactional producer, its first record at {@code sequence}. */
+    static MemoryRecords transactionalBatch(long producerId, short epoch, int sequence, int count) {
+        SimpleRecord[] records = new SimpleRecord[count];
+        for (int i = 0; i < count; i++) {
+            records[i] = new SimpleRecord(BASE_TIMESTAMP + i, ("key-" + i).getBytes(StandardCharsets.UTF_8),
+                    ("txn-" + i).getBytes(StandardCharsets.UTF_8));
+        }
+        return MemoryRecords.withTransactionalRecords(Compression.NONE, producerId, epoch, sequence, records);
+    }
+
     static ProduceRequest produce(String topic, UUID topicId, int partition, MemoryRecords batch, short acks) {
         return new ProduceRequest().setTransactionalId(null).setAcks(acks).setTimeoutMs(TIMEOUT_MS)
                 .setTopicData(List.of(new ProduceRequest.TopicProduceData().setName(topic).setTopicId(topicId)
@@ -154,8 +164,14 @@ final class ClientRequests {
      * of one partition, read_uncommitted, with the consumer's default sizes and wait.
      */
     static FetchRequest fetch(String topic, UUID topicId, int partition, long offset, int leaderEpoch) {
+        return fetch(topic, topicId, partition, offset, leaderEpoch, false);
+    }
+
+    /** The same, read_committed (v4+) when {@code readCommitted}. */
+    static FetchRequest fetch(String topic, UUID topicId, int partition, long offset, int leaderEpoch,
+                              boolean readCommitted) {
         return new FetchRequest().setMaxWaitMs(500).setMinBytes(1).setMaxBytes(52_428_800)
-                .setIsolationLevel((byte) 0).setSessionId(0).setSessionEpoch(-1)
+                .setIsolationLevel(readCommitted ? (byte) 1 : (byte) 0).setSessionId(0).setSessionEpoch(-1)
                 .setTopics(List.of(new FetchRequest.FetchTopic().setTopic(topic).setTopicId(topicId)
                         .setPartitions(List.of(new FetchRequest.FetchPartition().setPartition(partition)
                                 .setCurrentLeaderEpoch(leaderEpoch).setFetchOffset(offset).setLogStartOffset(-1L)

@@ -277,7 +277,7 @@ public final class KafkaKraftProcess implements BeforeAllCallback, AfterAllCallb
                 "inter.broker.listener.name=" + listenerName,
                 "listener.security.protocol.map=CONTROLLER:PLAINTEXT," + listenerName + ":" + listenerName,
                 "log.dirs=" + dir.resolve("data"),
-                // What DifferentialConformanceTest gives Krill too: one node, small internal topics.
+                // What DifferentialNodes gives Krill too: one node, small internal topics.
                 "num.partitions=1",
                 "default.replication.factor=1",
                 "offsets.topic.replication.factor=1",
