@@ -58,8 +58,15 @@ class GroupApiVersionsTest {
         // Offsets are committed for topic t: a commit for a topic that does not exist is refused, as in Kafka.
         broker.broker().metadata().createTopic(io.krill.controller.metadata.NewTopic.of("t", 4, 1));
         client = new RawClient(broker.port());
-        FindCoordinatorResponse found = call(ApiKeys.FIND_COORDINATOR, (short) 3,
-                new FindCoordinatorRequest().setKey("g").setKeyType((byte) 0));
+        // COORDINATOR_NOT_AVAILABLE while __consumer_offsets is created on first use: a client retries.
+        java.util.concurrent.atomic.AtomicReference<FindCoordinatorResponse> answer = new java.util.concurrent.atomic.AtomicReference<>();
+        org.awaitility.Awaitility.await("the group coordinator").atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> {
+                    answer.set(call(ApiKeys.FIND_COORDINATOR, (short) 3,
+                            new FindCoordinatorRequest().setKey("g").setKeyType((byte) 0)));
+                    return answer.get().errorCode() != Errors.COORDINATOR_NOT_AVAILABLE.code();
+                });
+        FindCoordinatorResponse found = answer.get();
         assertEquals(Errors.NONE.code(), found.errorCode());
         assertEquals(broker.port(), found.port());
         assertEquals(1, found.nodeId());
@@ -94,8 +101,15 @@ class GroupApiVersionsTest {
                 }
             }
         }
-        FindCoordinatorResponse txn = call(ApiKeys.FIND_COORDINATOR, (short) 4, new FindCoordinatorRequest()
-                .setKeyType((byte) 1).setCoordinatorKeys(List.of("txn")));
+        // __transaction_state is created by this first ask: COORDINATOR_NOT_AVAILABLE until it exists.
+        java.util.concurrent.atomic.AtomicReference<FindCoordinatorResponse> answer = new java.util.concurrent.atomic.AtomicReference<>();
+        org.awaitility.Awaitility.await("the transaction coordinator").atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> {
+                    answer.set(call(ApiKeys.FIND_COORDINATOR, (short) 4, new FindCoordinatorRequest()
+                            .setKeyType((byte) 1).setCoordinatorKeys(List.of("txn"))));
+                    return answer.get().coordinators().get(0).errorCode() != Errors.COORDINATOR_NOT_AVAILABLE.code();
+                });
+        FindCoordinatorResponse txn = answer.get();
         assertEquals(Errors.NONE.code(), txn.coordinators().get(0).errorCode(), "the transaction coordinator");
         assertEquals(broker.port(), txn.coordinators().get(0).port());
         FindCoordinatorResponse share = call(ApiKeys.FIND_COORDINATOR, (short) 6, new FindCoordinatorRequest()

@@ -83,8 +83,13 @@ class GroupPersistenceTest {
             broker.metadata().createTopic(io.krill.controller.metadata.NewTopic.of("t", 4, 1));
         }
         client = new RawClient(broker.boundAddresses().get(0).getPort());
-        FindCoordinatorResponse found = call(ApiKeys.FIND_COORDINATOR, (short) 3, new FindCoordinatorRequest().setKey("a"));
-        assertEquals(Errors.NONE.code(), found.errorCode());
+        // COORDINATOR_NOT_AVAILABLE while __consumer_offsets is created on first use: a client retries.
+        java.util.concurrent.atomic.AtomicReference<FindCoordinatorResponse> answer = new java.util.concurrent.atomic.AtomicReference<>();
+        await("the group coordinator").atMost(Duration.ofSeconds(30)).until(() -> {
+            answer.set(call(ApiKeys.FIND_COORDINATOR, (short) 3, new FindCoordinatorRequest().setKey("a")));
+            return answer.get().errorCode() != Errors.COORDINATOR_NOT_AVAILABLE.code();
+        });
+        assertEquals(Errors.NONE.code(), answer.get().errorCode());
         await("the coordinators of groups a, b and c have loaded").atMost(LOAD_PATIENCE)
                 .pollInterval(Duration.ofMillis(10)).until(this::allLoaded);
     }

@@ -56,8 +56,15 @@ class TransactionApiVersionsTest {
     static void start() throws Exception {
         broker = TestBroker.start(Map.of("transaction.state.log.num.partitions", "2"));
         client = new RawClient(broker.port());
-        FindCoordinatorResponse found = call(ApiKeys.FIND_COORDINATOR, (short) 4, new FindCoordinatorRequest()
-                .setKeyType((byte) 1).setCoordinatorKeys(List.of(ID)));
+        // COORDINATOR_NOT_AVAILABLE while __transaction_state is created on first use: a client retries.
+        java.util.concurrent.atomic.AtomicReference<FindCoordinatorResponse> answer = new java.util.concurrent.atomic.AtomicReference<>();
+        org.awaitility.Awaitility.await("the transaction coordinator").atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> {
+                    answer.set(call(ApiKeys.FIND_COORDINATOR, (short) 4, new FindCoordinatorRequest()
+                            .setKeyType((byte) 1).setCoordinatorKeys(List.of(ID))));
+                    return answer.get().coordinators().get(0).errorCode() != Errors.COORDINATOR_NOT_AVAILABLE.code();
+                });
+        FindCoordinatorResponse found = answer.get();
         assertEquals(Errors.NONE.code(), found.coordinators().get(0).errorCode());
         assertEquals(broker.port(), found.coordinators().get(0).port());
         CreateTopicsResponse created = call(ApiKeys.CREATE_TOPICS, (short) 7, new CreateTopicsRequest().setTimeoutMs(10_000)
