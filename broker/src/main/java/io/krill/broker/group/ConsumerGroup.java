@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
 /**
@@ -105,6 +106,11 @@ final class ConsumerGroup {
     Map<String, Map<String, Set<Integer>>> target = new HashMap<>();
     /** Partition counts of the subscribed topics the target was computed from. */
     Map<String, Integer> subscriptionMetadata = Map.of();
+    /**
+     * The latest write of the group's record (complete when there was none): a heartbeat is answered once
+     * it is committed, and when it failed the next heartbeat writes the record again.
+     */
+    CompletableFuture<Void> lastWrite = CompletableFuture.completedFuture(null);
 
     boolean isEmpty() {
         return members.isEmpty();

@@ -18,6 +18,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,8 +28,10 @@ import org.slf4j.LoggerFactory;
  * epoch, the server-side target assignment and each member's incremental reconciliation, session
  * expiry) and ConsumerGroupDescribe. A consumer group is the {@link ConsumerGroup} attached to the
  * {@link ClassicGroup} that keeps its offsets; its group epoch and members' subscriptions are written as
- * a consumer-group record when the epoch moves (member epochs and assignments are not: after a reload
- * members are fenced and rejoin).
+ * a consumer-group record whenever the epoch moves (member epochs and assignments are not: after a reload
+ * members are fenced and rejoin). As in Kafka, where a heartbeat's records are committed before it is
+ * answered, a successful heartbeat is answered only once the group's latest record is committed: a member
+ * is never told of a group (or an epoch) that a new coordinator would not load.
  *
  * <p>Thread-safety: thread-safe; no state of its own (groups through {@link GroupContext}, topic ids and
  * partition counts from the context's volatile image). Requests and session-expiry tasks take the group's monitor;
@@ -54,9 +58,31 @@ final class ConsumerGroupProtocol {
 
     // ------------------------------------------------------------------ ConsumerGroupHeartbeat (KIP-848)
 
-    /** ConsumerGroupHeartbeat: joins, leaves, keeps the session and reconciles the member's assignment. */
-    ConsumerGroupHeartbeatResponse consumerGroupHeartbeat(RequestContext context,
-                                                                 ConsumerGroupHeartbeatRequest request) {
+    /**
+     * ConsumerGroupHeartbeat: joins, leaves, keeps the session and reconciles the member's assignment.
+     * {@code callback} gets the answer, once the group's latest record is committed when it succeeds; if
+     * that write failed, the answer is its coordinator error (the client finds the coordinator again and
+     * retries) and the group's record is written again at its next heartbeat.
+     */
+    void consumerGroupHeartbeat(RequestContext context, ConsumerGroupHeartbeatRequest request,
+                                Consumer<ConsumerGroupHeartbeatResponse> callback) {
+        Answer answer = heartbeat(context, request);
+        if (answer.response().errorCode() != Errors.NONE.code()) {
+            callback.accept(answer.response());
+            return;
+        }
+        answer.durable().whenComplete((ok, failure) -> callback.accept(failure == null ? answer.response()
+                : heartbeatError(GroupContext.groupStoreError(failure), "The group's record was not written")));
+    }
+
+    /** A heartbeat's response and the write of the group's record it must wait for. */
+    private record Answer(ConsumerGroupHeartbeatResponse response, CompletableFuture<Void> durable) {
+        static Answer now(ConsumerGroupHeartbeatResponse response) {
+            return new Answer(response, CompletableFuture.completedFuture(null));
+        }
+    }
+
+    private Answer heartbeat(RequestContext context, ConsumerGroupHeartbeatRequest request) {
         String groupId = request.groupId();
         GroupContext.validateGroupId(groupId);
         GroupShard shard = shared.shardFor(groupId);
@@ -64,7 +90,7 @@ final class ConsumerGroupProtocol {
             ClassicGroup group = GroupContext.group(shard, groupId);
             if (group == null) {
                 if (request.memberEpoch() != 0) {
-                    return heartbeatError(Errors.UNKNOWN_MEMBER_ID, "Unknown group " + groupId);
+                    return Answer.now(heartbeatError(Errors.UNKNOWN_MEMBER_ID, "Unknown group " + groupId));
                 }
                 group = shard.groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, shard.partition, now()));
             }
@@ -75,12 +101,19 @@ final class ConsumerGroupProtocol {
                 }
                 if (group.consumer == null) {
                     if (!group.is(GroupState.EMPTY) || group.size() > 0) {
-                        return heartbeatError(Errors.GROUP_ID_NOT_FOUND, "Group " + groupId + " is a classic group");
+                        return Answer.now(heartbeatError(Errors.GROUP_ID_NOT_FOUND,
+                                "Group " + groupId + " is a classic group"));
                     }
                     group.consumer = new ConsumerGroup();
                     group.protocolType = ClassicGroup.CONSUMER_PROTOCOL_TYPE;
                 }
-                return consumerHeartbeat(context, group, request);
+                CompletableFuture<Void> previous = group.consumer.lastWrite;
+                ConsumerGroupHeartbeatResponse response = consumerHeartbeat(context, group, request);
+                if (response.errorCode() == Errors.NONE.code() && group.consumer.lastWrite == previous
+                        && previous.isCompletedExceptionally()) {
+                    persistConsumerGroup(group); // the previous write failed: the group's record is written again
+                }
+                return new Answer(response, group.consumer.lastWrite);
             }
         }
     }
@@ -227,9 +260,7 @@ final class ConsumerGroupProtocol {
         if (changed || !partitionCounts(cg).equals(cg.subscriptionMetadata)) {
             cg.groupEpoch++;
             computeConsumerTarget(cg);
-            if (changed) {
-                persistConsumerGroup(group);
-            }
+            persistConsumerGroup(group);
         }
         cg.reconcile(member, owned(request.topicPartitions()));
         String id = member.memberId;
@@ -366,7 +397,10 @@ final class ConsumerGroupProtocol {
         computeConsumerTarget(cg);
     }
 
-    /** Writes the group's consumer-group record (after its group epoch moved); a failure is only logged. */
+    /**
+     * Writes the group's consumer-group record (after its group epoch moved, or again after a failed write)
+     * and makes it the write the group's heartbeats are answered after.
+     */
     private void persistConsumerGroup(ClassicGroup group) {
         ConsumerGroup cg = group.consumer;
         List<GroupRecords.ConsumerMemberValue> members = new ArrayList<>();
@@ -375,12 +409,14 @@ final class ConsumerGroupProtocol {
                     m.clientHost, m.rebalanceTimeoutMs, m.serverAssignor, m.subscribedTopics, m.subscribedTopicRegex));
         }
         byte[] value = GroupRecords.consumerGroupValue(new GroupRecords.ConsumerGroupValue(cg.groupEpoch, members));
-        log.append(group.partition(), List.of(new CoordinatorLog.Entry(
-                GroupRecords.consumerGroupKey(group.groupId()), value))).whenComplete((ok, failure) -> {
-                    if (failure != null) {
-                        LOG.warn("Failed to store consumer group {}: {}", group.groupId(), failure.getMessage());
-                    }
-                });
+        cg.lastWrite = log.append(group.partition(), List.of(new CoordinatorLog.Entry(
+                GroupRecords.consumerGroupKey(group.groupId()), value)));
+        cg.lastWrite.whenComplete((ok, failure) -> {
+            if (failure != null) {
+                LOG.warn("Failed to store consumer group {} (written again at its next heartbeat): {}",
+                        group.groupId(), failure.getMessage());
+            }
+        });
     }
 
     /**

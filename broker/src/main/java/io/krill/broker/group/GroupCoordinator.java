@@ -174,10 +174,13 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
 
     // ------------------------------------------------------------------ consumer protocol (KIP-848)
 
-    /** ConsumerGroupHeartbeat: joins, leaves, keeps the session and reconciles the member's assignment. */
-    public ConsumerGroupHeartbeatResponse consumerGroupHeartbeat(RequestContext context,
-                                                                 ConsumerGroupHeartbeatRequest request) {
-        return consumerGroups.consumerGroupHeartbeat(context, request);
+    /**
+     * ConsumerGroupHeartbeat: joins, leaves, keeps the session and reconciles the member's assignment;
+     * {@code callback} gets the answer once the group's latest record is committed.
+     */
+    public void consumerGroupHeartbeat(RequestContext context, ConsumerGroupHeartbeatRequest request,
+                                       Consumer<ConsumerGroupHeartbeatResponse> callback) {
+        consumerGroups.consumerGroupHeartbeat(context, request, callback);
     }
 
     /**

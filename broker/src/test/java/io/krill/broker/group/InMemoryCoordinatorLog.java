@@ -9,14 +9,18 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A {@link CoordinatorLog} in memory: appends commit at once unless a failure is armed. Transactional
- * records and markers are kept in log order beside plain ones and replayed as such.
+ * A {@link CoordinatorLog} in memory: appends commit at once unless a failure is armed, or, while
+ * {@link #hold} is set, when {@link #release} is called. Transactional records and markers are kept in log
+ * order beside plain ones and replayed as such.
  */
 final class InMemoryCoordinatorLog implements CoordinatorLog {
     final Map<Integer, List<Entry>> partitions = new ConcurrentHashMap<>();
     /** Per partition, what a replay delivers, in log order: Entry, TxnEntry or Marker. */
     private final Map<Integer, List<Object>> replayed = new ConcurrentHashMap<>();
     volatile Errors failNext;
+    /** While set, plain appends are kept (not replayed, not complete) until {@link #release}. */
+    volatile boolean hold;
+    private final List<Runnable> held = new ArrayList<>();
 
     private record TxnEntry(long producerId, Entry entry) {
     }
@@ -31,9 +35,34 @@ final class InMemoryCoordinatorLog implements CoordinatorLog {
             failNext = null;
             return CompletableFuture.failedFuture(new ApiException(failure, "injected"));
         }
+        if (hold) {
+            CompletableFuture<Void> committed = new CompletableFuture<>();
+            synchronized (held) {
+                held.add(() -> {
+                    commit(partition, entries);
+                    committed.complete(null);
+                });
+            }
+            return committed;
+        }
+        commit(partition, entries);
+        return CompletableFuture.completedFuture(null);
+    }
+
+    private void commit(int partition, List<Entry> entries) {
         partitions.computeIfAbsent(partition, p -> new ArrayList<>()).addAll(entries);
         replayed.computeIfAbsent(partition, p -> new ArrayList<>()).addAll(entries);
-        return CompletableFuture.completedFuture(null);
+    }
+
+    /** Stops holding appends and commits the held ones, in order. */
+    void release() {
+        hold = false;
+        List<Runnable> commits;
+        synchronized (held) {
+            commits = new ArrayList<>(held);
+            held.clear();
+        }
+        commits.forEach(Runnable::run);
     }
 
     @Override

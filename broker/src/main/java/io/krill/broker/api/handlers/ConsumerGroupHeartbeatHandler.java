@@ -17,7 +17,8 @@ import java.util.TreeSet;
  * ConsumerGroupHeartbeat (KIP-848 consumer protocol): join, leave, session and incremental assignment
  * in one request; the assignment is computed by the coordinator. Topics named in the subscription must
  * be describable (else TOPIC_AUTHORIZATION_FAILED); a regex subscription is given only the matching
- * topics the member's principal may describe, as Kafka filters them.
+ * topics the member's principal may describe, as Kafka filters them. Answered once the group's record
+ * is committed.
  *
  * <p>Thread-safe: stateless.
  */
@@ -43,7 +44,7 @@ public final class ConsumerGroupHeartbeatHandler extends AbstractApiHandler {
                 return;
             }
         }
-        request.respond(coordinator.consumerGroupHeartbeat(GroupRequests.context(request, authorization), body));
+        coordinator.consumerGroupHeartbeat(GroupRequests.context(request, authorization), body, request::respond);
     }
 
     @Override

@@ -1,0 +1,153 @@
+package io.krill.broker.group;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicImage;
+import io.krill.wire.error.Errors;
+import io.krill.wire.message.ConsumerGroupDescribeResponse;
+import io.krill.wire.message.ConsumerGroupHeartbeatRequest;
+import io.krill.wire.message.ConsumerGroupHeartbeatResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The KIP-848 side of the coordinator (ConsumerGroupHeartbeat, ConsumerGroupDescribe, the consumer group
+ * record and its reload) on a manual clock and an in-memory log.
+ */
+class ConsumerGroupCoordinatorTest {
+    private static final String TOPIC = "orders";
+
+    private MockCoordinatorTimer timer;
+    private InMemoryCoordinatorLog log;
+    private Map<String, Integer> topics;
+    private GroupCoordinator coordinator;
+
+    @BeforeEach
+    void setUp() {
+        timer = new MockCoordinatorTimer();
+        log = new InMemoryCoordinatorLog();
+        topics = new TreeMap<>(Map.of(TOPIC, 2));
+        coordinator = start();
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    /** A coordinator leading the one partition of {@code __consumer_offsets}, loaded from {@link #log}. */
+    private GroupCoordinator start() {
+        GroupConfig config = new GroupConfig(1, (short) 1, 1 << 20, 100, 24 * 3600_000L, 600_000L, 6_000, 300_000,
+                3_000, 100, 45_000, 5_000);
+        GroupCoordinator c = new GroupCoordinator(1, config, log, timer);
+        c.onChange(null, image());
+        timer.advance(0);
+        assertTrue(c.isLoaded(0));
+        return c;
+    }
+
+    /** {@link #topics} (a topic keeps its id whatever its partition count) and the coordinator's topic. */
+    private MetadataImage image() {
+        List<TopicImage> images = new ArrayList<>();
+        images.add(topic(GroupCoordinator.TOPIC, 1, true));
+        topics.forEach((name, partitions) -> images.add(topic(name, partitions, false)));
+        return new MetadataImage("cluster", 1, List.of(), images);
+    }
+
+    private static TopicImage topic(String name, int partitions, boolean internal) {
+        List<PartitionState> states = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            states.add(new PartitionState(p, 1, 0, List.of(1), List.of(1), 0));
+        }
+        return new TopicImage(name, UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8)), states, Map.of(),
+                internal);
+    }
+
+    private void setPartitions(String topic, int partitions) {
+        MetadataImage previous = image();
+        topics.put(topic, partitions);
+        coordinator.onChange(previous, image());
+    }
+
+    /** The answer, or null while the coordinator has not answered yet. */
+    private AtomicReference<ConsumerGroupHeartbeatResponse> send(ConsumerGroupHeartbeatRequest request) {
+        AtomicReference<ConsumerGroupHeartbeatResponse> answer = new AtomicReference<>();
+        coordinator.consumerGroupHeartbeat(new RequestContext("client", "/127.0.0.1", (short) 1), request, answer::set);
+        return answer;
+    }
+
+    private ConsumerGroupHeartbeatResponse heartbeat(ConsumerGroupHeartbeatRequest request) {
+        ConsumerGroupHeartbeatResponse response = send(request).get();
+        assertNotNull(response, "answered at once on the in-memory log");
+        return response;
+    }
+
+    private static ConsumerGroupHeartbeatRequest join(String group, String memberId, String... topics) {
+        return new ConsumerGroupHeartbeatRequest().setGroupId(group).setMemberId(memberId).setMemberEpoch(0)
+                .setRebalanceTimeoutMs(30_000).setSubscribedTopicNames(List.of(topics)).setTopicPartitions(List.of());
+    }
+
+    private static ConsumerGroupHeartbeatRequest beat(String group, String memberId, int epoch) {
+        return new ConsumerGroupHeartbeatRequest().setGroupId(group).setMemberId(memberId).setMemberEpoch(epoch);
+    }
+
+    private ConsumerGroupDescribeResponse.DescribedGroup describe(String group) {
+        return coordinator.consumerGroupDescribe(group);
+    }
+
+    private static void assertNone(ConsumerGroupHeartbeatResponse response) {
+        assertEquals(Errors.NONE.code(), response.errorCode(), response.errorMessage());
+    }
+
+    // ------------------------------------------------------------------ the group's record
+
+    @Test
+    void aJoinIsAnsweredOnceTheGroupsRecordIsCommitted() {
+        log.hold = true;
+        AtomicReference<ConsumerGroupHeartbeatResponse> joined = send(join("g", "m1", TOPIC));
+        assertNull(joined.get(), "not answered before the group's record is committed");
+        AtomicReference<ConsumerGroupHeartbeatResponse> again = send(beat("g", "m1", describe("g").groupEpoch()));
+        assertNull(again.get(), "a heartbeat that wrote nothing waits for the record it follows too");
+
+        log.release();
+        assertNone(joined.get());
+        assertNone(again.get());
+    }
+
+    @Test
+    void aFailedWriteIsAnsweredWithItsCoordinatorErrorAndWrittenAgainAtTheNextHeartbeat() {
+        log.failNext = Errors.COORDINATOR_NOT_AVAILABLE;
+        assertEquals(Errors.COORDINATOR_NOT_AVAILABLE.code(), heartbeat(join("g", "m1", TOPIC)).errorCode());
+        assertEquals(0, log.size());
+
+        // The client finds the coordinator again and sends its join again.
+        ConsumerGroupHeartbeatResponse joined = heartbeat(join("g", "m1", TOPIC));
+        assertNone(joined);
+        assertEquals(1, log.size(), "the group's record is written again");
+
+        coordinator = start();
+        assertEquals(describe("g").groupEpoch(), joined.memberEpoch(), "reloaded at the epoch the member was told");
+    }
+
+    @Test
+    void anEpochMovedByTopicMetadataIsWrittenAndReloaded() {
+        ConsumerGroupHeartbeatResponse joined = heartbeat(join("g", "m1", TOPIC));
+        assertNone(joined);
+        setPartitions(TOPIC, 3);
+        ConsumerGroupHeartbeatResponse grown = heartbeat(beat("g", "m1", joined.memberEpoch()));
+        assertNone(grown);
+        assertEquals(joined.memberEpoch() + 1, grown.memberEpoch(), "more partitions: the group epoch moves once");
+
+        coordinator = start();
+        assertEquals(grown.memberEpoch(), describe("g").groupEpoch(), "the group epoch never goes back on reload");
+    }
+}
