@@ -82,15 +82,23 @@ final class ConsumerGroupProtocol {
         }
     }
 
+    /**
+     * Only a join (member epoch 0) creates a consumer group, or turns an empty classic group (offsets
+     * only) into one, as Kafka's {@code GroupMetadataManager.getOrMaybeCreateConsumerGroup} does: any
+     * other epoch, a leave included, of a group that does not exist or is not a consumer group is
+     * GROUP_ID_NOT_FOUND, and leaves the group as it was.
+     */
     private Answer heartbeat(RequestContext context, ConsumerGroupHeartbeatRequest request) {
         String groupId = request.groupId();
         GroupContext.validateGroupId(groupId);
         GroupShard shard = shared.shardFor(groupId);
+        boolean joining = request.memberEpoch() == 0;
         while (true) {
             ClassicGroup group = GroupContext.group(shard, groupId);
             if (group == null) {
-                if (request.memberEpoch() != 0) {
-                    return Answer.now(heartbeatError(Errors.UNKNOWN_MEMBER_ID, "Unknown group " + groupId));
+                if (!joining) {
+                    return Answer.now(heartbeatError(Errors.GROUP_ID_NOT_FOUND,
+                            "Consumer group " + groupId + " not found."));
                 }
                 group = shard.groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, shard.partition, now()));
             }
@@ -100,6 +108,10 @@ final class ConsumerGroupProtocol {
                     continue;
                 }
                 if (group.consumer == null) {
+                    if (!joining) {
+                        return Answer.now(heartbeatError(Errors.GROUP_ID_NOT_FOUND,
+                                "Group " + groupId + " is not a consumer group."));
+                    }
                     if (!group.is(GroupState.EMPTY) || group.size() > 0) {
                         return Answer.now(heartbeatError(Errors.GROUP_ID_NOT_FOUND,
                                 "Group " + groupId + " is a classic group"));

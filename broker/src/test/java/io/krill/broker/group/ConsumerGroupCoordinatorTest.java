@@ -12,6 +12,8 @@ import io.krill.wire.error.Errors;
 import io.krill.wire.message.ConsumerGroupDescribeResponse;
 import io.krill.wire.message.ConsumerGroupHeartbeatRequest;
 import io.krill.wire.message.ConsumerGroupHeartbeatResponse;
+import io.krill.wire.message.OffsetCommitRequest;
+import io.krill.wire.message.OffsetCommitResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -106,6 +108,37 @@ class ConsumerGroupCoordinatorTest {
 
     private static void assertNone(ConsumerGroupHeartbeatResponse response) {
         assertEquals(Errors.NONE.code(), response.errorCode(), response.errorMessage());
+    }
+
+    private void commitSimpleOffset(String group) {
+        AtomicReference<OffsetCommitResponse> result = new AtomicReference<>();
+        coordinator.commitOffsets(new RequestContext("client", "/127.0.0.1", (short) 9), new OffsetCommitRequest()
+                .setGroupId(group).setMemberId("").setGenerationIdOrMemberEpoch(-1)
+                .setTopics(List.of(new OffsetCommitRequest.OffsetCommitRequestTopic().setName(TOPIC).setPartitions(
+                        List.of(new OffsetCommitRequest.OffsetCommitRequestPartition().setPartitionIndex(0)
+                                .setCommittedOffset(5))))), result::set);
+        assertEquals(Errors.NONE.code(), result.get().topics().get(0).partitions().get(0).errorCode());
+    }
+
+    // ------------------------------------------------------------------ which group a heartbeat reaches
+
+    @Test
+    void onlyAJoinCreatesAGroup() {
+        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), heartbeat(beat("nogroup", "m1", 3)).errorCode());
+        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), heartbeat(beat("nogroup", "m1", -1)).errorCode(),
+                "a leave too");
+        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), describe("nogroup").errorCode(), "no group was created");
+        assertEquals(0, log.size());
+    }
+
+    @Test
+    void aHeartbeatToAClassicGroupLeavesItClassic() {
+        commitSimpleOffset("simple");
+        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), heartbeat(beat("simple", "m1", 3)).errorCode());
+        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), describe("simple").errorCode(), "still a classic group");
+
+        assertNone(heartbeat(join("simple", "m1", TOPIC)));
+        assertEquals(Errors.NONE.code(), describe("simple").errorCode(), "a join makes the empty group a consumer group");
     }
 
     // ------------------------------------------------------------------ the group's record

@@ -45,13 +45,12 @@ class ConsumerGroupConformanceTest extends DifferentialTest {
     }
 
     @Test
-    @Disabled("KNOWN DIFFERENCE: ConsumerGroupHeartbeat v0-1 of a member (epoch 3) of an unknown group:"
-            + " /errorCode kafka=69 (GROUP_ID_NOT_FOUND) krill=25 (UNKNOWN_MEMBER_ID)")
     void consumerGroupHeartbeatOfAnUnknownGroup() {
         both(side -> side.awaitGroupCoordinator("diff-cgh-nogroup"));
         sequence("ConsumerGroupHeartbeat of a member of an unknown group (epoch 3)", ApiKeys.CONSUMER_GROUP_HEARTBEAT)
                 .request((side, version) -> GroupRequests.consumerHeartbeat("diff-cgh-nogroup",
                         BrokerSide.clientMemberId("diff-cgh-nogroup"), 3, List.of("diff-cgh-topic"), null))
+                .expect("/errorCode", Errors.GROUP_ID_NOT_FOUND)
                 .run();
     }
 
