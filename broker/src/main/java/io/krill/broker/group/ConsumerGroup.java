@@ -100,8 +100,15 @@ final class ConsumerGroup {
         }
     }
 
-    int groupEpoch;
-    int assignmentEpoch;
+    /**
+     * A new group's group and assignment epochs, as in Kafka 4.4 (KAFKA-20268): epoch 0 is a joining
+     * member's, so a new group starts at 1 with an empty target assignment, and the first assignment it
+     * computes, for its first member, is at epoch 2. Every change then moves the group epoch by one.
+     */
+    static final int INITIAL_EPOCH = 1;
+
+    int groupEpoch = INITIAL_EPOCH;
+    int assignmentEpoch = INITIAL_EPOCH;
     final Map<String, Member> members = new LinkedHashMap<>();
     Map<String, Map<String, Set<Integer>>> target = new HashMap<>();
     /** Partition counts of the subscribed topics the target was computed from. */

@@ -120,6 +120,39 @@ class ConsumerGroupCoordinatorTest {
         assertEquals(Errors.NONE.code(), result.get().topics().get(0).partitions().get(0).errorCode());
     }
 
+    // ------------------------------------------------------------------ epochs
+
+    @Test
+    void aNewGroupStartsAtEpochOneSoItsFirstMemberGetsEpochTwo() {
+        ConsumerGroupHeartbeatResponse first = heartbeat(join("g", "m1", TOPIC));
+        assertNone(first);
+        assertEquals(2, first.memberEpoch());
+        ConsumerGroupDescribeResponse.DescribedGroup described = describe("g");
+        assertEquals(2, described.groupEpoch());
+        assertEquals(2, described.assignmentEpoch());
+    }
+
+    @Test
+    void theGroupEpochMovesByOneForEachJoinLeaveAndTopicChange() {
+        int epoch = heartbeat(join("g", "m1", TOPIC)).memberEpoch();
+        ConsumerGroupHeartbeatResponse second = heartbeat(join("g", "m2", TOPIC));
+        assertEquals(epoch + 1, describe("g").groupEpoch(), "a member joins");
+        assertEquals(epoch + 1, second.memberEpoch());
+
+        setPartitions(TOPIC, 4);
+        assertNone(heartbeat(beat("g", "m2", second.memberEpoch())));
+        assertEquals(epoch + 2, describe("g").groupEpoch(), "a subscribed topic grows");
+
+        assertNone(heartbeat(beat("g", "m2", -1)));
+        assertEquals(epoch + 3, describe("g").groupEpoch(), "a member leaves");
+        assertNone(heartbeat(beat("g", "m1", -1)));
+        ConsumerGroupDescribeResponse.DescribedGroup empty = describe("g");
+        assertEquals(epoch + 4, empty.groupEpoch(), "the last member leaves");
+        assertEquals(empty.groupEpoch(), empty.assignmentEpoch(), "an empty group's assignment is at its epoch");
+
+        assertEquals(epoch + 5, heartbeat(join("g", "m3", TOPIC)).memberEpoch(), "an empty group goes on from its epoch");
+    }
+
     // ------------------------------------------------------------------ which group a heartbeat reaches
 
     @Test

@@ -25,7 +25,6 @@ class ConsumerGroupConformanceTest extends DifferentialTest {
     }
 
     @Test
-    @Disabled("KNOWN DIFFERENCE: a new member's first epoch: ConsumerGroupHeartbeat v0-1 /memberEpoch kafka=2 krill=1")
     void consumerGroupHeartbeatJoinsANewMember() {
         both(side -> {
             side.createTopic("diff-cgh-topic", 2);
