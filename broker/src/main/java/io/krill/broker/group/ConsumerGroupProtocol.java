@@ -434,7 +434,9 @@ final class ConsumerGroupProtocol {
     /**
      * ConsumerGroupDescribe for one group: a consumer-protocol group with its epochs, assignor and members
      * (current and target assignments); an unknown group, or a classic one, is GROUP_ID_NOT_FOUND as in
-     * Kafka. Authorized operations are left to the caller.
+     * Kafka. As Kafka's, the state is named as in ListGroups ("Stable"; lower case is only how its state
+     * filter matches) and a member without a regular expression has an empty one, its default. Authorized
+     * operations are left to the caller.
      */
     ConsumerGroupDescribeResponse.DescribedGroup consumerGroupDescribe(String groupId) {
         ConsumerGroupDescribeResponse.DescribedGroup described = new ConsumerGroupDescribeResponse.DescribedGroup()
@@ -464,7 +466,7 @@ final class ConsumerGroupProtocol {
                         .setErrorMessage("Group " + groupId + " is not a consumer group.");
             }
             MetadataImage current = shared.image();
-            described.setGroupState(cg.state().toLowerCase(java.util.Locale.ROOT))
+            described.setGroupState(cg.state())
                     .setGroupEpoch(cg.groupEpoch)
                     .setAssignmentEpoch(cg.assignmentEpoch)
                     .setAssignorName(cg.assignorName());
@@ -477,7 +479,7 @@ final class ConsumerGroupProtocol {
                         .setClientId(m.clientId)
                         .setClientHost(m.clientHost)
                         .setSubscribedTopicNames(new ArrayList<>(m.subscribedTopics))
-                        .setSubscribedTopicRegex(m.subscribedTopicRegex)
+                        .setSubscribedTopicRegex(m.subscribedTopicRegex == null ? "" : m.subscribedTopicRegex)
                         .setAssignment(describedAssignment(current, m.assigned))
                         .setTargetAssignment(describedAssignment(current,
                                 cg.target.getOrDefault(m.memberId, Map.of())))

@@ -153,6 +153,19 @@ class ConsumerGroupCoordinatorTest {
         assertEquals(epoch + 5, heartbeat(join("g", "m3", TOPIC)).memberEpoch(), "an empty group goes on from its epoch");
     }
 
+    // ------------------------------------------------------------------ ConsumerGroupDescribe
+
+    @Test
+    void describeNamesTheStateAsListGroupsAndAnAbsentRegexIsEmpty() {
+        assertNone(heartbeat(join("g", "m1", TOPIC)));
+        ConsumerGroupDescribeResponse.DescribedGroup described = describe("g");
+        assertEquals("Stable", described.groupState());
+        assertEquals("", described.members().get(0).subscribedTopicRegex());
+
+        assertNone(heartbeat(beat("g", "m1", -1)));
+        assertEquals("Empty", describe("g").groupState());
+    }
+
     // ------------------------------------------------------------------ which group a heartbeat reaches
 
     @Test

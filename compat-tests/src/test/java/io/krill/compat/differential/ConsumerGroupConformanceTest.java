@@ -4,13 +4,12 @@ import io.krill.wire.message.ApiKeys;
 import java.util.List;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.protocol.Errors;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
  * The KIP-848 consumer group protocol as the 4.4 consumer ({@code group.protocol=consumer}) and the Admin
- * client speak it: ConsumerGroupHeartbeat (join, unknown member id, fenced member epoch, invalid regular
- * expression, leave) and ConsumerGroupDescribe. From v1 the consumer makes its member id itself (the same
+ * client speak it: ConsumerGroupHeartbeat (join, unknown group, unknown member id, fenced member epoch,
+ * invalid regular expression, leave) and ConsumerGroupDescribe. From v1 the consumer makes its member id itself (the same
  * text to both sides); at v0 the coordinator makes it, and each side's is named as in
  * {@link ClassicGroupConformanceTest}.
  */
@@ -117,10 +116,6 @@ class ConsumerGroupConformanceTest extends DifferentialTest {
     }
 
     @Test
-    @Disabled("KNOWN DIFFERENCE: ConsumerGroupDescribe v0-1 of a group with one member: /groups/0/groupState"
-            + " kafka=\"Stable\" krill=\"stable\"; /groups/0/groupEpoch, /groups/0/assignmentEpoch,"
-            + " /groups/0/members/0/memberEpoch kafka=2 krill=1; /groups/0/members/0/subscribedTopicRegex"
-            + " kafka=\"\" krill=null")
     void consumerGroupDescribeOfAGroupWithOneMember() {
         both(side -> {
             side.createTopic("diff-cgd-one-topic", 2);
