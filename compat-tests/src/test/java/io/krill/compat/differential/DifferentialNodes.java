@@ -1,8 +1,5 @@
 package io.krill.compat.differential;
 
-import io.krill.compat.KrillBrokerExtension;
-import io.krill.compat.support.BrokerApis;
-import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -22,16 +19,18 @@ import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
  * volatile field and never change afterwards.
  */
 public final class DifferentialNodes implements BeforeAllCallback, TestExecutionExceptionHandler {
-    private static final Duration KAFKA_START_TIMEOUT = Duration.ofSeconds(120);
     private static final String STORE_KEY = DifferentialNodes.class.getName();
 
     private static volatile Nodes nodes;
 
     /** Both brokers and what the comparison sends them; the same object for the whole run. */
-    record Nodes(KafkaKraftProcess kafkaProcess, KrillBrokerExtension krillBroker, BrokerSide kafka,
-                 BrokerSide krill, RequestVersions versions) implements ExtensionContext.Store.CloseableResource {
+    record Nodes(NodePair started, BrokerSide kafka, BrokerSide krill) implements ExtensionContext.Store.CloseableResource {
+        RequestVersions versions() {
+            return started.versions;
+        }
+
         Sequence.Pair pair() {
-            return new Sequence.Pair(kafka, krill, versions);
+            return new Sequence.Pair(kafka, krill, started.versions);
         }
 
         @Override
@@ -39,11 +38,7 @@ public final class DifferentialNodes implements BeforeAllCallback, TestExecution
             try {
                 Coverage.INSTANCE.writeReport();
             } finally {
-                try {
-                    krillBroker.afterAll(null);
-                } finally {
-                    kafkaProcess.afterAll(null);
-                }
+                started.stop();
             }
         }
     }
@@ -59,16 +54,7 @@ public final class DifferentialNodes implements BeforeAllCallback, TestExecution
     public void handleTestExecutionException(ExtensionContext context, Throwable throwable) throws Throwable {
         Nodes started = nodes;
         if (started != null) {
-            try {
-                started.kafkaProcess().handleTestExecutionException(context, throwable);
-            } catch (Throwable same) {
-                // the same throwable, now carrying Kafka's log
-            }
-            try {
-                started.krillBroker().handleTestExecutionException(context, throwable);
-            } catch (Throwable same) {
-                // the same throwable, now carrying Krill's log
-            }
+            started.started().attachLogs(context, throwable);
         }
         throw throwable;
     }
@@ -83,40 +69,23 @@ public final class DifferentialNodes implements BeforeAllCallback, TestExecution
     }
 
     private static Nodes start(ExtensionContext root) {
-        KafkaKraftProcess kafkaProcess = new KafkaKraftProcess();
-        // Configured as KafkaKraftProcess configures Kafka where it matters to a single node.
-        KrillBrokerExtension krillBroker = new KrillBrokerExtension()
-                .with("offsets.topic.replication.factor", "1")
-                .with("offsets.topic.num.partitions", "1")
-                .with("transaction.state.log.replication.factor", "1")
-                .with("transaction.state.log.min.isr", "1")
-                .with("transaction.state.log.num.partitions", "1")
-                .with("group.initial.rebalance.delay.ms", "0");
+        NodePair pair = NodePair.start(root, new KafkaKraftProcess(), NodePair.singleNodeKrill(), "the differential nodes");
         try {
-            kafkaProcess.beforeAll(root);
-            krillBroker.beforeAll(root);
-            kafkaProcess.awaitReady(KAFKA_START_TIMEOUT);
-            RequestVersions versions = RequestVersions.negotiate(
-                    BrokerApis.probe(kafkaProcess.host(), kafkaProcess.port()), krillBroker.apis());
-            BrokerSide kafka = new BrokerSide(new ConformanceClient("kafka", kafkaProcess.host(), kafkaProcess.port()),
-                    versions);
-            BrokerSide krill = new BrokerSide(new ConformanceClient("krill", "127.0.0.1", krillBroker.port()),
-                    versions);
+            BrokerSide kafka = new BrokerSide(new ConformanceClient("kafka", pair.kafka.host(), pair.kafka.port()),
+                    pair.versions);
+            BrokerSide krill = new BrokerSide(new ConformanceClient("krill", "127.0.0.1", pair.krill.port()),
+                    pair.versions);
             // Configured alike: the cluster-wide dynamic configs Kafka starts with are given to Krill too.
             Map<String, String> defaults = kafka.clusterDefaults();
             krill.setClusterDefaults(defaults);
             System.out.println("differential conformance, cluster defaults copied from Kafka to Krill: " + defaults);
-            System.out.println("differential conformance, version ranges compared: " + versions);
+            System.out.println("differential conformance, version ranges compared: " + pair.versions);
             System.out.println("allow-list:\n  " + String.join("\n  ",
                     AllowList.DEFAULT.entries().stream().map(AllowList.Entry::toString).toList()));
-            return new Nodes(kafkaProcess, krillBroker, kafka, krill, versions);
-        } catch (Throwable t) {
-            try {
-                krillBroker.afterAll(root);
-            } finally {
-                kafkaProcess.afterAll(root);
-            }
-            throw t instanceof RuntimeException r ? r : new IllegalStateException("the differential nodes did not start", t);
+            return new Nodes(pair, kafka, krill);
+        } catch (RuntimeException | Error e) {
+            pair.stop();
+            throw e;
         }
     }
 }

@@ -1,8 +1,6 @@
 package io.krill.compat.differential;
 
 import io.krill.compat.KrillBrokerExtension;
-import io.krill.compat.support.BrokerApis;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -29,21 +27,16 @@ public final class SecureNodes implements BeforeAllCallback, TestExecutionExcept
     private static final String JAAS = "org.apache.kafka.common.security.plain.PlainLoginModule required "
             + "username=\"admin\" password=\"" + ADMIN_PASSWORD + "\" user_admin=\"" + ADMIN_PASSWORD + "\" "
             + "user_alice=\"" + ALICE_PASSWORD + "\";";
-    private static final Duration KAFKA_START_TIMEOUT = Duration.ofSeconds(120);
     private static final String STORE_KEY = SecureNodes.class.getName();
 
     private static volatile Nodes nodes;
 
     /** The secure pair, seen by the super user, by alice and before authentication. */
-    record Nodes(KafkaKraftProcess kafkaProcess, KrillBrokerExtension krillBroker, Sequence.Pair admin,
-                 Sequence.Pair alice, Sequence.Pair anonymous, Sequence.Pair handshaken) implements ExtensionContext.Store.CloseableResource {
+    record Nodes(NodePair started, Sequence.Pair admin, Sequence.Pair alice, Sequence.Pair anonymous,
+                 Sequence.Pair handshaken) implements ExtensionContext.Store.CloseableResource {
         @Override
         public void close() {
-            try {
-                krillBroker.afterAll(null);
-            } finally {
-                kafkaProcess.afterAll(null);
-            }
+            started.stop();
         }
     }
 
@@ -58,16 +51,7 @@ public final class SecureNodes implements BeforeAllCallback, TestExecutionExcept
     public void handleTestExecutionException(ExtensionContext context, Throwable throwable) throws Throwable {
         Nodes started = nodes;
         if (started != null) {
-            try {
-                started.kafkaProcess().handleTestExecutionException(context, throwable);
-            } catch (Throwable same) {
-                // the same throwable, now carrying Kafka's log
-            }
-            try {
-                started.krillBroker().handleTestExecutionException(context, throwable);
-            } catch (Throwable same) {
-                // the same throwable, now carrying Krill's log
-            }
+            started.started().attachLogs(context, throwable);
         }
         throw throwable;
     }
@@ -92,43 +76,31 @@ public final class SecureNodes implements BeforeAllCallback, TestExecutionExcept
     }
 
     private static Nodes start(ExtensionContext root) {
-        KafkaKraftProcess kafkaProcess = new KafkaKraftProcess("SASL_PLAINTEXT", security());
-        KrillBrokerExtension krillBroker = new KrillBrokerExtension()
+        KrillBrokerExtension krillBroker = NodePair.singleNodeKrill()
                 .with("listeners", "SASL_PLAINTEXT://127.0.0.1:0")
                 .with("listener.security.protocol.map", "SASL_PLAINTEXT:SASL_PLAINTEXT")
-                .with("inter.broker.listener.name", "SASL_PLAINTEXT")
-                .with("offsets.topic.replication.factor", "1")
-                .with("offsets.topic.num.partitions", "1")
-                .with("transaction.state.log.replication.factor", "1")
-                .with("transaction.state.log.min.isr", "1")
-                .with("transaction.state.log.num.partitions", "1")
-                .with("group.initial.rebalance.delay.ms", "0");
+                .with("inter.broker.listener.name", "SASL_PLAINTEXT");
         security().forEach(krillBroker::with);
+        NodePair pair = NodePair.start(root, new KafkaKraftProcess("SASL_PLAINTEXT", security()), krillBroker,
+                "the secure nodes");
         try {
-            kafkaProcess.beforeAll(root);
-            krillBroker.beforeAll(root);
-            kafkaProcess.awaitReady(KAFKA_START_TIMEOUT);
-            RequestVersions versions = RequestVersions.negotiate(
-                    BrokerApis.probe(kafkaProcess.host(), kafkaProcess.port()), krillBroker.apis());
-            BrokerSide kafka = new BrokerSide(new ConformanceClient("kafka-admin", kafkaProcess.host(),
-                    kafkaProcess.port(), ConformanceClient.Login.plain("admin", ADMIN_PASSWORD)), versions);
-            BrokerSide krill = new BrokerSide(new ConformanceClient("krill-admin", "127.0.0.1", krillBroker.port(),
-                    ConformanceClient.Login.plain("admin", ADMIN_PASSWORD)), versions);
-            Map<String, String> defaults = kafka.clusterDefaults();
-            krill.setClusterDefaults(defaults);
+            RequestVersions versions = pair.versions;
+            ConformanceClient.Login admin = ConformanceClient.Login.plain("admin", ADMIN_PASSWORD);
+            BrokerSide kafka = new BrokerSide(new ConformanceClient("kafka-admin", pair.kafka.host(), pair.kafka.port(),
+                    admin), versions);
+            BrokerSide krill = new BrokerSide(new ConformanceClient("krill-admin", "127.0.0.1", pair.krill.port(), admin),
+                    versions);
+            krill.setClusterDefaults(kafka.clusterDefaults());
             ConformanceClient.Login alice = ConformanceClient.Login.plain("alice", ALICE_PASSWORD);
-            return new Nodes(kafkaProcess, krillBroker, new Sequence.Pair(kafka, krill, versions),
+            ConformanceClient.Login handshakeOnly = ConformanceClient.Login.handshakeOnly("PLAIN");
+            return new Nodes(pair, new Sequence.Pair(kafka, krill, versions),
                     new Sequence.Pair(kafka.as("kafka-alice", alice), krill.as("krill-alice", alice), versions),
                     new Sequence.Pair(kafka.as("kafka-anonymous", null), krill.as("krill-anonymous", null), versions),
-                    new Sequence.Pair(kafka.as("kafka-handshaken", ConformanceClient.Login.handshakeOnly("PLAIN")),
-                            krill.as("krill-handshaken", ConformanceClient.Login.handshakeOnly("PLAIN")), versions));
-        } catch (Throwable t) {
-            try {
-                krillBroker.afterAll(root);
-            } finally {
-                kafkaProcess.afterAll(root);
-            }
-            throw t instanceof RuntimeException r ? r : new IllegalStateException("the secure nodes did not start", t);
+                    new Sequence.Pair(kafka.as("kafka-handshaken", handshakeOnly), krill.as("krill-handshaken",
+                            handshakeOnly), versions));
+        } catch (RuntimeException | Error e) {
+            pair.stop();
+            throw e;
         }
     }
 }
