@@ -8,6 +8,7 @@ import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.OptionalInt;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -544,22 +545,47 @@ final class LogSegment {
         return found[0];
     }
 
-    /** The first record of the batch whose last offset is {@code shallowOffset} carrying {@code timestamp}. */
-    TimestampAndOffset recordWithTimestamp(long shallowOffset, long timestamp) throws IOException {
-        int start = indexedPosition(shallowOffset);
+    /**
+     * The record ListOffsets MAX_TIMESTAMP names in this segment, given the segment's
+     * {@link #maxTimestampAndOffset()} {@code max}: the first batch, from the offset index's entry for
+     * {@code max}'s offset on, whose max timestamp is {@code max}'s (-1 too: in a segment without timestamps
+     * that is its first batch), and in it the first record carrying that timestamp (every record of a
+     * LogAppendTime batch does), with the batch's leader epoch. Null if the segment is empty or that batch
+     * has no such record. Kafka 4.4 answers the same way (UnifiedLog#fetchOffsetByTimestamp and
+     * RecordBatch#offsetOfMaxTimestamp), so both brokers name the same record.
+     */
+    TimestampAndOffset firstRecordWithMaxTimestamp(TimeIndex.TimestampOffset max) throws IOException {
+        int start = indexedPosition(max.offset());
         try (BatchReader reader = new BatchReader(records, start, size(), SCAN_BUFFER)) {
             RecordBatch batch;
             while ((batch = reader.next()) != null) {
-                if (batch.lastOffset() >= shallowOffset) {
-                    TimestampAndOffset t = firstRecordAtOrAfter(batch, timestamp, batch.baseOffset());
-                    if (t != null && t.timestamp() == timestamp) {
-                        return t;
-                    }
-                    return new TimestampAndOffset(timestamp, shallowOffset, java.util.OptionalInt.empty());
+                if (batch.maxTimestamp() != max.timestamp()) {
+                    continue;
                 }
+                long offset = firstOffsetWithTimestamp(batch, max.timestamp());
+                if (offset < 0) {
+                    return null;
+                }
+                int epoch = batch.partitionLeaderEpoch();
+                return new TimestampAndOffset(max.timestamp(), offset, epoch >= 0 ? OptionalInt.of(epoch) : OptionalInt.empty());
             }
         }
         return null;
+    }
+
+    /** The offset of the batch's first record whose timestamp is exactly {@code timestamp}, or -1. */
+    private static long firstOffsetWithTimestamp(RecordBatch batch, long timestamp) {
+        long[] found = {-1};
+        try (DecompressionBuffer scratch = batch.compression() == CompressionType.NONE ? null : new DecompressionBuffer()) {
+            batch.forEachRecord(r -> {
+                if (r.timestamp() == timestamp) {
+                    found[0] = r.offset();
+                    return false;
+                }
+                return true;
+            }, scratch);
+        }
+        return found[0];
     }
 
     /** The offset after the segment's last batch, or the base offset when empty. */
