@@ -245,6 +245,30 @@ class ProduceFetchConformanceTest extends DifferentialTest {
                 .run();
     }
 
+    /**
+     * The largest timestamp is in an open transaction, past the last stable offset: read_committed gets no
+     * answer (offset -1), read_uncommitted the record.
+     */
+    @Test
+    void listOffsetsMaxTimestampPastTheLastStableOffset() {
+        both(side -> {
+            side.createTopic("diff-lo-max-open", 1);
+            side.produce("diff-lo-max-open", 0, 2);
+            BrokerSide.Producer producer = side.initTransactional("diff-txn-lo-max-open");
+            side.keep(producer);
+            side.addPartition(producer, "diff-lo-max-open");
+            side.produceTransactional(producer, "diff-lo-max-open", 3);
+        });
+        sequence("ListOffsets max timestamp, read_committed, in an open transaction", ApiKeys.LIST_OFFSETS).from(7)
+                .request((side, version) -> ClientRequests.listOffsets("diff-lo-max-open", 0, -3L, -1, true))
+                .expect("/topics/0/partitions/0/errorCode", Errors.NONE)
+                .run();
+        sequence("ListOffsets max timestamp, read_uncommitted, in an open transaction", ApiKeys.LIST_OFFSETS).from(7)
+                .request((side, version) -> ClientRequests.listOffsets("diff-lo-max-open", 0, -3L, -1, false))
+                .expect("/topics/0/partitions/0/errorCode", Errors.NONE)
+                .run();
+    }
+
     @Test
     void listOffsetsWithAFutureLeaderEpoch() {
         both(side -> side.createTopic("diff-lo-future", 1));
