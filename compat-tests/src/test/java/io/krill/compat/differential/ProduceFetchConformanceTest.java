@@ -7,7 +7,6 @@ import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.CreateTopicsRequest;
 import java.util.List;
 import org.apache.kafka.common.protocol.Errors;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -232,8 +231,6 @@ class ProduceFetchConformanceTest extends DifferentialTest {
     }
 
     @Test
-    @Disabled("KNOWN DIFFERENCE: records without timestamps (-1): ListOffsets max timestamp (-3), v7-10: "
-            + "/topics/0/partitions/0/offset kafka=0 krill=-1, /topics/0/partitions/0/leaderEpoch kafka=0 krill=-1")
     void listOffsetsMaxTimestampOfRecordsWithoutTimestamps() {
         both(side -> {
             side.createTopic("diff-lo-no-time", 1);
