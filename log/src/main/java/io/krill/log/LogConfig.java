@@ -11,7 +11,8 @@ import java.util.Map;
  * change, new segments use the new values.
  *
  * @param segmentBytes           {@code segment.bytes}: roll when the active segment would exceed it
- * @param segmentMs              {@code segment.ms}: roll a non-empty segment this old
+ * @param segmentMs              {@code segment.ms}: roll a non-empty segment this old (in record time when
+ *                               its first batch has a timestamp: see {@link LogSegment#timeWaitedForRoll})
  * @param segmentJitterMs        {@code segment.jitter.ms}: random jitter subtracted from segment.ms per segment
  * @param segmentIndexBytes      {@code segment.index.bytes}: preallocated size of each index (roll when full)
  * @param indexIntervalBytes     {@code index.interval.bytes}: bytes between offset index entries

@@ -8,6 +8,7 @@ import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.OptionalInt;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,7 +81,10 @@ final class LogSegment {
     private int bytesSinceLastIndexEntry;
     /** Largest batch max timestamp and the last offset of its batch; UNKNOWN until loaded. */
     private volatile TimeIndex.TimestampOffset maxTimestamp = UNKNOWN;
+    /** The max timestamp of the segment's first batch, which segment.ms counts from; Long.MIN_VALUE until read. */
     private volatile long rollingBasedTimestamp = Long.MIN_VALUE;
+    /** Wall-clock time the segment was opened or truncated empty: segment.ms counts from it without a first timestamp. */
+    private volatile long createdMs;
     private volatile boolean active;
     /** Set when opening found an index missing or malformed: rebuild before use. */
     private boolean needsIndexRebuild;
@@ -102,6 +106,7 @@ final class LogSegment {
         this.needsIndexRebuild = needsIndexRebuild;
         this.txnIndexCorrupt = txnIndexCorrupt;
         this.maxTimestamp = maxTimestamp;
+        this.createdMs = time.milliseconds();
     }
 
     /**
@@ -325,8 +330,8 @@ final class LogSegment {
      * a batch's last offset, with a time index entry when the max timestamp grew.
      */
     void append(ByteBuf buf, int index, int length, RecordBatch flyweight) throws IOException {
-        if (rollingBasedTimestamp == Long.MIN_VALUE && size() == 0) {
-            rollingBasedTimestamp = time.milliseconds();
+        if (size() == 0) {
+            rollingBasedTimestamp = flyweight.wrap(buf, index).maxTimestamp();
         }
         int position = records.append(buf, index, length);
         TimeIndex.TimestampOffset max = maxTimestampAndOffset();
@@ -357,43 +362,50 @@ final class LogSegment {
         bytesSinceLastIndexEntry += size;
     }
 
-    /** Whether the next append of {@code appendBytes} bytes ending at {@code lastOffset} needs a new segment. */
-    boolean shouldRoll(LogConfig config, int appendBytes, long lastOffset, long now) {
+    /**
+     * Whether the next append of {@code appendBytes} bytes ending at {@code lastOffset}, whose largest
+     * timestamp is {@code appendMaxTimestamp} (-1: none), needs a new segment.
+     */
+    boolean shouldRoll(LogConfig config, int appendBytes, long lastOffset, long appendMaxTimestamp, long now) {
         int size = size();
         if (size == 0) {
             return !canConvertToRelativeOffset(lastOffset);
         }
         boolean fullBySize = size > config.segmentBytes() - appendBytes;
-        long rollBase = rollingBasedTimestamp();
-        boolean fullByTime = now - rollBase > config.segmentMs() - rollJitterMs;
+        boolean fullByTime = timeWaitedForRoll(appendMaxTimestamp, now) > config.segmentMs() - rollJitterMs;
         return fullBySize || fullByTime || offsetIndex.isFull() || timeIndex.isFullForAppend()
                 || !canConvertToRelativeOffset(lastOffset);
     }
 
     /**
-     * The time segment.ms counts from: the wall-clock time of the first append to a segment created by
-     * this process; for a segment loaded from disk, its first batch's max timestamp (capped at now). Kafka
-     * uses the first batch's timestamp always, which rolls a segment per append while old data is
-     * replayed; here that can happen at most once, for the active segment found at start-up.
+     * How far segment.ms has run, counted as Kafka counts it (LogSegment#timeWaitedForRoll): in record
+     * time, from the max timestamp of the segment's first batch to the append's, so that a segment spans
+     * at most segment.ms of record time (time-based retention then drops old records apart from new ones,
+     * and a Fetch, which reads one segment, stops where Kafka's does); in wall-clock time since the segment
+     * was opened when its first batch has no timestamp.
      */
+    long timeWaitedForRoll(long appendMaxTimestamp, long now) {
+        long first = rollingBasedTimestamp();
+        return first >= 0 ? appendMaxTimestamp - first : now - createdMs;
+    }
+
+    /** The max timestamp of the segment's first batch (-1 if it has none, or no batch yet). */
     long rollingBasedTimestamp() {
         long t = rollingBasedTimestamp;
         if (t != Long.MIN_VALUE) {
             return t;
         }
-        long now = time.milliseconds();
-        if (size() >= RecordBatch.HEADER_SIZE) {
-            try (BatchReader reader = new BatchReader(records, 0, size(), RecordBatch.HEADER_SIZE)) {
-                RecordBatch first = reader.next();
-                if (first != null && first.maxTimestamp() >= 0) {
-                    t = Math.min(first.maxTimestamp(), now);
-                }
-            } catch (IOException | RuntimeException e) {
-                log.debug("reading the first batch of {} failed", records.file(), e);
-            }
+        if (size() < RecordBatch.HEADER_SIZE) {
+            return RecordBatch.NO_TIMESTAMP;
         }
-        if (t == Long.MIN_VALUE) {
-            t = now;
+        t = RecordBatch.NO_TIMESTAMP;
+        try (BatchReader reader = new BatchReader(records, 0, size(), RecordBatch.HEADER_SIZE)) {
+            RecordBatch first = reader.next();
+            if (first != null) {
+                t = first.maxTimestamp();
+            }
+        } catch (IOException | RuntimeException e) {
+            log.debug("reading the first batch of {} failed", records.file(), e);
         }
         rollingBasedTimestamp = t;
         return t;
@@ -544,22 +556,47 @@ final class LogSegment {
         return found[0];
     }
 
-    /** The first record of the batch whose last offset is {@code shallowOffset} carrying {@code timestamp}. */
-    TimestampAndOffset recordWithTimestamp(long shallowOffset, long timestamp) throws IOException {
-        int start = indexedPosition(shallowOffset);
+    /**
+     * The record ListOffsets MAX_TIMESTAMP names in this segment, given the segment's
+     * {@link #maxTimestampAndOffset()} {@code max}: the first batch, from the offset index's entry for
+     * {@code max}'s offset on, whose max timestamp is {@code max}'s (-1 too: in a segment without timestamps
+     * that is its first batch), and in it the first record carrying that timestamp (every record of a
+     * LogAppendTime batch does), with the batch's leader epoch. Null if the segment is empty or that batch
+     * has no such record. Kafka 4.4 answers the same way (UnifiedLog#fetchOffsetByTimestamp and
+     * RecordBatch#offsetOfMaxTimestamp), so both brokers name the same record.
+     */
+    TimestampAndOffset firstRecordWithMaxTimestamp(TimeIndex.TimestampOffset max) throws IOException {
+        int start = indexedPosition(max.offset());
         try (BatchReader reader = new BatchReader(records, start, size(), SCAN_BUFFER)) {
             RecordBatch batch;
             while ((batch = reader.next()) != null) {
-                if (batch.lastOffset() >= shallowOffset) {
-                    TimestampAndOffset t = firstRecordAtOrAfter(batch, timestamp, batch.baseOffset());
-                    if (t != null && t.timestamp() == timestamp) {
-                        return t;
-                    }
-                    return new TimestampAndOffset(timestamp, shallowOffset, java.util.OptionalInt.empty());
+                if (batch.maxTimestamp() != max.timestamp()) {
+                    continue;
                 }
+                long offset = firstOffsetWithTimestamp(batch, max.timestamp());
+                if (offset < 0) {
+                    return null;
+                }
+                int epoch = batch.partitionLeaderEpoch();
+                return new TimestampAndOffset(max.timestamp(), offset, epoch >= 0 ? OptionalInt.of(epoch) : OptionalInt.empty());
             }
         }
         return null;
+    }
+
+    /** The offset of the batch's first record whose timestamp is exactly {@code timestamp}, or -1. */
+    private static long firstOffsetWithTimestamp(RecordBatch batch, long timestamp) {
+        long[] found = {-1};
+        try (DecompressionBuffer scratch = batch.compression() == CompressionType.NONE ? null : new DecompressionBuffer()) {
+            batch.forEachRecord(r -> {
+                if (r.timestamp() == timestamp) {
+                    found[0] = r.offset();
+                    return false;
+                }
+                return true;
+            }, scratch);
+        }
+        return found[0];
     }
 
     /** The offset after the segment's last batch, or the base offset when empty. */
@@ -710,6 +747,7 @@ final class LogSegment {
         }
         if (validBytes == 0) {
             rollingBasedTimestamp = Long.MIN_VALUE;
+            createdMs = time.milliseconds();
         }
         return truncated;
     }
@@ -736,6 +774,7 @@ final class LogSegment {
         loadMaxTimestamp();
         if (size() == 0) {
             rollingBasedTimestamp = Long.MIN_VALUE;
+            createdMs = time.milliseconds();
         }
         return before - size();
     }

@@ -386,7 +386,7 @@ public final class PartitionLog implements AutoCloseable {
             }
         }
 
-        LogSegment segment = maybeRoll(end - start, firstOffset, lastOffset, now, cfg);
+        LogSegment segment = maybeRoll(end - start, firstOffset, lastOffset, maxTimestamp, now, cfg);
         segment.append(records, start, end - start, batch);
 
         // Leader epochs.
@@ -463,10 +463,10 @@ public final class PartitionLog implements AutoCloseable {
         return null;
     }
 
-    private LogSegment maybeRoll(int appendBytes, long firstOffset, long lastOffset, long now, LogConfig cfg)
-            throws IOException {
+    private LogSegment maybeRoll(int appendBytes, long firstOffset, long lastOffset, long maxTimestamp, long now,
+            LogConfig cfg) throws IOException {
         LogSegment active = segments.lastEntry().getValue();
-        if (!active.shouldRoll(cfg, appendBytes, lastOffset, now)) {
+        if (!active.shouldRoll(cfg, appendBytes, lastOffset, maxTimestamp, now)) {
             return active;
         }
         return roll(Math.max(firstOffset, nextOffsetMetadata.offset()));

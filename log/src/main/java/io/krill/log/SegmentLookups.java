@@ -40,20 +40,7 @@ final class SegmentLookups {
             return Optional.of(new TimestampAndOffset(RecordBatch.NO_TIMESTAMP, leo, epochCache.latestEpoch()));
         }
         if (timestamp == PartitionLog.MAX_TIMESTAMP) {
-            LogSegment best = null;
-            TimeIndex.TimestampOffset max = null;
-            for (LogSegment s : segments.values()) {
-                TimeIndex.TimestampOffset m = s.maxTimestampAndOffset();
-                if (m.timestamp() >= 0 && m.offset() >= start && (max == null || m.timestamp() > max.timestamp())) {
-                    max = m;
-                    best = s;
-                }
-            }
-            if (best == null) {
-                return Optional.empty();
-            }
-            TimestampAndOffset t = best.recordWithTimestamp(max.offset(), max.timestamp());
-            return Optional.ofNullable(t).map(found -> withEpoch(epochCache, found));
+            return Optional.ofNullable(recordWithMaxTimestamp(segments));
         }
         if (timestamp < 0) {
             throw new IllegalArgumentException("unsupported ListOffsets timestamp " + timestamp);
@@ -75,6 +62,28 @@ final class SegmentLookups {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * MAX_TIMESTAMP as Kafka 4.4 answers it (UnifiedLog#fetchOffsetByTimestamp), so that both brokers name
+     * the same record: the segment with the greatest {@link LogSegment#maxTimestampAndOffset()} timestamp,
+     * the first of them on a tie (-1 for a segment without timestamps, so a log without any answers from
+     * its first segment), then {@link LogSegment#firstRecordWithMaxTimestamp}. Like Kafka it looks at every
+     * segment the log holds, whatever the log start offset (a record below it can be named while its
+     * segment lasts); the broker drops an answer past what the client may read.
+     */
+    private static TimestampAndOffset recordWithMaxTimestamp(NavigableMap<Long, LogSegment> segments)
+            throws IOException {
+        LogSegment best = null;
+        TimeIndex.TimestampOffset max = null;
+        for (LogSegment s : segments.values()) {
+            TimeIndex.TimestampOffset m = s.maxTimestampAndOffset();
+            if (best == null || m.timestamp() > max.timestamp()) {
+                best = s;
+                max = m;
+            }
+        }
+        return best == null ? null : best.firstRecordWithMaxTimestamp(max);
     }
 
     private static TimestampAndOffset withEpoch(LeaderEpochCache epochCache, TimestampAndOffset t) {

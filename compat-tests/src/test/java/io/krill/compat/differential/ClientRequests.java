@@ -189,7 +189,14 @@ final class ClientRequests {
      * time), read_uncommitted, with the consumer's current leader epoch (-1: none).
      */
     static ListOffsetsRequest listOffsets(String topic, int partition, long timestamp, int currentLeaderEpoch) {
+        return listOffsets(topic, partition, timestamp, currentLeaderEpoch, false);
+    }
+
+    /** The same, read_committed (v2+) when {@code readCommitted}. */
+    static ListOffsetsRequest listOffsets(String topic, int partition, long timestamp, int currentLeaderEpoch,
+                                          boolean readCommitted) {
         return new ListOffsetsRequest().setReplicaId(-1).setTimeoutMs(TIMEOUT_MS)
+                .setIsolationLevel(readCommitted ? (byte) 1 : (byte) 0)
                 .setTopics(List.of(new ListOffsetsRequest.ListOffsetsTopic().setName(topic)
                         .setPartitions(List.of(new ListOffsetsRequest.ListOffsetsPartition()
                                 .setPartitionIndex(partition).setCurrentLeaderEpoch(currentLeaderEpoch)

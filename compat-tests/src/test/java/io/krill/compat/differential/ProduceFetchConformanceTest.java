@@ -7,7 +7,6 @@ import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.CreateTopicsRequest;
 import java.util.List;
 import org.apache.kafka.common.protocol.Errors;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -232,8 +231,6 @@ class ProduceFetchConformanceTest extends DifferentialTest {
     }
 
     @Test
-    @Disabled("KNOWN DIFFERENCE: records without timestamps (-1): ListOffsets max timestamp (-3), v7-10: "
-            + "/topics/0/partitions/0/offset kafka=0 krill=-1, /topics/0/partitions/0/leaderEpoch kafka=0 krill=-1")
     void listOffsetsMaxTimestampOfRecordsWithoutTimestamps() {
         both(side -> {
             side.createTopic("diff-lo-no-time", 1);
@@ -241,6 +238,30 @@ class ProduceFetchConformanceTest extends DifferentialTest {
         });
         sequence("ListOffsets max timestamp of records without timestamps", ApiKeys.LIST_OFFSETS).from(7)
                 .request((side, version) -> ClientRequests.listOffsets("diff-lo-no-time", 0, -3L, -1))
+                .expect("/topics/0/partitions/0/errorCode", Errors.NONE)
+                .run();
+    }
+
+    /**
+     * The largest timestamp is in an open transaction, past the last stable offset: read_committed gets no
+     * answer (offset -1), read_uncommitted the record.
+     */
+    @Test
+    void listOffsetsMaxTimestampPastTheLastStableOffset() {
+        both(side -> {
+            side.createTopic("diff-lo-max-open", 1);
+            side.produce("diff-lo-max-open", 0, 2);
+            BrokerSide.Producer producer = side.initTransactional("diff-txn-lo-max-open");
+            side.keep(producer);
+            side.addPartition(producer, "diff-lo-max-open");
+            side.produceTransactional(producer, "diff-lo-max-open", 3);
+        });
+        sequence("ListOffsets max timestamp, read_committed, in an open transaction", ApiKeys.LIST_OFFSETS).from(7)
+                .request((side, version) -> ClientRequests.listOffsets("diff-lo-max-open", 0, -3L, -1, true))
+                .expect("/topics/0/partitions/0/errorCode", Errors.NONE)
+                .run();
+        sequence("ListOffsets max timestamp, read_uncommitted, in an open transaction", ApiKeys.LIST_OFFSETS).from(7)
+                .request((side, version) -> ClientRequests.listOffsets("diff-lo-max-open", 0, -3L, -1, false))
                 .expect("/topics/0/partitions/0/errorCode", Errors.NONE)
                 .run();
     }

@@ -21,7 +21,9 @@ import java.util.Optional;
  * ListOffsets: earliest (-2, and -4 earliest-local), latest-tiered (-5: none, there is no tiered
  * storage), latest (-1: the high watermark, or the last stable
  * offset under read_committed), max timestamp (-3), and the first offset at or after a timestamp.
- * Offsets a consumer may not read yet (past the high watermark) are never returned.
+ * As in Kafka (ReplicaManager#fetchOffset), a max timestamp or timestamp answer the consumer may not read
+ * yet (at or past the high watermark, or the last stable offset) is no answer (offset -1), not clamped;
+ * the earliest offsets are answered as they are.
  *
  * <p>Thread-safe: stateless.
  */
@@ -87,13 +89,14 @@ public final class ListOffsetsHandler extends AbstractApiHandler {
             throw new ApiException(Errors.INVALID_REQUEST, "Unsupported special timestamp " + timestamp);
         }
         Optional<TimestampAndOffset> found = partition.log().fetchOffsetByTimestamp(timestamp);
-        if (found.isEmpty() || found.get().offset() >= visibleEnd && timestamp >= 0) {
+        boolean earliest = timestamp == PartitionLog.EARLIEST_TIMESTAMP || timestamp == PartitionLog.EARLIEST_LOCAL_TIMESTAMP;
+        if (found.isEmpty() || !earliest && found.get().offset() >= visibleEnd) {
             answer.setTimestamp(UNKNOWN).setOffset(UNKNOWN).setLeaderEpoch(-1);
             return;
         }
         TimestampAndOffset result = found.get();
         answer.setTimestamp(result.timestamp())
-                .setOffset(Math.min(result.offset(), visibleEnd))
+                .setOffset(result.offset())
                 .setLeaderEpoch(result.leaderEpoch().orElse(-1));
     }
 
