@@ -18,9 +18,10 @@ import java.util.Set;
  * stray write would open a transaction nobody ends (a hanging transaction). Later batches of the same
  * transaction pass on the producer state alone (it already has the transaction open here at this epoch).
  *
- * <p>Outcomes: not in the transaction -> INVALID_TXN_STATE; an older epoch -> INVALID_PRODUCER_EPOCH;
- * the coordinator busy (loading, moving, completing the previous transaction) -> NOT_ENOUGH_REPLICAS,
- * which producers retry, as Kafka converts them.
+ * <p>Outcomes, per Produce version as Kafka 4.4 answers them ({@link VerificationErrors#forProduce}): not
+ * in the transaction -> INVALID_TXN_STATE (v0-10) or TRANSACTION_ABORTABLE (v11+); another producer id
+ * -> INVALID_PRODUCER_ID_MAPPING; an older epoch -> INVALID_PRODUCER_EPOCH; the coordinator busy
+ * (loading, moving, ending the transaction) -> NOT_ENOUGH_REPLICAS, which producers retry.
  *
  * <p>Limit: only a transaction coordinated by this broker is checked; when another broker coordinates the
  * transactional id the batch is accepted unverified, as brokers before KIP-890 did (docs/transactions.md).
@@ -37,9 +38,10 @@ public final class TransactionalProduceCheck {
     /**
      * @param transactionalId the produce request's transactional id (null for non-transactional producers)
      * @param records         the partition's batch as validated (one batch, header read only)
+     * @param version         the Produce request's version, which decides how a refusal is told
      * @throws ApiException when the batch may not be appended
      */
-    public void check(String transactionalId, Partition partition, ByteBuf records) {
+    public void check(String transactionalId, Partition partition, ByteBuf records, short version) {
         if (!coordinator.config().partitionVerification() || records.readableBytes() < RecordBatch.HEADER_SIZE) {
             return;
         }
@@ -62,16 +64,11 @@ public final class TransactionalProduceCheck {
         }
         TopicPartition tp = partition.topicPartition();
         Map<TopicPartition, Errors> result = coordinator.verify(transactionalId, producerId, epoch, Set.of(tp));
-        Errors error = result.getOrDefault(tp, Errors.UNKNOWN_SERVER_ERROR);
-        switch (error) {
-            case NONE -> {
-            }
-            case INVALID_TXN_STATE, INVALID_PRODUCER_ID_MAPPING -> throw new ApiException(Errors.INVALID_TXN_STATE,
-                    tp + " is not in the open transaction of transactional id " + transactionalId);
-            case PRODUCER_FENCED, INVALID_PRODUCER_EPOCH -> throw new ApiException(Errors.INVALID_PRODUCER_EPOCH,
-                    "Producer " + producerId + " epoch " + epoch + " is not the current epoch of " + transactionalId);
-            default -> throw new ApiException(Errors.NOT_ENOUGH_REPLICAS, "The transaction of " + transactionalId
-                    + " cannot be verified now (" + error + "); retry");
+        Errors error = VerificationErrors.forProduce(result.getOrDefault(tp, Errors.UNKNOWN_SERVER_ERROR), version);
+        if (error != Errors.NONE) {
+            throw new ApiException(error, error == Errors.INVALID_TXN_STATE || error == Errors.TRANSACTION_ABORTABLE
+                    ? tp + " was not added to the transaction of transactional id " + transactionalId
+                    : "The transaction of " + transactionalId + " could not be verified for " + tp + ": " + error);
         }
     }
 }

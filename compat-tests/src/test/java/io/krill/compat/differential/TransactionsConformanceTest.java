@@ -125,6 +125,33 @@ class TransactionsConformanceTest extends DifferentialTest {
                 .run();
     }
 
+    /**
+     * KIP-890 part 1 on the produce path: a transactional batch for a partition the producer did not add
+     * to its transaction is refused by the leader (INVALID_TXN_STATE, or TRANSACTION_ABORTABLE from v11,
+     * whose clients know it); one of a producer id the coordinator does not know, with
+     * INVALID_PRODUCER_ID_MAPPING. Compared up to v11: the 4.4 producer sends v12+ only with transaction
+     * version 2 (whose implicit partition adding Kafka does at v12+ and Krill does not serve).
+     */
+    @Test
+    void transactionalProduceOutsideTheTransaction() {
+        both(side -> {
+            side.createTopic("diff-tp-topic", 1);
+            side.keep(side.initTransactional("diff-txn-tp"));
+        });
+        sequence("transactional Produce to a partition not added to the transaction", ApiKeys.PRODUCE).upTo(11)
+                .request((side, version) -> TransactionRequests.transactionalProduce("diff-txn-tp", "diff-tp-topic",
+                        side.topicId("diff-tp-topic"), producer(side, "diff-txn-tp").producerId(),
+                        producer(side, "diff-txn-tp").epoch(), 2))
+                .expect("/responses/0/partitionResponses/0/errorCode",
+                        version -> version >= 11 ? Errors.TRANSACTION_ABORTABLE : Errors.INVALID_TXN_STATE)
+                .run();
+        sequence("transactional Produce with a producer id the coordinator does not know", ApiKeys.PRODUCE).upTo(11)
+                .request((side, version) -> TransactionRequests.transactionalProduce("diff-txn-tp", "diff-tp-topic",
+                        side.topicId("diff-tp-topic"), UNKNOWN_PRODUCER_ID, (short) 0, 2))
+                .expect("/responses/0/partitionResponses/0/errorCode", Errors.INVALID_PRODUCER_ID_MAPPING)
+                .run();
+    }
+
     @Test
     @Disabled("KNOWN DIFFERENCE: Krill does not verify that the group's offsets were added to the transaction"
             + " (KIP-890): TxnOffsetCommit without AddOffsetsToTxn, /topics/0/partitions/0/errorCode kafka=48"

@@ -127,7 +127,7 @@ public final class ProduceHandler extends AbstractApiHandler {
                             partition.topicPartition());
                     if (transactionCheck != null) {
                         appendingTo = null; // Kafka verifies a transaction before it appends
-                        transactionCheck.check(body.transactionalId(), partition, records);
+                        transactionCheck.check(body.transactionalId(), partition, records, request.version());
                         appendingTo = partition;
                     }
                     ByteBuf stored = Recompressor.maybeRecompress(records, partition.config());
