@@ -78,6 +78,7 @@ import io.krill.broker.replication.IsrChanger;
 import io.krill.broker.replication.ReplicaFetcherManager;
 import io.krill.broker.txn.ProducerIdManager;
 import io.krill.broker.txn.TransactionCoordinator;
+import io.krill.broker.txn.TransactionVerifier;
 import io.krill.broker.txn.TransactionalProduceCheck;
 import io.krill.controller.cluster.EmbeddedZooKeeper;
 import io.krill.controller.cluster.ZooKeeperMetadataStore;
@@ -187,17 +188,19 @@ public final class Broker implements AutoCloseable {
         Authorization authorization = Authorization.fromConfig(config, metadata);
         BrokerContext context = new BrokerContext(dynamicConfig, metadata, partitions, producePurgatory, fetchPurgatory,
                 metrics, isrChanger, authorization);
-        groupCoordinator = GroupCoordinator.forBroker(context);
+        ProducerIdManager producerIds = new ProducerIdManager(metadata);
+        transactionCoordinator = TransactionCoordinator.forBroker(context, producerIds, interBroker);
+        metadata.addListener(transactionCoordinator);
+        transactionCoordinator.startup(metadata.image());
+        TransactionVerifier transactionVerifier = new TransactionVerifier(config.nodeId(), transactionCoordinator,
+                metadata::image, TransactionVerifier.UNVERIFIED_ELSEWHERE);
+        groupCoordinator = GroupCoordinator.forBroker(context, transactionVerifier::verifyTxnOffsetCommit);
         metadata.addListener(groupCoordinator);
         groupCoordinator.startup(metadata.image());
         metrics.bindGroups(groupCoordinator, partitions, metadata);
         ClientQuotas quotas = ClientQuotas.forBroker(config, metrics.registry());
         quotas.startup(metadata.image());
         metadata.addListener(quotas);
-        ProducerIdManager producerIds = new ProducerIdManager(metadata);
-        transactionCoordinator = TransactionCoordinator.forBroker(context, producerIds, interBroker);
-        metadata.addListener(transactionCoordinator);
-        transactionCoordinator.startup(metadata.image());
 
         AtomicReference<ApiHandlerRegistry> registry = new AtomicReference<>();
         List<ApiHandler> handlers = List.of(

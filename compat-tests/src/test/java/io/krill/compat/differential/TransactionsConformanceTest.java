@@ -152,10 +152,12 @@ class TransactionsConformanceTest extends DifferentialTest {
                 .run();
     }
 
+    /**
+     * KIP-890 part 1 at the group coordinator: a TxnOffsetCommit of a producer that did not add the
+     * group's offsets to its transaction (AddOffsetsToTxn) is verified with the transaction coordinator
+     * and refused (INVALID_TXN_STATE, TRANSACTION_ABORTABLE from v4).
+     */
     @Test
-    @Disabled("KNOWN DIFFERENCE: Krill does not verify that the group's offsets were added to the transaction"
-            + " (KIP-890): TxnOffsetCommit without AddOffsetsToTxn, /topics/0/partitions/0/errorCode kafka=48"
-            + " (INVALID_TXN_STATE) v0-3, kafka=120 (TRANSACTION_ABORTABLE) v4, krill=0 (the offset is taken)")
     void txnOffsetCommitWithoutAddOffsetsToTxn() {
         both(side -> {
             side.createTopic("diff-toc-topic", 1);
@@ -166,20 +168,23 @@ class TransactionsConformanceTest extends DifferentialTest {
                 .request((side, version) -> TransactionRequests.txnOffsetCommit("diff-txn-toc", "diff-toc-group",
                         producer(side, "diff-txn-toc").producerId(), producer(side, "diff-txn-toc").epoch(),
                         "diff-toc-topic", 1L))
+                .expect("/topics/0/partitions/0/errorCode",
+                        version -> version >= 4 ? Errors.TRANSACTION_ABORTABLE : Errors.INVALID_TXN_STATE)
                 .run();
     }
 
+    /** The same verification refuses a producer id the transaction coordinator does not know. */
     @Test
-    @Disabled("KNOWN DIFFERENCE: Krill does not verify the producer of a TxnOffsetCommit (KIP-890): an unknown"
-            + " producer id, v0-4, /topics/0/partitions/0/errorCode kafka=49 (INVALID_PRODUCER_ID_MAPPING) krill=0")
     void txnOffsetCommitWithAnUnknownProducerId() {
         both(side -> {
             side.createTopic("diff-toc-unknown-topic", 1);
             side.awaitGroupCoordinator("diff-toc-unknown-group");
+            side.awaitTransactionCoordinator("diff-txn-toc-unknown");
         });
         sequence("TxnOffsetCommit with an unknown producer id", ApiKeys.TXN_OFFSET_COMMIT)
                 .request((side, version) -> TransactionRequests.txnOffsetCommit("diff-txn-toc-unknown",
                         "diff-toc-unknown-group", UNKNOWN_PRODUCER_ID, (short) 0, "diff-toc-unknown-topic", 1L))
+                .expect("/topics/0/partitions/0/errorCode", Errors.INVALID_PRODUCER_ID_MAPPING)
                 .run();
     }
 
