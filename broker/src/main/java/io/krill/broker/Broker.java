@@ -78,6 +78,7 @@ import io.krill.broker.replication.IsrChanger;
 import io.krill.broker.replication.ReplicaFetcherManager;
 import io.krill.broker.txn.ProducerIdManager;
 import io.krill.broker.txn.TransactionCoordinator;
+import io.krill.broker.txn.RemoteVerificationSender;
 import io.krill.broker.txn.TransactionVerifier;
 import io.krill.broker.txn.TransactionalProduceCheck;
 import io.krill.controller.cluster.EmbeddedZooKeeper;
@@ -130,6 +131,7 @@ public final class Broker implements AutoCloseable {
     private DelayedOperationPurgatory<TopicPartition> fetchPurgatory;
     private GroupCoordinator groupCoordinator;
     private TransactionCoordinator transactionCoordinator;
+    private RemoteVerificationSender verificationSender;
     private NettyServer server;
     private SaslMechanisms saslMechanisms;
     private volatile boolean closed;
@@ -192,8 +194,10 @@ public final class Broker implements AutoCloseable {
         transactionCoordinator = TransactionCoordinator.forBroker(context, producerIds, interBroker);
         metadata.addListener(transactionCoordinator);
         transactionCoordinator.startup(metadata.image());
+        verificationSender = new RemoteVerificationSender(config.nodeId(), metadata::image,
+                config.listeners().interBrokerListenerName(), interBroker, transactionCoordinator.config().requestTimeoutMs());
         TransactionVerifier transactionVerifier = new TransactionVerifier(config.nodeId(), transactionCoordinator,
-                metadata::image, TransactionVerifier.UNVERIFIED_ELSEWHERE);
+                metadata::image, verificationSender);
         groupCoordinator = GroupCoordinator.forBroker(context, transactionVerifier::verifyTxnOffsetCommit);
         metadata.addListener(groupCoordinator);
         groupCoordinator.startup(metadata.image());
@@ -206,7 +210,7 @@ public final class Broker implements AutoCloseable {
         List<ApiHandler> handlers = List.of(
                 new ApiVersionsHandler(registry::get, config.nodeId(), () -> metadata.image().clusterId()),
                 new MetadataHandler(context),
-                new ProduceHandler(context, new TransactionalProduceCheck(transactionCoordinator), quotas),
+                new ProduceHandler(context, new TransactionalProduceCheck(transactionVerifier), quotas),
                 new FetchHandler(context, quotas),
                 new ListOffsetsHandler(context),
                 new InitProducerIdHandler(producerIds, transactionCoordinator, context.authorization()),
@@ -535,6 +539,11 @@ public final class Broker implements AutoCloseable {
         steps.put("network", () -> {
             if (server != null) {
                 server.shutdown(config.socket().requestTimeoutMs());
+            }
+        });
+        steps.put("transaction verifier", () -> {
+            if (verificationSender != null) {
+                verificationSender.close();
             }
         });
         steps.put("transaction coordinator", () -> {

@@ -20,8 +20,8 @@ import java.util.function.Supplier;
  *
  * <p>Where the coordinator is: the leader of the id's partition of {@code __transaction_state}. This
  * broker's own coordinator is asked directly and answers at once, on the caller's thread; another
- * broker is asked through {@link Remote} (AddPartitionsToTxn v4+ verify-only), whose answer arrives later
- * on another thread; no leader is COORDINATOR_NOT_AVAILABLE. Answers are the coordinator's errors per
+ * broker is asked through {@link Remote} ({@link RemoteVerificationSender}: AddPartitionsToTxn v5
+ * verify-only), whose answer arrives later on another thread; no leader is COORDINATOR_NOT_AVAILABLE. Answers are the coordinator's errors per
  * partition (NONE when verified), which callers translate for their API and version
  * ({@link VerificationErrors}).
  *
@@ -38,11 +38,6 @@ public final class TransactionVerifier {
         CompletableFuture<Map<TopicPartition, Errors>> verify(int brokerId, String transactionalId, long producerId,
                                                              short producerEpoch, Set<TopicPartition> partitions);
     }
-
-    /** No asking of other brokers: partitions whose coordinator is elsewhere pass unverified. */
-    public static final Remote UNVERIFIED_ELSEWHERE = (brokerId, transactionalId, producerId, producerEpoch,
-                                                       partitions) -> CompletableFuture.completedFuture(
-            all(partitions, Errors.NONE));
 
     private final int nodeId;
     private final TransactionCoordinator coordinator;
