@@ -50,6 +50,19 @@ final class TransactionRequests {
                         .setPartitions(List.of(0))));
     }
 
+    /**
+     * AddPartitionsToTxn v4+ as a partition leader sends it to verify a producer's first write to
+     * partitions 0 and 1 of {@code topic} (VerifyOnly, KIP-890 part 1).
+     */
+    static AddPartitionsToTxnRequest verifyPartitions(String transactionalId, long producerId, short epoch,
+                                                      String topic) {
+        return new AddPartitionsToTxnRequest().setTransactions(List.of(
+                new AddPartitionsToTxnRequest.AddPartitionsToTxnTransaction().setTransactionalId(transactionalId)
+                        .setProducerId(producerId).setProducerEpoch(epoch).setVerifyOnly(true)
+                        .setTopics(List.of(new AddPartitionsToTxnRequest.AddPartitionsToTxnTopic().setName(topic)
+                                .setPartitions(List.of(0, 1))))));
+    }
+
     static AddOffsetsToTxnRequest addOffsets(String transactionalId, long producerId, short epoch, String group) {
         return new AddOffsetsToTxnRequest().setTransactionalId(transactionalId).setProducerId(producerId)
                 .setProducerEpoch(epoch).setGroupId(group);

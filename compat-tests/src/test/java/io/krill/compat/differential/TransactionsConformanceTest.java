@@ -92,6 +92,35 @@ class TransactionsConformanceTest extends DifferentialTest {
                 .run();
     }
 
+    /**
+     * The brokers' verification (AddPartitionsToTxn v4+ VerifyOnly, what a partition leader asks before
+     * a transaction's first write): NONE for the partition in the transaction, TRANSACTION_ABORTABLE for
+     * the other, whatever the version; an unknown producer id for every partition.
+     */
+    @Test
+    void addPartitionsToTxnVerifyOnly() {
+        both(side -> {
+            side.createTopic("diff-apv-topic", 2);
+            BrokerSide.Producer producer = side.initTransactional("diff-txn-apv");
+            side.keep(producer);
+            side.addPartition(producer, "diff-apv-topic");
+        });
+        sequence("AddPartitionsToTxn VerifyOnly of a partition in the transaction and one not", ApiKeys.ADD_PARTITIONS_TO_TXN)
+                .from(4)
+                .request((side, version) -> TransactionRequests.verifyPartitions("diff-txn-apv",
+                        producer(side, "diff-txn-apv").producerId(), producer(side, "diff-txn-apv").epoch(),
+                        "diff-apv-topic"))
+                .expect("/resultsByTransaction/0/topicResults/0/resultsByPartition/1/partitionErrorCode",
+                        Errors.TRANSACTION_ABORTABLE)
+                .run();
+        sequence("AddPartitionsToTxn VerifyOnly of an unknown producer id", ApiKeys.ADD_PARTITIONS_TO_TXN).from(4)
+                .request((side, version) -> TransactionRequests.verifyPartitions("diff-txn-apv", UNKNOWN_PRODUCER_ID,
+                        (short) 0, "diff-apv-topic"))
+                .expect("/resultsByTransaction/0/topicResults/0/resultsByPartition/0/partitionErrorCode",
+                        Errors.INVALID_PRODUCER_ID_MAPPING)
+                .run();
+    }
+
     @Test
     void addOffsetsToTxnWithAnUnknownProducerIdOrAWrongEpoch() {
         both(side -> side.keep(side.initTransactional("diff-txn-aott")));
