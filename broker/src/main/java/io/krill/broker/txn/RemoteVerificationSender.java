@@ -184,7 +184,8 @@ public final class RemoteVerificationSender implements TransactionVerifier.Remot
                 List<Pending> sameId = byId.get(p.transactionalId());
                 if (sameId == null) {
                     byId.put(p.transactionalId(), new ArrayList<>(List.of(p)));
-                } else if (sameId.get(0).producerId() == p.producerId() && sameId.get(0).producerEpoch() == p.producerEpoch()) {
+                } else if (sameId.get(0).producerId() == p.producerId()
+                        && sameId.get(0).producerEpoch() == p.producerEpoch()) {
                     sameId.add(p);
                 } else {
                     later.add(p);
@@ -212,7 +213,8 @@ public final class RemoteVerificationSender implements TransactionVerifier.Remot
             }
             Map<String, Map<TopicPartition, Errors>> results = new HashMap<>();
             for (AddPartitionsToTxnResponse.AddPartitionsToTxnResult result : response.resultsByTransaction()) {
-                Map<TopicPartition, Errors> errors = results.computeIfAbsent(result.transactionalId(), id -> new HashMap<>());
+                Map<TopicPartition, Errors> errors = results.computeIfAbsent(result.transactionalId(),
+                        id -> new HashMap<>());
                 for (AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult topic : result.topicResults()) {
                     for (AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult p : topic.resultsByPartition()) {
                         errors.put(new TopicPartition(topic.name(), p.partitionIndex()),
@@ -272,7 +274,8 @@ public final class RemoteVerificationSender implements TransactionVerifier.Remot
                 byTopic.computeIfAbsent(tp.topic(), t -> new LinkedHashSet<>()).add(tp.partition());
             }
         }
-        AddPartitionsToTxnRequest.AddPartitionsToTxnTransaction txn = new AddPartitionsToTxnRequest.AddPartitionsToTxnTransaction()
+        AddPartitionsToTxnRequest.AddPartitionsToTxnTransaction txn =
+                new AddPartitionsToTxnRequest.AddPartitionsToTxnTransaction()
                 .setTransactionalId(first.transactionalId())
                 .setProducerId(first.producerId())
                 .setProducerEpoch(first.producerEpoch())

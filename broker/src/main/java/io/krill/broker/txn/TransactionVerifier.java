@@ -21,9 +21,9 @@ import java.util.function.Supplier;
  * <p>Where the coordinator is: the leader of the id's partition of {@code __transaction_state}. This
  * broker's own coordinator is asked directly and answers at once, on the caller's thread; another
  * broker is asked through {@link Remote} ({@link RemoteVerificationSender}: AddPartitionsToTxn v5
- * verify-only), whose answer arrives later on another thread; no leader is COORDINATOR_NOT_AVAILABLE. Answers are the coordinator's errors per
- * partition (NONE when verified), which callers translate for their API and version
- * ({@link VerificationErrors}).
+ * verify-only), whose answer arrives later on another thread; no leader is COORDINATOR_NOT_AVAILABLE.
+ * Answers are the coordinator's errors per partition (NONE when verified), which callers translate for
+ * their API and version ({@link VerificationErrors}).
  *
  * <p>Thread-safe: stateless besides the parts it asks.
  */
