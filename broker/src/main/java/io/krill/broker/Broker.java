@@ -77,7 +77,9 @@ import io.krill.broker.quota.ClientQuotas;
 import io.krill.broker.replication.IsrChanger;
 import io.krill.broker.replication.ReplicaFetcherManager;
 import io.krill.broker.txn.ProducerIdManager;
+import io.krill.broker.txn.RemoteVerificationSender;
 import io.krill.broker.txn.TransactionCoordinator;
+import io.krill.broker.txn.TransactionVerifier;
 import io.krill.broker.txn.TransactionalProduceCheck;
 import io.krill.controller.cluster.EmbeddedZooKeeper;
 import io.krill.controller.cluster.ZooKeeperMetadataStore;
@@ -129,6 +131,7 @@ public final class Broker implements AutoCloseable {
     private DelayedOperationPurgatory<TopicPartition> fetchPurgatory;
     private GroupCoordinator groupCoordinator;
     private TransactionCoordinator transactionCoordinator;
+    private RemoteVerificationSender verificationSender;
     private NettyServer server;
     private SaslMechanisms saslMechanisms;
     private volatile boolean closed;
@@ -187,23 +190,27 @@ public final class Broker implements AutoCloseable {
         Authorization authorization = Authorization.fromConfig(config, metadata);
         BrokerContext context = new BrokerContext(dynamicConfig, metadata, partitions, producePurgatory, fetchPurgatory,
                 metrics, isrChanger, authorization);
-        groupCoordinator = GroupCoordinator.forBroker(context);
+        ProducerIdManager producerIds = new ProducerIdManager(metadata);
+        transactionCoordinator = TransactionCoordinator.forBroker(context, producerIds, interBroker);
+        metadata.addListener(transactionCoordinator);
+        transactionCoordinator.startup(metadata.image());
+        verificationSender = new RemoteVerificationSender(config.nodeId(), metadata::image,
+                config.listeners().interBrokerListenerName(), interBroker, transactionCoordinator.config().requestTimeoutMs());
+        TransactionVerifier transactionVerifier = new TransactionVerifier(config.nodeId(), transactionCoordinator,
+                metadata::image, verificationSender);
+        groupCoordinator = GroupCoordinator.forBroker(context, transactionVerifier::verifyTxnOffsetCommit);
         metadata.addListener(groupCoordinator);
         groupCoordinator.startup(metadata.image());
         metrics.bindGroups(groupCoordinator, partitions, metadata);
         ClientQuotas quotas = ClientQuotas.forBroker(config, metrics.registry());
         quotas.startup(metadata.image());
         metadata.addListener(quotas);
-        ProducerIdManager producerIds = new ProducerIdManager(metadata);
-        transactionCoordinator = TransactionCoordinator.forBroker(context, producerIds, interBroker);
-        metadata.addListener(transactionCoordinator);
-        transactionCoordinator.startup(metadata.image());
 
         AtomicReference<ApiHandlerRegistry> registry = new AtomicReference<>();
         List<ApiHandler> handlers = List.of(
                 new ApiVersionsHandler(registry::get, config.nodeId(), () -> metadata.image().clusterId()),
                 new MetadataHandler(context),
-                new ProduceHandler(context, new TransactionalProduceCheck(transactionCoordinator), quotas),
+                new ProduceHandler(context, new TransactionalProduceCheck(transactionVerifier), quotas),
                 new FetchHandler(context, quotas),
                 new ListOffsetsHandler(context),
                 new InitProducerIdHandler(producerIds, transactionCoordinator, context.authorization()),
@@ -532,6 +539,11 @@ public final class Broker implements AutoCloseable {
         steps.put("network", () -> {
             if (server != null) {
                 server.shutdown(config.socket().requestTimeoutMs());
+            }
+        });
+        steps.put("transaction verifier", () -> {
+            if (verificationSender != null) {
+                verificationSender.close();
             }
         });
         steps.put("transaction coordinator", () -> {

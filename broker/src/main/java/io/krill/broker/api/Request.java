@@ -126,6 +126,14 @@ public final class Request {
         answer(response);
     }
 
+    /**
+     * Runs {@code task} on this connection's request thread, after what it is doing (see
+     * {@link ResponseChannel#execute}): for handlers that resume on another thread's answer.
+     */
+    public void execute(Runnable task) {
+        channel.execute(task);
+    }
+
     /** Completes the request without a response (Produce with acks=0). */
     public void noResponse() {
         answer(null);

@@ -13,4 +13,11 @@ public interface ResponseChannel {
      * tells an acks=0 producer that a write failed (it has no response to read the error from).
      */
     void close(Request request, String reason);
+
+    /**
+     * Runs {@code task} on the thread that handles the connection's requests, after what it is doing: how
+     * a handler resumes work that needs a request thread (appends to the log) once another thread (a
+     * verification with another broker) answered it.
+     */
+    void execute(Runnable task);
 }

@@ -53,6 +53,16 @@ public interface CoordinatorLog {
     CompletableFuture<Void> appendTransactional(int partition, long producerId, short producerEpoch,
                                                 List<Entry> entries);
 
+    /**
+     * Whether producer {@code producerId} has a transaction open in partition {@code partition}: it
+     * wrote there with {@link #appendTransactional} since its last marker. Such a producer was verified
+     * when it first wrote in this transaction. By default false, for coordinators that never write
+     * transactionally.
+     */
+    default boolean hasOngoingTransaction(int partition, long producerId) {
+        return false;
+    }
+
     /** Reads partition {@code partition} from its start to its end, in order. Blocks (disk reads). */
     void replay(int partition, Replayer replayer);
 }

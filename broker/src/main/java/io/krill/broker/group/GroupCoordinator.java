@@ -74,23 +74,31 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
      * timer a {@code group-coordinator} thread that {@link #close()} stops. Call {@link #startup} after
      * registering it as a metadata listener.
      */
-    public static GroupCoordinator forBroker(BrokerContext context) {
+    public static GroupCoordinator forBroker(BrokerContext context, TxnOffsetCommitVerifier verifier) {
         GroupSettings settings = context.config().group();
         ExecutorCoordinatorTimer timer = new ExecutorCoordinatorTimer();
         PartitionCoordinatorLog log = new PartitionCoordinatorLog(context.metadata(), context.partitions(),
                 context.producePurgatory(), timer, settings.offsetsCommitTimeoutMs(),
                 settings.offsetsTopicCompressionCodec(), settings.offsetsLoadBufferSize());
-        GroupCoordinator coordinator = new GroupCoordinator(context.nodeId(), GroupConfig.from(settings), log, timer);
+        GroupCoordinator coordinator = new GroupCoordinator(context.nodeId(), GroupConfig.from(settings), log, timer,
+                verifier);
         coordinator.ownedTimer = timer;
         return coordinator;
     }
 
+    /** A coordinator whose TxnOffsetCommits are not verified with a transaction coordinator (tests, tools). */
     public GroupCoordinator(int nodeId, GroupConfig config, CoordinatorLog log, CoordinatorTimer timer) {
+        this(nodeId, config, log, timer, TxnOffsetCommitVerifier.UNVERIFIED);
+    }
+
+    /** @param verifier checks a TxnOffsetCommit's transaction with its coordinator first (KIP-890 part 1) */
+    public GroupCoordinator(int nodeId, GroupConfig config, CoordinatorLog log, CoordinatorTimer timer,
+                            TxnOffsetCommitVerifier verifier) {
         this.shared = new GroupContext(nodeId, config, log, timer);
         this.rebalancer = new ClassicRebalancer(shared);
         this.classic = new ClassicGroupProtocol(shared, rebalancer);
         this.consumerGroups = new ConsumerGroupProtocol(shared);
-        this.offsetStore = new OffsetStore(shared, rebalancer);
+        this.offsetStore = new OffsetStore(shared, rebalancer, verifier);
         this.loader = new GroupPartitionLoader(shared, rebalancer, consumerGroups);
         this.admin = new GroupAdmin(shared);
     }
@@ -203,14 +211,19 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     }
 
     /**
-     * TxnOffsetCommit: the offsets are written to the group's partition as one transactional batch of the
-     * producer (its epoch fenced by the log) and held as pending: they become the group's committed
-     * offsets when the commit marker of the producer's transaction reaches the partition
-     * ({@link #onTransactionCompleted}), and are dropped on an abort. A group that does not exist is
-     * created (an empty, simple group), as Kafka does; a member id or generation given is checked.
+     * TxnOffsetCommit of {@code version}: unless the producer already wrote to the group's partition in
+     * this transaction, the transaction coordinator must confirm that the group's offsets were added to
+     * the transaction (AddOffsetsToTxn; KIP-890 part 1), else every partition answers the verification's
+     * error (INVALID_TXN_STATE, or TRANSACTION_ABORTABLE from v4; INVALID_PRODUCER_ID_MAPPING, ...). Then
+     * the offsets are written to the group's partition as one transactional batch of the producer (its
+     * epoch fenced by the log) and held as pending: they become the group's committed offsets when the
+     * commit marker of the producer's transaction reaches the partition ({@link #onTransactionCompleted}),
+     * and are dropped on an abort. A group that does not exist is created (an empty, simple group), as
+     * Kafka does; a member id or generation given is checked.
      */
-    public void commitTransactionalOffsets(TxnOffsetCommitRequest request, Consumer<TxnOffsetCommitResponse> callback) {
-        offsetStore.commitTransactionalOffsets(request, callback);
+    public void commitTransactionalOffsets(TxnOffsetCommitRequest request, short version,
+                                           Consumer<TxnOffsetCommitResponse> callback) {
+        offsetStore.commitTransactionalOffsets(request, version, callback);
     }
 
     /** A TxnOffsetCommit response with {@code error} for every partition of {@code request}. */

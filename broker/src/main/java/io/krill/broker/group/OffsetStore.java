@@ -1,5 +1,6 @@
 package io.krill.broker.group;
 
+import io.krill.log.TopicPartition;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.OffsetCommitRequest;
@@ -13,6 +14,7 @@ import io.krill.wire.message.TxnOffsetCommitResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,9 +38,11 @@ final class OffsetStore {
     private final CoordinatorLog log;
     private final CoordinatorTimer timer;
     private final ClassicRebalancer rebalancer;
+    private final TxnOffsetCommitVerifier verifier;
 
-    OffsetStore(GroupContext shared, ClassicRebalancer rebalancer) {
+    OffsetStore(GroupContext shared, ClassicRebalancer rebalancer, TxnOffsetCommitVerifier verifier) {
         this.shared = shared;
+        this.verifier = verifier;
         this.config = shared.config();
         this.log = shared.log();
         this.timer = shared.timer();
@@ -178,17 +182,52 @@ final class OffsetStore {
     // ------------------------------------------------------------------ transactional offsets
 
     /**
-     * TxnOffsetCommit: the offsets are written to the group's partition as one transactional batch of the
-     * producer (its epoch fenced by the log) and held as pending: they become the group's committed
-     * offsets when the commit marker of the producer's transaction reaches the partition
-     * ({@link #onTransactionCompleted}), and are dropped on an abort. A group that does not exist is
-     * created (an empty, simple group), as Kafka does; a member id or generation given is checked.
+     * TxnOffsetCommit: first the producer's transaction is verified ({@link TxnOffsetCommitVerifier}),
+     * unless it already wrote to the group's partition in this transaction; then the offsets are written
+     * to the group's partition as one transactional batch of the producer (its epoch fenced by the log)
+     * and held as pending: they become the group's committed offsets when the commit marker of the
+     * producer's transaction reaches the partition ({@link #onTransactionCompleted}), and are dropped on
+     * an abort. A group that does not exist is created (an empty, simple group), as Kafka does; a member
+     * id or generation given is checked. A verification answered later (by another broker) resumes on
+     * the coordinator thread.
      */
-    void commitTransactionalOffsets(TxnOffsetCommitRequest request, Consumer<TxnOffsetCommitResponse> callback) {
+    void commitTransactionalOffsets(TxnOffsetCommitRequest request, short version,
+                                    Consumer<TxnOffsetCommitResponse> callback) {
+        GroupShard shard;
+        try {
+            GroupContext.validateGroupId(request.groupId());
+            shard = shared.shardFor(request.groupId());
+        } catch (ApiException e) {
+            callback.accept(txnCommitError(request, e.error()));
+            return;
+        }
+        if (log.hasOngoingTransaction(shard.partition, request.producerId())) {
+            writeTransactionalOffsets(request, callback);
+            return;
+        }
+        CompletableFuture<Errors> verified = verifier.verify(new TopicPartition(GroupCoordinator.TOPIC, shard.partition),
+                request.transactionalId(), request.producerId(), request.producerEpoch(), version);
+        if (verified.isDone()) {
+            afterVerification(request, verified.join(), callback);
+        } else {
+            verified.thenAccept(error -> timer.execute(() -> afterVerification(request, error, callback)));
+        }
+    }
+
+    private void afterVerification(TxnOffsetCommitRequest request, Errors error,
+                                   Consumer<TxnOffsetCommitResponse> callback) {
+        if (error == Errors.NONE) {
+            writeTransactionalOffsets(request, callback);
+        } else {
+            callback.accept(txnCommitError(request, error));
+        }
+    }
+
+    /** The checks of the group and the write, once the transaction is known to include the group. */
+    private void writeTransactionalOffsets(TxnOffsetCommitRequest request, Consumer<TxnOffsetCommitResponse> callback) {
         String groupId = request.groupId();
         GroupShard shard;
         try {
-            GroupContext.validateGroupId(groupId);
             shard = shared.shardFor(groupId);
         } catch (ApiException e) {
             callback.accept(txnCommitError(request, e.error()));

@@ -11,6 +11,7 @@ import io.krill.log.AppendOrigin;
 import io.krill.log.LogReadResult;
 import io.krill.log.PartitionLog;
 import io.krill.log.TopicPartition;
+import io.krill.log.producer.ProducerStateEntry;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import io.krill.wire.record.CompressionType;
@@ -125,6 +126,13 @@ public final class PartitionCoordinatorLog implements CoordinatorLog {
             case PRODUCER_FENCED -> Errors.INVALID_PRODUCER_EPOCH;
             default -> error;
         };
+    }
+
+    @Override
+    public boolean hasOngoingTransaction(int partitionIndex, long producerId) {
+        Partition partition = partitions.partition(topic, partitionIndex);
+        return partition != null && partition.log().producerState(producerId)
+                .map(ProducerStateEntry::hasOngoingTxn).orElse(false);
     }
 
     @Override

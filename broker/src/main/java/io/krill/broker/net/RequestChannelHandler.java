@@ -232,6 +232,11 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
     }
 
     @Override
+    public void execute(Runnable task) {
+        ctx.executor().execute(task);
+    }
+
+    @Override
     public void close(Request request, String reason) {
         Runnable closing = () -> {
             sequencer.complete(request.sequence(), null);

@@ -421,8 +421,13 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
 
     /**
      * Whether each of {@code partitions} is in the producer's open transaction (AddPartitionsToTxn v4+
-     * verify-only, and the produce path's check of transactional batches, KIP-890 part 1): NONE or
-     * INVALID_TXN_STATE per partition, or one error for all (NOT_COORDINATOR, PRODUCER_FENCED, ...).
+     * verify-only, sent by partition leaders and group coordinators before a transaction's first write
+     * to a partition, KIP-890 part 1): NONE or TRANSACTION_ABORTABLE per partition (the leader tells
+     * older clients INVALID_TXN_STATE instead), or one error for all: INVALID_PRODUCER_ID_MAPPING for an
+     * unknown id or another producer id, PRODUCER_FENCED for another epoch, CONCURRENT_TRANSACTIONS
+     * while the transaction is being ended, NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS. As Kafka's
+     * coordinator; unlike it, an end (Prepare*) still being written already counts, since Krill has no
+     * verification guard to stop a write that slips in before the markers.
      */
     public Map<TopicPartition, Errors> verify(String transactionalId, long producerId, short producerEpoch,
                                               Set<TopicPartition> partitions) {
@@ -443,12 +448,12 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
                     error = Errors.INVALID_PRODUCER_ID_MAPPING;
                 } else if (v.producerEpoch() != producerEpoch) {
                     error = Errors.PRODUCER_FENCED;
-                } else if (md.hasPendingTransition() || v.state().isPreparing()) {
+                } else if (v.state().isPreparing() || (md.hasPendingTransition() && md.pending().state().isPreparing())) {
                     error = Errors.CONCURRENT_TRANSACTIONS;
                 } else {
                     boolean open = v.state() == TransactionState.ONGOING;
                     for (TopicPartition tp : partitions) {
-                        result.put(tp, open && v.partitions().contains(tp) ? Errors.NONE : Errors.INVALID_TXN_STATE);
+                        result.put(tp, open && v.partitions().contains(tp) ? Errors.NONE : Errors.TRANSACTION_ABORTABLE);
                     }
                     return result;
                 }

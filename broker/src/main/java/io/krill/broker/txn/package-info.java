@@ -6,8 +6,11 @@
  * io.krill.broker.txn.TransactionCoordinator} runs the state machine (InitProducerId, AddPartitionsToTxn,
  * AddOffsetsToTxn, EndTxn, timeouts, expiry, the admin views); {@link
  * io.krill.broker.txn.TransactionMarkerSender} writes commit and abort markers to partition leaders with
- * WriteTxnMarkers; {@link io.krill.broker.txn.TransactionalProduceCheck} is the produce path's check of
- * transactional batches (KIP-890 part 1); {@link io.krill.broker.txn.ProducerIdManager} hands out
- * cluster-unique producer ids.
+ * WriteTxnMarkers; {@link io.krill.broker.txn.TransactionVerifier} asks the coordinator of a transactional
+ * id, on this broker or another ({@link io.krill.broker.txn.RemoteVerificationSender}), whether partitions
+ * are in a producer's open transaction (KIP-890 part 1), for the produce path's check of transactional
+ * batches ({@link io.krill.broker.txn.TransactionalProduceCheck}) and the group coordinator's
+ * TxnOffsetCommit, and {@link io.krill.broker.txn.VerificationErrors} tells the outcome per API and
+ * version; {@link io.krill.broker.txn.ProducerIdManager} hands out cluster-unique producer ids.
  */
 package io.krill.broker.txn;

@@ -5,6 +5,7 @@ import io.krill.wire.error.Errors;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -17,6 +18,8 @@ final class InMemoryCoordinatorLog implements CoordinatorLog {
     final Map<Integer, List<Entry>> partitions = new ConcurrentHashMap<>();
     /** Per partition, what a replay delivers, in log order: Entry, TxnEntry or Marker. */
     private final Map<Integer, List<Object>> replayed = new ConcurrentHashMap<>();
+    /** Per partition, the producers with a transactional write not yet followed by their marker. */
+    private final Map<Integer, Set<Long>> ongoing = new ConcurrentHashMap<>();
     volatile Errors failNext;
     /** While set, plain appends are kept (not replayed, not complete) until {@link #release}. */
     volatile boolean hold;
@@ -74,6 +77,7 @@ final class InMemoryCoordinatorLog implements CoordinatorLog {
             return CompletableFuture.failedFuture(new ApiException(failure, "injected"));
         }
         partitions.computeIfAbsent(partition, p -> new ArrayList<>()).addAll(entries);
+        ongoing.computeIfAbsent(partition, p -> ConcurrentHashMap.newKeySet()).add(producerId);
         List<Object> log = replayed.computeIfAbsent(partition, p -> new ArrayList<>());
         for (Entry entry : entries) {
             log.add(new TxnEntry(producerId, entry));
@@ -84,6 +88,15 @@ final class InMemoryCoordinatorLog implements CoordinatorLog {
     /** A transaction marker written to {@code partition} (what WriteTxnMarkers appends). */
     void appendMarker(int partition, long producerId, boolean commit) {
         replayed.computeIfAbsent(partition, p -> new ArrayList<>()).add(new Marker(producerId, commit));
+        Set<Long> producers = ongoing.get(partition);
+        if (producers != null) {
+            producers.remove(producerId);
+        }
+    }
+
+    @Override
+    public boolean hasOngoingTransaction(int partition, long producerId) {
+        return ongoing.getOrDefault(partition, Set.of()).contains(producerId);
     }
 
     @Override

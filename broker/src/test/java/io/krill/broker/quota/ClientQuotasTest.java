@@ -34,6 +34,11 @@ class ClientQuotasTest {
         @Override
         public void close(Request request, String reason) {
         }
+
+        @Override
+        public void execute(Runnable task) {
+            task.run();
+        }
     };
 
     private final ClientQuotas quotas = new ClientQuotas(11, 1, null);

@@ -91,6 +91,10 @@ class TransactionApiVersionsTest {
     }
 
     private static short produce(long pid, short epoch, int sequence, int partition) throws Exception {
+        return produce((short) 11, pid, epoch, sequence, partition);
+    }
+
+    private static short produce(short version, long pid, short epoch, int sequence, int partition) throws Exception {
         ByteBuf batch;
         try (RecordBatchBuilder builder = new RecordBatchBuilder()) {
             builder.producer(pid, epoch, sequence).transactional(true)
@@ -99,7 +103,7 @@ class TransactionApiVersionsTest {
             batch = builder.build();
         }
         try {
-            ProduceResponse response = call(ApiKeys.PRODUCE, (short) 11, new ProduceRequest().setTransactionalId(ID)
+            ProduceResponse response = call(ApiKeys.PRODUCE, version, new ProduceRequest().setTransactionalId(ID)
                     .setAcks((short) -1).setTimeoutMs(5000).setTopicData(List.of(new ProduceRequest.TopicProduceData()
                             .setName(TOPIC).setPartitionData(List.of(new ProduceRequest.PartitionProduceData()
                                     .setIndex(partition).setRecords(ByteBufRecords.of(batch)))))));
@@ -141,12 +145,15 @@ class TransactionApiVersionsTest {
         long pid = current.producerId();
         short epoch = current.producerEpoch();
 
-        assertEquals(Errors.INVALID_TXN_STATE.code(), produce(pid, epoch, 0, 0), "not added to the transaction");
+        assertEquals(Errors.TRANSACTION_ABORTABLE.code(), produce(pid, epoch, 0, 0), "not added to the transaction");
+        assertEquals(Errors.INVALID_TXN_STATE.code(), produce((short) 10, pid, epoch, 0, 0),
+                "clients before Produce v11 do not know TRANSACTION_ABORTABLE");
+        assertEquals(Errors.INVALID_PRODUCER_ID_MAPPING.code(), produce(pid + 1, epoch, 0, 0), "another producer id");
         assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), addPartitions((short) 3, pid, epoch, "nope", 0));
         assertEquals(Errors.NONE.code(), addPartitions((short) 3, pid, epoch, TOPIC, 0));
         assertEquals(Errors.NONE.code(), produce(pid, epoch, 0, 0));
         assertEquals(Errors.NONE.code(), produce(pid, epoch, 1, 0), "the transaction is open there now");
-        assertEquals(Errors.INVALID_TXN_STATE.code(), produce(pid, epoch, 0, 1));
+        assertEquals(Errors.TRANSACTION_ABORTABLE.code(), produce(pid, epoch, 0, 1));
 
         AddPartitionsToTxnResponse verified = call(ApiKeys.ADD_PARTITIONS_TO_TXN, (short) 5, new AddPartitionsToTxnRequest()
                 .setTransactions(List.of(new AddPartitionsToTxnRequest.AddPartitionsToTxnTransaction()
@@ -156,7 +163,7 @@ class TransactionApiVersionsTest {
         List<AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult> results = verified.resultsByTransaction().get(0)
                 .topicResults().get(0).resultsByPartition();
         assertEquals(Errors.NONE.code(), results.get(0).partitionErrorCode());
-        assertEquals(Errors.INVALID_TXN_STATE.code(), results.get(1).partitionErrorCode());
+        assertEquals(Errors.TRANSACTION_ABORTABLE.code(), results.get(1).partitionErrorCode(), "as Kafka's coordinator");
 
         assertEquals(Errors.INVALID_PRODUCER_EPOCH.code(), endTxn((short) 1, pid, (short) (epoch - 1), true));
         assertEquals(Errors.PRODUCER_FENCED.code(), endTxn((short) 2, pid, (short) (epoch - 1), true));

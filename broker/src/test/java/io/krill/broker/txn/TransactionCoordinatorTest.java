@@ -252,10 +252,10 @@ class TransactionCoordinatorTest {
     @Test
     void verifyTellsWhichPartitionsAreInTheOpenTransaction() {
         TransactionCoordinator.InitResult pid = init();
-        assertEquals(Map.of(A0, Errors.INVALID_TXN_STATE), coordinator.verify(ID, pid.producerId(), pid.producerEpoch(),
-                Set.of(A0)), "no transaction open");
+        assertEquals(Map.of(A0, Errors.TRANSACTION_ABORTABLE), coordinator.verify(ID, pid.producerId(),
+                pid.producerEpoch(), Set.of(A0)), "no transaction open");
         add(pid.producerId(), pid.producerEpoch(), A0);
-        assertEquals(Map.of(A0, Errors.NONE, A1, Errors.INVALID_TXN_STATE),
+        assertEquals(Map.of(A0, Errors.NONE, A1, Errors.TRANSACTION_ABORTABLE),
                 coordinator.verify(ID, pid.producerId(), pid.producerEpoch(), Set.of(A0, A1)));
         assertEquals(Map.of(A0, Errors.PRODUCER_FENCED),
                 coordinator.verify(ID, pid.producerId(), (short) (pid.producerEpoch() - 1), Set.of(A0)));

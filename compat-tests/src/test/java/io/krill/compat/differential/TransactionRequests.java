@@ -8,8 +8,10 @@ import io.krill.wire.message.EndTxnRequest;
 import io.krill.wire.message.FindCoordinatorRequest;
 import io.krill.wire.message.InitProducerIdRequest;
 import io.krill.wire.message.ListTransactionsRequest;
+import io.krill.wire.message.ProduceRequest;
 import io.krill.wire.message.TxnOffsetCommitRequest;
 import java.util.List;
+import java.util.UUID;
 
 /**
  * Transaction request bodies as the 4.4 transactional producer, the Admin client and kafka-transactions
@@ -48,6 +50,19 @@ final class TransactionRequests {
                         .setPartitions(List.of(0))));
     }
 
+    /**
+     * AddPartitionsToTxn v4+ as a partition leader sends it to verify a producer's first write to
+     * partitions 0 and 1 of {@code topic} (VerifyOnly, KIP-890 part 1).
+     */
+    static AddPartitionsToTxnRequest verifyPartitions(String transactionalId, long producerId, short epoch,
+                                                      String topic) {
+        return new AddPartitionsToTxnRequest().setTransactions(List.of(
+                new AddPartitionsToTxnRequest.AddPartitionsToTxnTransaction().setTransactionalId(transactionalId)
+                        .setProducerId(producerId).setProducerEpoch(epoch).setVerifyOnly(true)
+                        .setTopics(List.of(new AddPartitionsToTxnRequest.AddPartitionsToTxnTopic().setName(topic)
+                                .setPartitions(List.of(0, 1))))));
+    }
+
     static AddOffsetsToTxnRequest addOffsets(String transactionalId, long producerId, short epoch, String group) {
         return new AddOffsetsToTxnRequest().setTransactionalId(transactionalId).setProducerId(producerId)
                 .setProducerEpoch(epoch).setGroupId(group);
@@ -68,6 +83,17 @@ final class TransactionRequests {
                         .setPartitions(List.of(new TxnOffsetCommitRequest.TxnOffsetCommitRequestPartition()
                                 .setPartitionIndex(0).setCommittedOffset(offset).setCommittedLeaderEpoch(-1)
                                 .setCommittedMetadata("")))));
+    }
+
+    /**
+     * Produce, acks=all, of one transactional batch of {@code count} records (first sequence 0) to
+     * partition 0 of {@code topic}, as the 4.4 transactional producer sends it (up to v11 while the
+     * cluster is on transaction version 1).
+     */
+    static ProduceRequest transactionalProduce(String transactionalId, String topic, UUID topicId, long producerId,
+                                               short epoch, int count) {
+        return ClientRequests.produce(topic, topicId, 0, ClientRequests.transactionalBatch(producerId, epoch, 0, count),
+                (short) -1).setTransactionalId(transactionalId);
     }
 
     static DescribeProducersRequest describeProducers(String topic, int partition) {

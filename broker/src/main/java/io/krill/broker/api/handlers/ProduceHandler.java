@@ -25,17 +25,24 @@ import io.krill.wire.message.ProduceResponse;
 import io.krill.wire.protocol.ApiMessage;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Produce: validates each partition's batch from its header, appends it as leader (offsets and leader
  * epoch assigned in place, no record decoding), then answers by acks: 0 not at all, 1 at once, -1 when
  * the high watermark of every partition has passed its batch (a {@link DelayedProduce} until then).
  * Errors are per partition, as Kafka gives them. The first batch of a transaction on a partition is
- * checked with the transaction coordinator first ({@link TransactionalProduceCheck}). Authorization as
- * Kafka's: WRITE on the transactional id for a transactional producer (else the whole request fails with
- * TRANSACTIONAL_ID_AUTHORIZATION_FAILED), WRITE on each topic (TOPIC_AUTHORIZATION_FAILED per partition,
- * before existence is told). Idempotence needs no check here: InitProducerId checked it (KIP-679).
+ * checked with the transaction coordinator first ({@link TransactionalProduceCheck}); when another broker
+ * coordinates the transaction the request is answered once that broker has, the appends resuming on the
+ * connection's request thread. Authorization as Kafka's: WRITE on the transactional id for a
+ * transactional producer (else the whole request fails with TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
+ * WRITE on each topic (TOPIC_AUTHORIZATION_FAILED per partition, before existence is told). Idempotence
+ * needs no check here: InitProducerId checked it (KIP-679).
  *
  * <p>Versions 0-2 are advertised, as Kafka 4 does, because librdkafka enables compression only when
  * they are; the request pipeline then refuses them, the schema having no such versions.
@@ -77,6 +84,8 @@ public final class ProduceHandler extends AbstractApiHandler {
         MetadataImage image = context.metadata().image();
         long now = System.currentTimeMillis();
         List<DelayedProduce.PartitionStatus> statuses = new ArrayList<>();
+        Map<TopicPartition, Append> unverified = new LinkedHashMap<>();
+        Set<TransactionalProduceCheck.Producer> producers = new HashSet<>();
         ProduceResponse response = new ProduceResponse();
         long requestBytes = 0;
         for (ProduceRequest.TopicProduceData topicData : body.topicData()) {
@@ -125,34 +134,18 @@ public final class ProduceHandler extends AbstractApiHandler {
                     appendingTo = partition; // from here a refusal is the log's (Kafka's log validates)
                     ProduceValidator.get().validate(records, request.version(), partition.config(), now,
                             partition.topicPartition());
-                    if (transactionCheck != null) {
-                        appendingTo = null; // Kafka verifies a transaction before it appends
-                        transactionCheck.check(body.transactionalId(), partition, records);
-                        appendingTo = partition;
+                    appendingTo = null; // Kafka verifies a transaction before it appends
+                    TransactionalProduceCheck.Producer producer = transactionCheck == null ? null
+                            : transactionCheck.toVerify(body.transactionalId(), partition, records);
+                    Append append = new Append(topic.name(), partition, records, partitionResponse);
+                    if (producer == null) {
+                        append(append, acks, statuses);
+                    } else {
+                        producers.add(producer);
+                        unverified.put(partition.topicPartition(), append);
                     }
-                    ByteBuf stored = Recompressor.maybeRecompress(records, partition.config());
-                    AppendInfo info;
-                    try {
-                        info = partition.appendRecordsToLeader(stored, acks, AppendOrigin.CLIENT);
-                    } finally {
-                        if (stored != records) {
-                            stored.release();
-                        }
-                    }
-                    if (!info.duplicate()) {
-                        context.metrics().produced(topic.name(), info.sizeInBytes(), info.recordCount());
-                    }
-                    partitionResponse.setBaseOffset(info.firstOffset())
-                            .setLogAppendTimeMs(info.logAppendTime())
-                            .setLogStartOffset(info.logStartOffset());
-                    statuses.add(new DelayedProduce.PartitionStatus(partition, info.lastOffset() + 1, partitionResponse));
                 } catch (RecordValidationException e) {
-                    fail(partitionResponse, e.error(), e.getMessage());
-                    partitionResponse.setLogStartOffset(logStartOffsetAfter(e.error(), appendingTo));
-                    for (RecordValidationException.RecordError error : e.recordErrors()) {
-                        partitionResponse.recordErrors().add(new ProduceResponse.BatchIndexAndErrorMessage()
-                                .setBatchIndex(error.batchIndex()).setBatchIndexErrorMessage(error.message()));
-                    }
+                    fail(partitionResponse, e, appendingTo);
                 } catch (RuntimeException e) {
                     Errors error = ErrorMapping.toError(e, request);
                     fail(partitionResponse, error, e.getMessage());
@@ -165,6 +158,101 @@ public final class ProduceHandler extends AbstractApiHandler {
         if (throttleMs > 0) {
             request.throttle(throttleMs);
         }
+        if (unverified.isEmpty()) {
+            answer(request, response, statuses);
+            return;
+        }
+        verifyThenAppend(request, response, statuses, unverified, producers);
+    }
+
+    /**
+     * Appends the batches that open a transaction on their partition once the transaction coordinator
+     * has confirmed them, then answers. A coordinator on this broker answers at once and all happens on
+     * this thread; one on another broker answers on the verifier's thread, and the appends resume on the
+     * connection's request thread (never on the verifier's, which must stay free to ask), with the
+     * batches' bytes kept meanwhile (the request's frame is released when {@link #handle} returns).
+     */
+    private void verifyThenAppend(Request request, ProduceResponse response,
+                                  List<DelayedProduce.PartitionStatus> statuses, Map<TopicPartition, Append> unverified,
+                                  Set<TransactionalProduceCheck.Producer> producers) {
+        ProduceRequest body = request.body();
+        if (producers.size() > 1) {
+            // As Kafka: one request's transactional batches are one producer's.
+            unverified.values().forEach(append -> fail(append.response(), Errors.INVALID_PRODUCER_ID_MAPPING,
+                    "Transactional records contained more than one producer id"));
+            answer(request, response, statuses);
+            return;
+        }
+        CompletableFuture<Map<TopicPartition, Errors>> verified = transactionCheck.verify(body.transactionalId(),
+                producers.iterator().next(), unverified.keySet(), request.version());
+        if (verified.isDone()) {
+            appendVerified(request, response, statuses, unverified, verified.join());
+            return;
+        }
+        unverified.values().forEach(append -> append.records().retain());
+        verified.thenAccept(errors -> request.execute(() -> {
+            try {
+                appendVerified(request, response, statuses, unverified, errors);
+            } finally {
+                unverified.values().forEach(append -> append.records().release());
+            }
+        }));
+    }
+
+    private void appendVerified(Request request, ProduceResponse response, List<DelayedProduce.PartitionStatus> statuses,
+                                Map<TopicPartition, Append> unverified, Map<TopicPartition, Errors> errors) {
+        ProduceRequest body = request.body();
+        unverified.forEach((tp, append) -> {
+            Errors error = errors.getOrDefault(tp, Errors.NONE);
+            if (error == Errors.NONE) {
+                append(append, body.acks(), statuses);
+            } else {
+                fail(append.response(), error, TransactionalProduceCheck.message(body.transactionalId(), tp, error));
+            }
+        });
+        answer(request, response, statuses);
+    }
+
+    /** One partition's validated batch, waiting to be appended. */
+    private record Append(String topic, Partition partition, ByteBuf records,
+                          ProduceResponse.PartitionProduceResponse response) {
+    }
+
+    /** Appends {@code append} as leader and records where it landed (or why it did not). */
+    private void append(Append append, short acks, List<DelayedProduce.PartitionStatus> statuses) {
+        Partition partition = append.partition();
+        ProduceResponse.PartitionProduceResponse partitionResponse = append.response();
+        try {
+            ByteBuf records = append.records();
+            ByteBuf stored = Recompressor.maybeRecompress(records, partition.config());
+            AppendInfo info;
+            try {
+                info = partition.appendRecordsToLeader(stored, acks, AppendOrigin.CLIENT);
+            } finally {
+                if (stored != records) {
+                    stored.release();
+                }
+            }
+            if (!info.duplicate()) {
+                context.metrics().produced(append.topic(), info.sizeInBytes(), info.recordCount());
+            }
+            partitionResponse.setBaseOffset(info.firstOffset())
+                    .setLogAppendTimeMs(info.logAppendTime())
+                    .setLogStartOffset(info.logStartOffset());
+            statuses.add(new DelayedProduce.PartitionStatus(partition, info.lastOffset() + 1, partitionResponse));
+        } catch (RecordValidationException e) {
+            fail(partitionResponse, e, partition);
+        } catch (RuntimeException e) {
+            Errors error = ErrorMapping.toError(e, partition.topicPartition());
+            fail(partitionResponse, error, e.getMessage());
+            partitionResponse.setLogStartOffset(logStartOffsetAfter(error, partition));
+        }
+    }
+
+    /** Answers by acks: 0 not at all (a failure closes the connection), 1 at once, -1 once replicated. */
+    private void answer(Request request, ProduceResponse response, List<DelayedProduce.PartitionStatus> statuses) {
+        ProduceRequest body = request.body();
+        short acks = body.acks();
         if (acks == 0) {
             String failure = firstError(response);
             if (failure != null) {
@@ -184,6 +272,16 @@ public final class ProduceHandler extends AbstractApiHandler {
             keys.add(status.partition().topicPartition());
         }
         context.producePurgatory().tryCompleteElseWatch(delayed, keys);
+    }
+
+    private static void fail(ProduceResponse.PartitionProduceResponse response, RecordValidationException e,
+                             Partition partition) {
+        fail(response, e.error(), e.getMessage());
+        response.setLogStartOffset(logStartOffsetAfter(e.error(), partition));
+        for (RecordValidationException.RecordError error : e.recordErrors()) {
+            response.recordErrors().add(new ProduceResponse.BatchIndexAndErrorMessage()
+                    .setBatchIndex(error.batchIndex()).setBatchIndexErrorMessage(error.message()));
+        }
     }
 
     /**

@@ -17,10 +17,11 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * TxnOffsetCommit v0-4 at the group coordinator: the offsets are written as a transactional batch of the
- * producer and become the group's committed offsets only when the transaction's commit marker reaches
- * the group's partition. v5 (TV2: implies AddOffsetsToTxn) and v6 (topic ids) are not served: clients
- * on transaction version 1 do not send them.
+ * TxnOffsetCommit v0-4 at the group coordinator: the transaction is verified with its coordinator (the
+ * group must have been added to it with AddOffsetsToTxn; KIP-890 part 1), then the offsets are written
+ * as a transactional batch of the producer and become the group's committed offsets only when the
+ * transaction's commit marker reaches the group's partition. v5 (TV2: implies AddOffsetsToTxn) and v6
+ * (topic ids) are not served: clients on transaction version 1 do not send them.
  *
  * <p>Thread-safe: stateless.
  */
@@ -56,7 +57,8 @@ public final class TxnOffsetCommitHandler extends AbstractApiHandler {
                     .add(topic);
         }
         if (unauthorized.isEmpty() && unknown.isEmpty()) {
-            coordinator.commitTransactionalOffsets(body, request::respond);
+            coordinator.commitTransactionalOffsets(body, request.version(),
+                    response -> request.respond(forVersion(response, request.version())));
             return;
         }
         List<TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic> refused = new ArrayList<>();
@@ -69,15 +71,32 @@ public final class TxnOffsetCommitHandler extends AbstractApiHandler {
             return;
         }
         body.setTopics(allowed);
-        coordinator.commitTransactionalOffsets(body, response -> {
+        coordinator.commitTransactionalOffsets(body, request.version(), response -> {
             response.topics().addAll(refused);
-            request.respond(response);
+            request.respond(forVersion(response, request.version()));
         });
+    }
+
+    /**
+     * As Kafka: clients below v2 may not retry COORDINATOR_LOAD_IN_PROGRESS (the fix came with v2), so they
+     * are told COORDINATOR_NOT_AVAILABLE, which makes them look the coordinator up again and retry.
+     */
+    private static TxnOffsetCommitResponse forVersion(TxnOffsetCommitResponse response, short version) {
+        if (version < 2) {
+            for (TxnOffsetCommitResponse.TxnOffsetCommitResponseTopic topic : response.topics()) {
+                for (TxnOffsetCommitResponse.TxnOffsetCommitResponsePartition partition : topic.partitions()) {
+                    if (partition.errorCode() == Errors.COORDINATOR_LOAD_IN_PROGRESS.code()) {
+                        partition.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code());
+                    }
+                }
+            }
+        }
+        return response;
     }
 
     @Override
     public ApiMessage errorResponse(Request request, Errors error) {
         TxnOffsetCommitRequest body = request.body();
-        return GroupCoordinator.txnCommitError(body, error);
+        return forVersion(GroupCoordinator.txnCommitError(body, error), request.version());
     }
 }

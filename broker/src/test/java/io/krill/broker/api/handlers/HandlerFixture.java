@@ -133,6 +133,11 @@ final class HandlerFixture implements AutoCloseable {
                     public void close(Request r, String reason) {
                         throw new AssertionError("connection closed: " + reason);
                     }
+
+                    @Override
+                    public void execute(Runnable task) {
+                        task.run();
+                    }
                 }, 0, System.nanoTime());
     }
 
