@@ -91,9 +91,9 @@ final class ConsumerGroupProtocol {
     private Answer heartbeat(RequestContext context, ConsumerGroupHeartbeatRequest request) {
         String groupId = request.groupId();
         GroupContext.validateGroupId(groupId);
-        ConsumerGroupHeartbeatResponse invalid = invalidEpochOrIdentity(request);
-        if (invalid != null) {
-            return Answer.now(invalid);
+        ConsumerHeartbeatCheck.Refusal refusal = ConsumerHeartbeatCheck.check(request, context.apiVersion());
+        if (refusal != null) {
+            return Answer.now(heartbeatError(refusal.error(), refusal.message()));
         }
         GroupShard shard = shared.shardFor(groupId);
         boolean joining = request.memberEpoch() == 0;
@@ -141,27 +141,6 @@ final class ConsumerGroupProtocol {
     }
 
     /**
-     * Kafka's checks of a heartbeat's epoch and ids before it looks for the group
-     * ({@code GroupCoordinatorService.throwIfConsumerGroupHeartbeatRequestIsInvalid}): a member's heartbeat
-     * or leave names its member id, a static member's temporary leave (-2) its instance id, and no epoch is
-     * below -2. Null when the request passes them.
-     */
-    private static ConsumerGroupHeartbeatResponse invalidEpochOrIdentity(ConsumerGroupHeartbeatRequest request) {
-        int epoch = request.memberEpoch();
-        boolean noMemberId = request.memberId() == null || request.memberId().isEmpty();
-        if ((epoch > 0 || epoch == -1 || epoch == -2) && noMemberId) {
-            return heartbeatError(Errors.INVALID_REQUEST, "MemberId can't be empty.");
-        }
-        if (epoch == -2 && request.instanceId() == null) {
-            return heartbeatError(Errors.INVALID_REQUEST, "InstanceId can't be null.");
-        }
-        if (epoch < -2) {
-            return heartbeatError(Errors.INVALID_REQUEST, "MemberEpoch is invalid.");
-        }
-        return null;
-    }
-
-    /**
      * Undoes the consumer group a failed first join made (a missing subscription, an invalid regular
      * expression...): as in Kafka, where a failed heartbeat's group is never committed, no group is left,
      * or the empty classic group it was made from stays classic. Caller holds the group's monitor.
@@ -200,14 +179,7 @@ final class ConsumerGroupProtocol {
         if (epoch == -1 || epoch == -2) {
             return leave(group, request.instanceId(), memberId, epoch);
         }
-        if (epoch == 0 && request.subscribedTopicNames() == null && request.subscribedTopicRegex() == null) {
-            return heartbeatError(Errors.INVALID_REQUEST, "SubscribedTopicNames must be set in first request");
-        }
         // Checked before the member is touched: a request that fails changes nothing, as in Kafka.
-        String assignor = request.serverAssignor();
-        if (assignor != null && !assignor.equals(ConsumerGroup.UNIFORM) && !assignor.equals(ConsumerGroup.RANGE)) {
-            return heartbeatError(Errors.UNSUPPORTED_ASSIGNOR, "Unsupported assignor " + assignor);
-        }
         String regex = request.subscribedTopicRegex() == null || request.subscribedTopicRegex().isEmpty() ? null
                 : request.subscribedTopicRegex();
         Pattern compiled;
@@ -222,10 +194,7 @@ final class ConsumerGroupProtocol {
         boolean changed = false;
         if (epoch == 0) {
             if (memberId.isEmpty()) {
-                if (context.apiVersion() >= 1) {
-                    return heartbeatError(Errors.INVALID_REQUEST, "MemberId can't be empty");
-                }
-                memberId = UUID.randomUUID().toString();
+                memberId = UUID.randomUUID().toString(); // v0: the coordinator makes it (ConsumerHeartbeatCheck)
             }
             member = cg.members.get(memberId);
             ConsumerGroup.Member previous = member == null ? staticMember(cg, request.instanceId()) : null;
@@ -282,8 +251,8 @@ final class ConsumerGroupProtocol {
         if (request.rebalanceTimeoutMs() > 0) {
             member.rebalanceTimeoutMs = request.rebalanceTimeoutMs();
         }
-        if (assignor != null) {
-            member.serverAssignor = assignor;
+        if (request.serverAssignor() != null) {
+            member.serverAssignor = request.serverAssignor();
         }
         if (request.subscribedTopicNames() != null
                 && !new HashSet<>(request.subscribedTopicNames()).equals(new HashSet<>(member.subscribedTopics))) {

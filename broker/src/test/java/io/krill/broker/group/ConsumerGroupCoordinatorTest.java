@@ -339,4 +339,23 @@ class ConsumerGroupCoordinatorTest {
         ConsumerGroupHeartbeatResponse same = heartbeat(beat("g", "m1", ranged.memberEpoch()).setServerAssignor("range"));
         assertEquals(ranged.memberEpoch(), same.memberEpoch(), "the same assignor again moves nothing");
     }
+
+    // ------------------------------------------------------------------ the request on its own
+
+    @Test
+    void aMalformedRequestIsRefusedWhetherOrNotItsGroupExists() {
+        assertNone(heartbeat(join("g", "m1", TOPIC)));
+        for (String group : List.of("g", "nogroup")) {
+            assertEquals(Errors.INVALID_REQUEST.code(), heartbeat(beat(group, "", 3)).errorCode(), "no member id");
+            assertEquals(Errors.INVALID_REQUEST.code(), heartbeat(beat(group, "m1", -3)).errorCode(), "epoch -3");
+            assertEquals(Errors.INVALID_REQUEST.code(), heartbeat(join(group, "m2", TOPIC).setRebalanceTimeoutMs(-1))
+                    .errorCode(), "a join without its rebalance timeout");
+            assertEquals(Errors.INVALID_REQUEST.code(), heartbeat(join(group, "m2", TOPIC).setTopicPartitions(null))
+                    .errorCode(), "a join without its (empty) owned partitions");
+            assertEquals(Errors.UNSUPPORTED_ASSIGNOR.code(), heartbeat(beat(group, "m1", 2).setServerAssignor("sticky"))
+                    .errorCode());
+        }
+        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), describe("nogroup").errorCode());
+        assertEquals(1, describe("g").members().size());
+    }
 }

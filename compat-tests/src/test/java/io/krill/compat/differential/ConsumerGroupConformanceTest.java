@@ -276,4 +276,25 @@ class ConsumerGroupConformanceTest extends DifferentialTest {
                 .expect("/groups/0/errorCode", Errors.NONE)
                 .run();
     }
+
+    @Test
+    void consumerGroupHeartbeatMalformedRequestsOfAnUnknownGroup() {
+        both(side -> side.awaitGroupCoordinator("diff-cgh-malformed"));
+        String member = BrokerSide.clientMemberId("diff-cgh-malformed");
+        sequence("ConsumerGroupHeartbeat with member epoch -3", ApiKeys.CONSUMER_GROUP_HEARTBEAT)
+                .request((side, version) -> GroupRequests.consumerHeartbeat("diff-cgh-malformed", member, -3, null, null))
+                .expect("/errorCode", Errors.INVALID_REQUEST)
+                .run();
+        sequence("ConsumerGroupHeartbeat join without its rebalance timeout", ApiKeys.CONSUMER_GROUP_HEARTBEAT)
+                .request((side, version) -> GroupRequests.consumerHeartbeat("diff-cgh-malformed",
+                        memberIdFor("diff-cgh-malformed", version), 0, List.of("diff-cgh-topic"), null)
+                        .setRebalanceTimeoutMs(-1))
+                .expect("/errorCode", Errors.INVALID_REQUEST)
+                .run();
+        sequence("ConsumerGroupHeartbeat naming an unsupported server assignor", ApiKeys.CONSUMER_GROUP_HEARTBEAT)
+                .request((side, version) -> GroupRequests.consumerHeartbeat("diff-cgh-malformed", member, 3, null, null)
+                        .setServerAssignor("sticky"))
+                .expect("/errorCode", Errors.UNSUPPORTED_ASSIGNOR)
+                .run();
+    }
 }
