@@ -107,6 +107,7 @@ final class ConsumerGroupProtocol {
                 group = shard.groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, shard.partition, now()));
             }
             boolean created = false;
+            String classicProtocolType = null;
             synchronized (group) {
                 if (group.is(GroupState.DEAD)) {
                     shard.groups.remove(groupId, group);
@@ -121,6 +122,7 @@ final class ConsumerGroupProtocol {
                         return Answer.now(heartbeatError(Errors.GROUP_ID_NOT_FOUND,
                                 "Group " + groupId + " is a classic group"));
                     }
+                    classicProtocolType = group.protocolType;
                     group.consumer = new ConsumerGroup();
                     group.protocolType = ClassicGroup.CONSUMER_PROTOCOL_TYPE;
                     created = true;
@@ -128,7 +130,7 @@ final class ConsumerGroupProtocol {
                 CompletableFuture<Void> previous = group.consumer.lastWrite;
                 ConsumerGroupHeartbeatResponse response = consumerHeartbeat(context, group, request);
                 if (created && response.errorCode() != Errors.NONE.code()) {
-                    forgetFailedFirstJoin(shard, group);
+                    forgetFailedFirstJoin(shard, group, classicProtocolType);
                     return Answer.now(response);
                 }
                 if (response.errorCode() == Errors.NONE.code() && group.consumer.lastWrite == previous
@@ -143,11 +145,12 @@ final class ConsumerGroupProtocol {
     /**
      * Undoes the consumer group a failed first join made (a missing subscription, an invalid regular
      * expression...): as in Kafka, where a failed heartbeat's group is never committed, no group is left,
-     * or the empty classic group it was made from stays classic. Caller holds the group's monitor.
+     * or the empty classic group it was made from stays classic, with its protocol type. Caller holds the
+     * group's monitor.
      */
-    private void forgetFailedFirstJoin(GroupShard shard, ClassicGroup group) {
+    private void forgetFailedFirstJoin(GroupShard shard, ClassicGroup group, String classicProtocolType) {
         group.consumer = null;
-        group.protocolType = null;
+        group.protocolType = classicProtocolType;
         if (group.is(GroupState.EMPTY) && group.generationId == 0 && group.isEmptyOfMembers()
                 && group.pendingJoinMembers.isEmpty() && !group.hasOffsets()) {
             group.transitionTo(GroupState.DEAD, now());
