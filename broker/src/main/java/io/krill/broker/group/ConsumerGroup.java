@@ -258,15 +258,7 @@ final class ConsumerGroup {
     void reconcile(Member member, Map<UUID, Set<Integer>> owned) {
         if (owned != null && !member.revoking.isEmpty()) {
             // Revocation completes once the member no longer reports the revoked partitions.
-            boolean stillOwns = false;
-            for (Map.Entry<UUID, Set<Integer>> e : member.revoking.entrySet()) {
-                for (int p : e.getValue()) {
-                    if (owned.getOrDefault(e.getKey(), Set.of()).contains(p)) {
-                        stillOwns = true;
-                    }
-                }
-            }
-            if (!stillOwns) {
+            if (!ownsAny(owned, member.revoking)) {
                 member.revoking = new TreeMap<>();
             }
         }
@@ -282,11 +274,13 @@ final class ConsumerGroup {
                 into.computeIfAbsent(e.getKey(), t -> new TreeSet<>()).add(p);
             }
         }
-        if (!revoke.isEmpty()) {
+        if (!revoke.isEmpty() && (owned == null || ownsAny(owned, revoke))) {
             member.assigned = keep;
             member.revoking = revoke;
             return; // the epoch moves once the member has revoked
         }
+        // Nothing to revoke, or the member already reports it gone: on to the target at once, as Kafka's
+        // CurrentAssignmentBuilder (ownsRevokedPartitions).
         Map<UUID, Set<Integer>> next = new TreeMap<>();
         for (Map.Entry<UUID, Set<Integer>> e : goal.entrySet()) {
             for (int p : e.getValue()) {
@@ -300,6 +294,17 @@ final class ConsumerGroup {
             member.previousMemberEpoch = member.memberEpoch;
             member.memberEpoch = assignmentEpoch;
         }
+    }
+
+    private static boolean ownsAny(Map<UUID, Set<Integer>> owned, Map<UUID, Set<Integer>> partitions) {
+        for (Map.Entry<UUID, Set<Integer>> e : partitions.entrySet()) {
+            for (int p : e.getValue()) {
+                if (owned.getOrDefault(e.getKey(), Set.of()).contains(p)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private boolean ownedByOther(String memberId, UUID topic, int p) {

@@ -358,4 +358,14 @@ class ConsumerGroupCoordinatorTest {
         assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), describe("nogroup").errorCode());
         assertEquals(1, describe("g").members().size());
     }
+
+    @Test
+    void aMemberThatReportsTheRevokedPartitionsGoneMovesToTheNewEpochAtOnce() {
+        ConsumerGroupHeartbeatResponse joined = heartbeat(join("g", "m1", TOPIC));
+        recreate(TOPIC);
+        ConsumerGroupHeartbeatResponse after = heartbeat(beat("g", "m1", joined.memberEpoch())
+                .setTopicPartitions(List.of()));
+        assertEquals(joined.memberEpoch() + 1, after.memberEpoch(), "nothing left to revoke");
+        assertEquals(topicId(TOPIC), after.assignment().topicPartitions().get(0).topicId());
+    }
 }

@@ -209,18 +209,7 @@ class ConsumerGroupConformanceTest extends DifferentialTest {
         both(side -> side.awaitGroupCoordinator("diff-cgh-recreate"));
         sequence("ConsumerGroupHeartbeat owning the partitions of a subscribed topic since deleted and created again",
                 ApiKeys.CONSUMER_GROUP_HEARTBEAT)
-                .setUp((side, version) -> {
-                    String group = perVersion("diff-cgh-recreate", version);
-                    String topic = group + "-topic";
-                    side.createTopic(topic, 2);
-                    side.awaitGroupCoordinator(group);
-                    BrokerSide.ConsumerMember member = side.joinConsumerGroup(group, topic);
-                    side.remember(group, member.memberId());
-                    side.remember(group + "/epoch", Integer.toString(member.memberEpoch()));
-                    side.remember(group + "/old topic id", side.topicId(topic).toString());
-                    side.recreateTopic(topic, 2);
-                    awaitAssignmentInterval();
-                })
+                .setUp((side, version) -> joinThenRecreateTheTopic(side, perVersion("diff-cgh-recreate", version)))
                 .request((side, version) -> {
                     String group = perVersion("diff-cgh-recreate", version);
                     return GroupRequests.consumerHeartbeatOwning(group, side.remembered(group),
@@ -245,6 +234,41 @@ class ConsumerGroupConformanceTest extends DifferentialTest {
                             "Kafka assigns the new topic id");
                 })
                 .run();
+    }
+
+    @Test
+    void consumerGroupHeartbeatOwningNothingAfterItsTopicIsCreatedAgain() {
+        both(side -> side.awaitGroupCoordinator("diff-cgh-recreate-owning-nothing"));
+        sequence("ConsumerGroupHeartbeat owning nothing once a subscribed topic is deleted and created again",
+                ApiKeys.CONSUMER_GROUP_HEARTBEAT)
+                .setUp((side, version) -> joinThenRecreateTheTopic(side,
+                        perVersion("diff-cgh-recreate-owning-nothing", version)))
+                .request((side, version) -> {
+                    String group = perVersion("diff-cgh-recreate-owning-nothing", version);
+                    return GroupRequests.consumerHeartbeatOwning(group, side.remembered(group),
+                            Integer.parseInt(side.remembered(group + "/epoch")), null, List.of());
+                })
+                .expect("/errorCode", Errors.NONE)
+                .check(answers -> assertEquals(3, answers.kafka().at("/memberEpoch").asInt(),
+                        "Kafka moves a member that owns nothing to revoke to the new epoch at once"))
+                .run();
+    }
+
+    /**
+     * Joins a member to {@code group} subscribed to a new topic GROUP-topic (2 partitions, both assigned to
+     * it), deletes the topic and creates it again, and waits out the assignment interval; remembers the
+     * member id, its epoch and the topic's old id.
+     */
+    private static void joinThenRecreateTheTopic(BrokerSide side, String group) {
+        String topic = group + "-topic";
+        side.createTopic(topic, 2);
+        side.awaitGroupCoordinator(group);
+        BrokerSide.ConsumerMember member = side.joinConsumerGroup(group, topic);
+        side.remember(group, member.memberId());
+        side.remember(group + "/epoch", Integer.toString(member.memberEpoch()));
+        side.remember(group + "/old topic id", side.topicId(topic).toString());
+        side.recreateTopic(topic, 2);
+        awaitAssignmentInterval();
     }
 
     @Test
