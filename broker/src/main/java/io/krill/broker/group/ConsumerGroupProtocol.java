@@ -20,14 +20,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The KIP-848 consumer protocol's ConsumerGroupHeartbeat (joining, leaving, static members, the group
- * epoch, the server-side target assignment and each member's incremental reconciliation, session
- * expiry; ConsumerGroupDescribe is {@link ConsumerGroupDescriber}). A consumer group is the {@link ConsumerGroup} attached to the
- * {@link ClassicGroup} that keeps its offsets; its group epoch and members' subscriptions are written
- * ({@link ConsumerGroupRecordWriter}) whenever the epoch moves. As in Kafka, where a heartbeat's records
- * are committed before it is answered, a successful heartbeat is answered only once the group's latest
- * record is committed: a member is never told of a group (or an epoch) that a new coordinator would not
- * load. A heartbeat that fails changes nothing, as Kafka's, whose failed heartbeat writes no record.
+ * The KIP-848 consumer protocol's ConsumerGroupHeartbeat: joining, leaving, static members, the group
+ * epoch, the server-side target assignment and each member's incremental reconciliation, session expiry
+ * (ConsumerGroupDescribe is {@link ConsumerGroupDescriber}). A consumer group is the {@link ConsumerGroup}
+ * attached to the {@link ClassicGroup} that keeps its offsets; its group epoch and members' subscriptions
+ * are written ({@link ConsumerGroupRecordWriter}) whenever the epoch moves. As in Kafka, where a
+ * heartbeat's records are committed before it is answered, a successful heartbeat is answered only once
+ * the group's latest record is committed: a member is never told of a group (or an epoch) that a new
+ * coordinator would not load. A heartbeat that fails changes nothing, as Kafka's, whose failed heartbeat
+ * writes no record.
  *
  * <p>Thread-safety: thread-safe; no state of its own (groups through {@link GroupContext}, the subscribed
  * topics' metadata from the context's volatile image, see {@link SubscribedTopics}). Requests and
