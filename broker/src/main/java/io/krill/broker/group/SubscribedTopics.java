@@ -18,6 +18,8 @@ import java.util.UUID;
  * ({@code ModernGroup.computeMetadataHash}) covers, each topic's id, name, partition count and the racks
  * of each partition's replicas (their brokers' racks), so a topic deleted and created again under the
  * same name moves the epoch and is assigned under its new id. Compared by equality rather than hashed.
+ * Krill's image lists live brokers only (Kafka's, every registered one), so with racks set a replica's
+ * broker going down or coming back moves the epoch too, where Kafka's hash moves only when a rack changes.
  *
  * <p>Thread-safety: stateless; {@link #of} expects the caller to hold the group's monitor (it resolves
  * members' regular expressions in place).
