@@ -2,13 +2,13 @@ package io.krill.broker.group;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
@@ -30,7 +30,7 @@ final class ConsumerGroup {
     /** No topic: what a member not yet heard from may describe. */
     static final Predicate<String> NO_TOPICS = topic -> false;
 
-    /** A member and its reconciliation state; partitions are by topic name. */
+    /** A member and its reconciliation state; partitions are by topic id, as the protocol names them. */
     static final class Member {
         final String memberId;
         String instanceId;
@@ -56,11 +56,11 @@ final class ConsumerGroup {
         int memberEpoch;
         int previousMemberEpoch;
         /** What the member is told it owns. */
-        Map<String, Set<Integer>> assigned = new TreeMap<>();
+        Map<UUID, Set<Integer>> assigned = new TreeMap<>();
         /** Partitions it was told to give up and has not yet reported gone. */
-        Map<String, Set<Integer>> revoking = new TreeMap<>();
+        Map<UUID, Set<Integer>> revoking = new TreeMap<>();
         /** The assignment last sent, to send it again only when it changes. */
-        Map<String, Set<Integer>> lastSent;
+        Map<UUID, Set<Integer>> lastSent;
         long sessionDeadline;
         /** A static member that left with epoch -2: it keeps its partitions until its session expires. */
         boolean departed;
@@ -110,9 +110,9 @@ final class ConsumerGroup {
     int groupEpoch = INITIAL_EPOCH;
     int assignmentEpoch = INITIAL_EPOCH;
     final Map<String, Member> members = new LinkedHashMap<>();
-    Map<String, Map<String, Set<Integer>>> target = new HashMap<>();
-    /** Partition counts of the subscribed topics the target was computed from. */
-    Map<String, Integer> subscriptionMetadata = Map.of();
+    Map<String, Map<UUID, Set<Integer>>> target = new HashMap<>();
+    /** The subscribed topics' metadata the target was computed from: when it changes, the epoch moves. */
+    Map<String, SubscribedTopics.Topic> subscriptionMetadata = Map.of();
     /**
      * The latest write of the group's record (complete when there was none): a heartbeat is answered once
      * it is committed, and when it failed the next heartbeat writes the record again.
@@ -140,15 +140,19 @@ final class ConsumerGroup {
         return "Stable";
     }
 
-    /** The server-side assignor in use: the last member's choice, else uniform. */
+    /**
+     * The server-side assignor in use: the one most members prefer, else uniform (Kafka's default, the
+     * first of group.consumer.assignors), as Kafka's {@code ConsumerGroup.preferredServerAssignor}; when it
+     * changes, the group epoch moves.
+     */
     String assignorName() {
-        String assignor = UNIFORM;
+        Map<String, Integer> counts = new HashMap<>();
         for (Member m : members.values()) {
             if (m.serverAssignor != null) {
-                assignor = m.serverAssignor;
+                counts.merge(m.serverAssignor, 1, Integer::sum);
             }
         }
-        return assignor;
+        return counts.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(UNIFORM);
     }
 
     Set<String> subscribedTopics() {
@@ -160,24 +164,24 @@ final class ConsumerGroup {
         return topics;
     }
 
-    /** Recomputes the target assignment for the group epoch from the partition counts given. */
-    void computeTarget(Map<String, Integer> partitionCounts) {
-        subscriptionMetadata = partitionCounts;
+    /** Recomputes the target assignment for the group epoch from the subscribed topics' metadata given. */
+    void computeTarget(Map<String, SubscribedTopics.Topic> topics) {
+        subscriptionMetadata = topics;
         String assignor = assignorName();
-        Map<String, Map<String, Set<Integer>>> next = new HashMap<>();
+        Map<String, Map<UUID, Set<Integer>>> next = new HashMap<>();
         members.keySet().forEach(id -> next.put(id, new TreeMap<>()));
         List<String> ids = new ArrayList<>(new TreeSet<>(members.keySet()));
-        for (Map.Entry<String, Integer> topic : new TreeMap<>(partitionCounts).entrySet()) {
+        for (SubscribedTopics.Topic topic : new TreeMap<>(topics).values()) {
             List<String> subscribers = new ArrayList<>();
             for (String id : ids) {
-                if (members.get(id).subscribes(topic.getKey())) {
+                if (members.get(id).subscribes(topic.name())) {
                     subscribers.add(id);
                 }
             }
             if (subscribers.isEmpty()) {
                 continue;
             }
-            int n = topic.getValue();
+            int n = topic.partitions();
             if (RANGE.equals(assignor)) {
                 int per = n / subscribers.size();
                 int extra = n % subscribers.size();
@@ -185,11 +189,11 @@ final class ConsumerGroup {
                 for (int i = 0; i < subscribers.size(); i++) {
                     int count = per + (i < extra ? 1 : 0);
                     for (int k = 0; k < count; k++) {
-                        add(next, subscribers.get(i), topic.getKey(), p++);
+                        add(next, subscribers.get(i), topic.id(), p++);
                     }
                 }
             } else {
-                assignUniform(next, subscribers, topic.getKey(), n);
+                assignUniform(next, subscribers, topic.id(), n);
             }
         }
         target = next;
@@ -197,7 +201,7 @@ final class ConsumerGroup {
     }
 
     /** Sticky: a partition stays with its previous target owner while that owner is under its quota. */
-    private void assignUniform(Map<String, Map<String, Set<Integer>>> next, List<String> subscribers, String topic,
+    private void assignUniform(Map<String, Map<UUID, Set<Integer>>> next, List<String> subscribers, UUID topic,
             int n) {
         Map<String, Integer> load = new HashMap<>();
         for (String id : subscribers) {
@@ -243,7 +247,7 @@ final class ConsumerGroup {
         return n / subscribers.size() + (index < n % subscribers.size() ? 1 : 0);
     }
 
-    private static void add(Map<String, Map<String, Set<Integer>>> a, String member, String topic, int p) {
+    private static void add(Map<String, Map<UUID, Set<Integer>>> a, String member, UUID topic, int p) {
         a.get(member).computeIfAbsent(topic, t -> new TreeSet<>()).add(p);
     }
 
@@ -251,40 +255,34 @@ final class ConsumerGroup {
      * Moves a member towards its target. {@code owned} is what the member reports owning (null: not
      * reported, unchanged).
      */
-    void reconcile(Member member, Map<String, Set<Integer>> owned) {
+    void reconcile(Member member, Map<UUID, Set<Integer>> owned) {
         if (owned != null && !member.revoking.isEmpty()) {
             // Revocation completes once the member no longer reports the revoked partitions.
-            boolean stillOwns = false;
-            for (Map.Entry<String, Set<Integer>> e : member.revoking.entrySet()) {
-                for (int p : e.getValue()) {
-                    if (owned.getOrDefault(e.getKey(), Set.of()).contains(p)) {
-                        stillOwns = true;
-                    }
-                }
-            }
-            if (!stillOwns) {
+            if (!ownsAny(owned, member.revoking)) {
                 member.revoking = new TreeMap<>();
             }
         }
         if (!member.revoking.isEmpty()) {
             return;
         }
-        Map<String, Set<Integer>> goal = target.getOrDefault(member.memberId, Map.of());
-        Map<String, Set<Integer>> keep = new TreeMap<>();
-        Map<String, Set<Integer>> revoke = new TreeMap<>();
-        for (Map.Entry<String, Set<Integer>> e : member.assigned.entrySet()) {
+        Map<UUID, Set<Integer>> goal = target.getOrDefault(member.memberId, Map.of());
+        Map<UUID, Set<Integer>> keep = new TreeMap<>();
+        Map<UUID, Set<Integer>> revoke = new TreeMap<>();
+        for (Map.Entry<UUID, Set<Integer>> e : member.assigned.entrySet()) {
             for (int p : e.getValue()) {
-                Map<String, Set<Integer>> into = goal.getOrDefault(e.getKey(), Set.of()).contains(p) ? keep : revoke;
+                Map<UUID, Set<Integer>> into = goal.getOrDefault(e.getKey(), Set.of()).contains(p) ? keep : revoke;
                 into.computeIfAbsent(e.getKey(), t -> new TreeSet<>()).add(p);
             }
         }
-        if (!revoke.isEmpty()) {
+        if (!revoke.isEmpty() && (owned == null || ownsAny(owned, revoke))) {
             member.assigned = keep;
             member.revoking = revoke;
             return; // the epoch moves once the member has revoked
         }
-        Map<String, Set<Integer>> next = new TreeMap<>();
-        for (Map.Entry<String, Set<Integer>> e : goal.entrySet()) {
+        // Nothing to revoke, or the member already reports it gone: on to the target at once, as Kafka's
+        // CurrentAssignmentBuilder (ownsRevokedPartitions).
+        Map<UUID, Set<Integer>> next = new TreeMap<>();
+        for (Map.Entry<UUID, Set<Integer>> e : goal.entrySet()) {
             for (int p : e.getValue()) {
                 if (!ownedByOther(member.memberId, e.getKey(), p)) {
                     next.computeIfAbsent(e.getKey(), t -> new TreeSet<>()).add(p);
@@ -298,7 +296,18 @@ final class ConsumerGroup {
         }
     }
 
-    private boolean ownedByOther(String memberId, String topic, int p) {
+    private static boolean ownsAny(Map<UUID, Set<Integer>> owned, Map<UUID, Set<Integer>> partitions) {
+        for (Map.Entry<UUID, Set<Integer>> e : partitions.entrySet()) {
+            for (int p : e.getValue()) {
+                if (owned.getOrDefault(e.getKey(), Set.of()).contains(p)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private boolean ownedByOther(String memberId, UUID topic, int p) {
         for (Member other : members.values()) {
             if (!other.memberId.equals(memberId)
                     && (other.assigned.getOrDefault(topic, Set.of()).contains(p)
@@ -309,13 +318,10 @@ final class ConsumerGroup {
         return false;
     }
 
-    static Map<String, Set<Integer>> copy(Map<String, Set<Integer>> a) {
-        Map<String, Set<Integer>> c = new TreeMap<>();
+    static Map<UUID, Set<Integer>> copy(Map<UUID, Set<Integer>> a) {
+        Map<UUID, Set<Integer>> c = new TreeMap<>();
         a.forEach((t, ps) -> c.put(t, new TreeSet<>(ps)));
         return c;
     }
 
-    static Set<String> names(Map<String, Set<Integer>> a) {
-        return new HashSet<>(a.keySet());
-    }
 }

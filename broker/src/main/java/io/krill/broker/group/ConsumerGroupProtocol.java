@@ -2,11 +2,7 @@ package io.krill.broker.group;
 
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
-import io.krill.controller.metadata.MetadataImage;
-import io.krill.controller.metadata.TopicImage;
-import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
-import io.krill.wire.message.ConsumerGroupDescribeResponse;
 import io.krill.wire.message.ConsumerGroupHeartbeatRequest;
 import io.krill.wire.message.ConsumerGroupHeartbeatResponse;
 import java.util.ArrayList;
@@ -24,32 +20,33 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The KIP-848 consumer protocol: ConsumerGroupHeartbeat (joining, leaving, static members, the group
- * epoch, the server-side target assignment and each member's incremental reconciliation, session
- * expiry) and ConsumerGroupDescribe. A consumer group is the {@link ConsumerGroup} attached to the
- * {@link ClassicGroup} that keeps its offsets; its group epoch and members' subscriptions are written as
- * a consumer-group record whenever the epoch moves (member epochs and assignments are not: after a reload
- * members are fenced and rejoin). As in Kafka, where a heartbeat's records are committed before it is
- * answered, a successful heartbeat is answered only once the group's latest record is committed: a member
- * is never told of a group (or an epoch) that a new coordinator would not load.
+ * The KIP-848 consumer protocol's ConsumerGroupHeartbeat: joining, leaving, static members, the group
+ * epoch, the server-side target assignment and each member's incremental reconciliation, session expiry
+ * (ConsumerGroupDescribe is {@link ConsumerGroupDescriber}). A consumer group is the {@link ConsumerGroup}
+ * attached to the {@link ClassicGroup} that keeps its offsets; its group epoch and members' subscriptions
+ * are written ({@link ConsumerGroupRecordWriter}) whenever the epoch moves. As in Kafka, where a
+ * heartbeat's records are committed before it is answered, a successful heartbeat is answered only once
+ * the group's latest record is committed: a member is never told of a group (or an epoch) that a new
+ * coordinator would not load. A heartbeat that fails changes nothing, as Kafka's, whose failed heartbeat
+ * writes no record.
  *
- * <p>Thread-safety: thread-safe; no state of its own (groups through {@link GroupContext}, topic ids and
- * partition counts from the context's volatile image). Requests and session-expiry tasks take the group's monitor;
- * {@link #restoreConsumer} expects the caller to hold it.
+ * <p>Thread-safety: thread-safe; no state of its own (groups through {@link GroupContext}, the subscribed
+ * topics' metadata from the context's volatile image, see {@link SubscribedTopics}). Requests and
+ * session-expiry tasks take the group's monitor; {@link #restoreConsumer} expects the caller to hold it.
  */
 final class ConsumerGroupProtocol {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerGroupProtocol.class);
 
     private final GroupContext shared;
     private final GroupConfig config;
-    private final CoordinatorLog log;
     private final CoordinatorTimer timer;
+    private final ConsumerGroupRecordWriter writer;
 
     ConsumerGroupProtocol(GroupContext shared) {
         this.shared = shared;
         this.config = shared.config();
-        this.log = shared.log();
         this.timer = shared.timer();
+        this.writer = new ConsumerGroupRecordWriter(shared.log());
     }
 
     private long now() {
@@ -91,6 +88,10 @@ final class ConsumerGroupProtocol {
     private Answer heartbeat(RequestContext context, ConsumerGroupHeartbeatRequest request) {
         String groupId = request.groupId();
         GroupContext.validateGroupId(groupId);
+        ConsumerHeartbeatCheck.Refusal refusal = ConsumerHeartbeatCheck.check(request, context.apiVersion());
+        if (refusal != null) {
+            return Answer.now(heartbeatError(refusal.error(), refusal.message()));
+        }
         GroupShard shard = shared.shardFor(groupId);
         boolean joining = request.memberEpoch() == 0;
         while (true) {
@@ -102,6 +103,8 @@ final class ConsumerGroupProtocol {
                 }
                 group = shard.groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, shard.partition, now()));
             }
+            boolean created = false;
+            String classicProtocolType = null;
             synchronized (group) {
                 if (group.is(GroupState.DEAD)) {
                     shard.groups.remove(groupId, group);
@@ -116,17 +119,39 @@ final class ConsumerGroupProtocol {
                         return Answer.now(heartbeatError(Errors.GROUP_ID_NOT_FOUND,
                                 "Group " + groupId + " is a classic group"));
                     }
+                    classicProtocolType = group.protocolType;
                     group.consumer = new ConsumerGroup();
                     group.protocolType = ClassicGroup.CONSUMER_PROTOCOL_TYPE;
+                    created = true;
                 }
                 CompletableFuture<Void> previous = group.consumer.lastWrite;
                 ConsumerGroupHeartbeatResponse response = consumerHeartbeat(context, group, request);
+                if (created && response.errorCode() != Errors.NONE.code()) {
+                    forgetFailedFirstJoin(shard, group, classicProtocolType);
+                    return Answer.now(response);
+                }
                 if (response.errorCode() == Errors.NONE.code() && group.consumer.lastWrite == previous
                         && previous.isCompletedExceptionally()) {
                     persistConsumerGroup(group); // the previous write failed: the group's record is written again
                 }
                 return new Answer(response, group.consumer.lastWrite);
             }
+        }
+    }
+
+    /**
+     * Undoes the consumer group a failed first join made (a missing subscription, an invalid regular
+     * expression...): as in Kafka, where a failed heartbeat's group is never committed, no group is left,
+     * or the empty classic group it was made from stays classic, with its protocol type. Caller holds the
+     * group's monitor.
+     */
+    private void forgetFailedFirstJoin(GroupShard shard, ClassicGroup group, String classicProtocolType) {
+        group.consumer = null;
+        group.protocolType = classicProtocolType;
+        if (group.is(GroupState.EMPTY) && group.generationId == 0 && group.isEmptyOfMembers()
+                && group.pendingJoinMembers.isEmpty() && !group.hasOffsets()) {
+            group.transitionTo(GroupState.DEAD, now());
+            shard.groups.remove(group.groupId(), group);
         }
     }
 
@@ -151,39 +176,25 @@ final class ConsumerGroupProtocol {
         ConsumerGroup cg = group.consumer;
         int epoch = request.memberEpoch();
         String memberId = request.memberId() == null ? "" : request.memberId();
+        if (epoch == -1 || epoch == -2) {
+            return leave(group, request.instanceId(), memberId, epoch);
+        }
+        // Checked before the member is touched: a request that fails changes nothing, as in Kafka.
+        String regex = request.subscribedTopicRegex() == null || request.subscribedTopicRegex().isEmpty() ? null
+                : request.subscribedTopicRegex();
+        Pattern compiled;
+        try {
+            compiled = regex == null ? null : Pattern.compile(regex);
+        } catch (PatternSyntaxException e) {
+            return heartbeatError(Errors.INVALID_REGULAR_EXPRESSION, "SubscribedTopicRegex `" + regex
+                    + "` is not a valid regular expression: " + e.getMessage() + ".");
+        }
+        String preferredAssignor = cg.assignorName();
         ConsumerGroup.Member member;
         boolean changed = false;
-        if (epoch == -2) {
-            ConsumerGroup.Member leaving = cg.members.get(memberId);
-            if (leaving != null && leaving.instanceId != null) {
-                // KIP-848: a static member leaving temporarily keeps its partitions until its session
-                // expires or its instance comes back; nothing is reassigned now.
-                leaving.departed = true;
-                LOG.info("Static member {} ({}) of consumer group {} left temporarily", leaving.instanceId, memberId,
-                        group.groupId());
-                return new ConsumerGroupHeartbeatResponse().setMemberId(memberId).setMemberEpoch(epoch)
-                        .setHeartbeatIntervalMs(0);
-            }
-        }
-        if (epoch == -1 || epoch == -2) {
-            if (cg.members.remove(memberId) != null) {
-                LOG.info("Member {} left consumer group {}", memberId, group.groupId());
-                cg.groupEpoch++;
-                computeConsumerTarget(cg);
-                persistConsumerGroup(group);
-            }
-            return new ConsumerGroupHeartbeatResponse().setMemberId(memberId).setMemberEpoch(epoch)
-                    .setHeartbeatIntervalMs(0);
-        }
         if (epoch == 0) {
-            if (request.subscribedTopicNames() == null && request.subscribedTopicRegex() == null) {
-                return heartbeatError(Errors.INVALID_REQUEST, "SubscribedTopicNames must be set in first request");
-            }
             if (memberId.isEmpty()) {
-                if (context.apiVersion() >= 1) {
-                    return heartbeatError(Errors.INVALID_REQUEST, "MemberId can't be empty");
-                }
-                memberId = UUID.randomUUID().toString();
+                memberId = UUID.randomUUID().toString(); // v0: the coordinator makes it (ConsumerHeartbeatCheck)
             }
             member = cg.members.get(memberId);
             ConsumerGroup.Member previous = member == null ? staticMember(cg, request.instanceId()) : null;
@@ -196,7 +207,7 @@ final class ConsumerGroupProtocol {
                 member = previous.replacedBy(memberId);
                 cg.members.remove(previous.memberId);
                 cg.members.put(memberId, member);
-                Map<String, Set<Integer>> target = cg.target.remove(previous.memberId);
+                Map<UUID, Set<Integer>> target = cg.target.remove(previous.memberId);
                 if (target != null) {
                     cg.target.put(memberId, target);
                 }
@@ -241,35 +252,23 @@ final class ConsumerGroupProtocol {
             member.rebalanceTimeoutMs = request.rebalanceTimeoutMs();
         }
         if (request.serverAssignor() != null) {
-            String assignor = request.serverAssignor();
-            if (!assignor.equals(ConsumerGroup.UNIFORM) && !assignor.equals(ConsumerGroup.RANGE)) {
-                return heartbeatError(Errors.UNSUPPORTED_ASSIGNOR, "Unsupported assignor " + assignor);
-            }
-            member.serverAssignor = assignor;
+            member.serverAssignor = request.serverAssignor();
         }
         if (request.subscribedTopicNames() != null
                 && !new HashSet<>(request.subscribedTopicNames()).equals(new HashSet<>(member.subscribedTopics))) {
             member.subscribedTopics = List.copyOf(new TreeSet<>(request.subscribedTopicNames()));
             changed = true;
         }
-        if (request.subscribedTopicRegex() != null) {
-            String regex = request.subscribedTopicRegex().isEmpty() ? null : request.subscribedTopicRegex();
-            if (!Objects.equals(regex, member.subscribedTopicRegex)) {
-                Pattern compiled;
-                try {
-                    compiled = regex == null ? null : Pattern.compile(regex);
-                } catch (PatternSyntaxException e) {
-                    return heartbeatError(Errors.INVALID_REGULAR_EXPRESSION, "SubscribedTopicRegex `" + regex
-                            + "` is not a valid regular expression: " + e.getMessage() + ".");
-                }
-                member.subscribedTopicRegex = regex;
-                member.regex = compiled;
-                member.regexTopics = Set.of();
-                member.regexImage = null;
-                changed = true;
-            }
+        if (request.subscribedTopicRegex() != null && !Objects.equals(regex, member.subscribedTopicRegex)) {
+            member.subscribedTopicRegex = regex;
+            member.regex = compiled;
+            member.regexTopics = Set.of();
+            member.regexImage = null;
+            changed = true;
         }
-        if (changed || !partitionCounts(cg).equals(cg.subscriptionMetadata)) {
+        // Kafka's hasPreferredServerAssignorChanged: the group's assignor changes, so may its assignment.
+        changed |= !cg.assignorName().equals(preferredAssignor);
+        if (changed || !SubscribedTopics.of(cg, shared.image()).equals(cg.subscriptionMetadata)) {
             cg.groupEpoch++;
             computeConsumerTarget(cg);
             persistConsumerGroup(group);
@@ -291,6 +290,48 @@ final class ConsumerGroupProtocol {
         return response;
     }
 
+    /**
+     * A leave, as Kafka's {@code GroupMetadataManager.consumerGroupLeave}: without an instance id the member
+     * id must be the group's (else UNKNOWN_MEMBER_ID); with one, the instance must be known (else
+     * UNKNOWN_MEMBER_ID) and held by that member id (else FENCED_INSTANCE_ID). A static member's -2 is a
+     * temporary leave: it keeps its partitions until its session expires or its instance comes back, and
+     * nothing is reassigned now. Any other leave removes the member and moves the group epoch.
+     */
+    private ConsumerGroupHeartbeatResponse leave(ClassicGroup group, String instanceId, String memberId, int epoch) {
+        ConsumerGroup cg = group.consumer;
+        ConsumerGroup.Member member;
+        if (instanceId == null) {
+            member = cg.members.get(memberId);
+            if (member == null) {
+                return heartbeatError(Errors.UNKNOWN_MEMBER_ID,
+                        "Member " + memberId + " is not a member of group " + group.groupId() + ".");
+            }
+        } else {
+            member = staticMember(cg, instanceId);
+            if (member == null) {
+                return heartbeatError(Errors.UNKNOWN_MEMBER_ID, "Instance id " + instanceId + " is unknown.");
+            }
+            if (!member.memberId.equals(memberId)) {
+                return heartbeatError(Errors.FENCED_INSTANCE_ID, "Static member " + memberId + " with instance id "
+                        + instanceId + " was fenced by member " + member.memberId + ".");
+            }
+            if (epoch == -2) {
+                member.departed = true;
+                LOG.info("Static member {} ({}) of consumer group {} left temporarily", instanceId, memberId,
+                        group.groupId());
+                return new ConsumerGroupHeartbeatResponse().setMemberId(memberId).setMemberEpoch(epoch)
+                        .setHeartbeatIntervalMs(0);
+            }
+        }
+        cg.members.remove(member.memberId);
+        LOG.info("Member {} left consumer group {}", memberId, group.groupId());
+        cg.groupEpoch++;
+        computeConsumerTarget(cg);
+        persistConsumerGroup(group);
+        return new ConsumerGroupHeartbeatResponse().setMemberId(memberId).setMemberEpoch(epoch)
+                .setHeartbeatIntervalMs(0);
+    }
+
     private void expireConsumerMember(ClassicGroup group, String memberId, long deadline) {
         synchronized (group) {
             ConsumerGroup cg = group.consumer;
@@ -310,67 +351,27 @@ final class ConsumerGroupProtocol {
     }
 
     private void computeConsumerTarget(ConsumerGroup cg) {
-        cg.computeTarget(partitionCounts(cg));
+        cg.computeTarget(SubscribedTopics.of(cg, shared.image()));
     }
 
-    /**
-     * The partition counts of the topics the group subscribes to, by name or by a member's regex. A regex
-     * is resolved against the current image (full matches, internal topics excluded, as Kafka), again
-     * whenever the image changes: a topic created later that matches is assigned at the next heartbeat.
-     * Only the topics the member's principal may describe match (Kafka's filter of resolved regexes); ACLs
-     * are in the image, so a new ACL is seen at the member's next heartbeat too.
-     */
-    private Map<String, Integer> partitionCounts(ConsumerGroup cg) {
-        Map<String, Integer> counts = new HashMap<>();
-        MetadataImage current = shared.image();
-        if (current == null) {
-            return counts;
-        }
-        for (ConsumerGroup.Member m : cg.members.values()) {
-            if (m.regex != null && (m.regexImage != current || !m.describableTopics.equals(m.regexFilteredBy))) {
-                Set<String> matched = new TreeSet<>();
-                for (TopicImage t : current.topics()) {
-                    if (!t.internal() && m.regex.matches(t.name()) && m.describableTopics.test(t.name())) {
-                        matched.add(t.name());
-                    }
-                }
-                m.regexTopics = matched;
-                m.regexImage = current;
-                m.regexFilteredBy = m.describableTopics;
-            }
-        }
-        for (String topic : cg.subscribedTopics()) {
-            TopicImage t = current.topic(topic);
-            if (t != null) {
-                counts.put(topic, t.partitionCount());
-            }
-        }
-        return counts;
-    }
-
-    private Map<String, Set<Integer>> owned(List<ConsumerGroupHeartbeatRequest.TopicPartitions> reported) {
+    /** What the member reports owning, by topic id as it names them. */
+    private static Map<UUID, Set<Integer>> owned(List<ConsumerGroupHeartbeatRequest.TopicPartitions> reported) {
         if (reported == null) {
             return null;
         }
-        Map<String, Set<Integer>> owned = new HashMap<>();
-        MetadataImage current = shared.image();
+        Map<UUID, Set<Integer>> owned = new HashMap<>();
         for (ConsumerGroupHeartbeatRequest.TopicPartitions tp : reported) {
-            TopicImage t = current == null ? null : current.topic(tp.topicId());
-            if (t != null) {
-                owned.computeIfAbsent(t.name(), n -> new HashSet<>()).addAll(tp.partitions());
-            }
+            owned.computeIfAbsent(tp.topicId(), id -> new HashSet<>()).addAll(tp.partitions());
         }
         return owned;
     }
 
-    private ConsumerGroupHeartbeatResponse.Assignment assignment(Map<String, Set<Integer>> assigned) {
+    private static ConsumerGroupHeartbeatResponse.Assignment assignment(Map<UUID, Set<Integer>> assigned) {
         ConsumerGroupHeartbeatResponse.Assignment a = new ConsumerGroupHeartbeatResponse.Assignment();
-        MetadataImage current = shared.image();
-        for (Map.Entry<String, Set<Integer>> e : assigned.entrySet()) {
-            TopicImage t = current == null ? null : current.topic(e.getKey());
-            if (t != null && !e.getValue().isEmpty()) {
+        for (Map.Entry<UUID, Set<Integer>> e : assigned.entrySet()) {
+            if (!e.getValue().isEmpty()) {
                 a.topicPartitions().add(new ConsumerGroupHeartbeatResponse.TopicPartitions()
-                        .setTopicId(t.id()).setPartitions(new ArrayList<>(e.getValue())));
+                        .setTopicId(e.getKey()).setPartitions(new ArrayList<>(e.getValue())));
             }
         }
         return a;
@@ -409,96 +410,8 @@ final class ConsumerGroupProtocol {
         computeConsumerTarget(cg);
     }
 
-    /**
-     * Writes the group's consumer-group record (after its group epoch moved, or again after a failed write)
-     * and makes it the write the group's heartbeats are answered after.
-     */
+    /** Writes the group's record and makes it the write the group's heartbeats are answered after. */
     private void persistConsumerGroup(ClassicGroup group) {
-        ConsumerGroup cg = group.consumer;
-        List<GroupRecords.ConsumerMemberValue> members = new ArrayList<>();
-        for (ConsumerGroup.Member m : cg.members.values()) {
-            members.add(new GroupRecords.ConsumerMemberValue(m.memberId, m.instanceId, m.rackId, m.clientId,
-                    m.clientHost, m.rebalanceTimeoutMs, m.serverAssignor, m.subscribedTopics, m.subscribedTopicRegex));
-        }
-        byte[] value = GroupRecords.consumerGroupValue(new GroupRecords.ConsumerGroupValue(cg.groupEpoch, members));
-        cg.lastWrite = log.append(group.partition(), List.of(new CoordinatorLog.Entry(
-                GroupRecords.consumerGroupKey(group.groupId()), value)));
-        cg.lastWrite.whenComplete((ok, failure) -> {
-            if (failure != null) {
-                LOG.warn("Failed to store consumer group {} (written again at its next heartbeat): {}",
-                        group.groupId(), failure.getMessage());
-            }
-        });
-    }
-
-    /**
-     * ConsumerGroupDescribe for one group: a consumer-protocol group with its epochs, assignor and members
-     * (current and target assignments); an unknown group, or a classic one, is GROUP_ID_NOT_FOUND as in
-     * Kafka. As Kafka's, the state is named as in ListGroups ("Stable"; lower case is only how its state
-     * filter matches) and a member without a regular expression has an empty one, its default. Authorized
-     * operations are left to the caller.
-     */
-    ConsumerGroupDescribeResponse.DescribedGroup consumerGroupDescribe(String groupId) {
-        ConsumerGroupDescribeResponse.DescribedGroup described = new ConsumerGroupDescribeResponse.DescribedGroup()
-                .setGroupId(groupId)
-                .setGroupState("")
-                .setAssignorName("");
-        GroupShard shard;
-        try {
-            GroupContext.validateGroupId(groupId);
-            shard = shared.shardFor(groupId);
-        } catch (ApiException e) {
-            return described.setErrorCode(e.error().code()).setErrorMessage(e.getMessage());
-        }
-        ClassicGroup group = GroupContext.group(shard, groupId);
-        if (group == null) {
-            return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
-                    .setErrorMessage("Group " + groupId + " not found.");
-        }
-        synchronized (group) {
-            if (group.is(GroupState.DEAD)) {
-                return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
-                        .setErrorMessage("Group " + groupId + " not found.");
-            }
-            ConsumerGroup cg = group.consumer;
-            if (cg == null) {
-                return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
-                        .setErrorMessage("Group " + groupId + " is not a consumer group.");
-            }
-            MetadataImage current = shared.image();
-            described.setGroupState(cg.state())
-                    .setGroupEpoch(cg.groupEpoch)
-                    .setAssignmentEpoch(cg.assignmentEpoch)
-                    .setAssignorName(cg.assignorName());
-            for (ConsumerGroup.Member m : cg.members.values()) {
-                described.members().add(new ConsumerGroupDescribeResponse.Member()
-                        .setMemberId(m.memberId)
-                        .setInstanceId(m.instanceId)
-                        .setRackId(m.rackId)
-                        .setMemberEpoch(m.memberEpoch)
-                        .setClientId(m.clientId)
-                        .setClientHost(m.clientHost)
-                        .setSubscribedTopicNames(new ArrayList<>(m.subscribedTopics))
-                        .setSubscribedTopicRegex(m.subscribedTopicRegex == null ? "" : m.subscribedTopicRegex)
-                        .setAssignment(describedAssignment(current, m.assigned))
-                        .setTargetAssignment(describedAssignment(current,
-                                cg.target.getOrDefault(m.memberId, Map.of())))
-                        .setMemberType((byte) 1));
-            }
-        }
-        return described;
-    }
-
-    private static ConsumerGroupDescribeResponse.Assignment describedAssignment(MetadataImage current,
-                                                                                Map<String, Set<Integer>> partitions) {
-        ConsumerGroupDescribeResponse.Assignment a = new ConsumerGroupDescribeResponse.Assignment();
-        for (Map.Entry<String, Set<Integer>> e : new java.util.TreeMap<>(partitions).entrySet()) {
-            TopicImage t = current == null ? null : current.topic(e.getKey());
-            if (t != null && !e.getValue().isEmpty()) {
-                a.topicPartitions().add(new ConsumerGroupDescribeResponse.TopicPartitions()
-                        .setTopicId(t.id()).setTopicName(t.name()).setPartitions(new ArrayList<>(e.getValue())));
-            }
-        }
-        return a;
+        group.consumer.lastWrite = writer.write(group);
     }
 }

@@ -64,6 +64,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     private final ClassicRebalancer rebalancer;
     private final ClassicGroupProtocol classic;
     private final ConsumerGroupProtocol consumerGroups;
+    private final ConsumerGroupDescriber consumerGroupDescriber;
     private final OffsetStore offsetStore;
     private final GroupPartitionLoader loader;
     private final GroupAdmin admin;
@@ -98,6 +99,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         this.rebalancer = new ClassicRebalancer(shared);
         this.classic = new ClassicGroupProtocol(shared, rebalancer);
         this.consumerGroups = new ConsumerGroupProtocol(shared);
+        this.consumerGroupDescriber = new ConsumerGroupDescriber(shared);
         this.offsetStore = new OffsetStore(shared, rebalancer, verifier);
         this.loader = new GroupPartitionLoader(shared, rebalancer, consumerGroups);
         this.admin = new GroupAdmin(shared);
@@ -197,7 +199,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
      * Kafka. Authorized operations are left to the caller.
      */
     public ConsumerGroupDescribeResponse.DescribedGroup consumerGroupDescribe(String groupId) {
-        return consumerGroups.consumerGroupDescribe(groupId);
+        return consumerGroupDescriber.consumerGroupDescribe(groupId);
     }
 
     // ------------------------------------------------------------------ offsets

@@ -34,6 +34,8 @@ class ConsumerGroupCoordinatorTest {
     private MockCoordinatorTimer timer;
     private InMemoryCoordinatorLog log;
     private Map<String, Integer> topics;
+    /** Topics deleted and created again: their new ids. */
+    private Map<String, UUID> recreated;
     private GroupCoordinator coordinator;
 
     @BeforeEach
@@ -41,6 +43,7 @@ class ConsumerGroupCoordinatorTest {
         timer = new MockCoordinatorTimer();
         log = new InMemoryCoordinatorLog();
         topics = new TreeMap<>(Map.of(TOPIC, 2));
+        recreated = new TreeMap<>();
         coordinator = start();
     }
 
@@ -65,13 +68,23 @@ class ConsumerGroupCoordinatorTest {
         return new MetadataImage("cluster", 1, List.of(), images);
     }
 
-    private static TopicImage topic(String name, int partitions, boolean internal) {
+    private TopicImage topic(String name, int partitions, boolean internal) {
         List<PartitionState> states = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
             states.add(new PartitionState(p, 1, 0, List.of(1), List.of(1), 0));
         }
-        return new TopicImage(name, UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8)), states, Map.of(),
-                internal);
+        return new TopicImage(name, topicId(name), states, Map.of(), internal);
+    }
+
+    private UUID topicId(String name) {
+        return recreated.getOrDefault(name, UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** Deletes {@code topic} and creates it again under the same name and partition count: a new id. */
+    private void recreate(String topic) {
+        MetadataImage previous = image();
+        recreated.put(topic, UUID.randomUUID());
+        coordinator.onChange(previous, image());
     }
 
     private void setPartitions(String topic, int partitions) {
@@ -100,6 +113,11 @@ class ConsumerGroupCoordinatorTest {
 
     private static ConsumerGroupHeartbeatRequest beat(String group, String memberId, int epoch) {
         return new ConsumerGroupHeartbeatRequest().setGroupId(group).setMemberId(memberId).setMemberEpoch(epoch);
+    }
+
+    private static ConsumerGroupHeartbeatRequest staticLeave(String group, String memberId, String instanceId,
+                                                             int epoch) {
+        return beat(group, memberId, epoch).setInstanceId(instanceId);
     }
 
     private ConsumerGroupDescribeResponse.DescribedGroup describe(String group) {
@@ -228,5 +246,126 @@ class ConsumerGroupCoordinatorTest {
 
         coordinator = start();
         assertEquals(grown.memberEpoch(), describe("g").groupEpoch(), "the group epoch never goes back on reload");
+    }
+
+    // ------------------------------------------------------------------ leaves (Kafka's consumerGroupLeave)
+
+    @Test
+    void aLeaveOfAnUnknownMemberIsUnknownMemberIdAndChangesNothing() {
+        int epoch = heartbeat(join("g", "m1", TOPIC)).memberEpoch();
+        assertEquals(Errors.UNKNOWN_MEMBER_ID.code(), heartbeat(beat("g", "nobody", -1)).errorCode());
+        assertEquals(epoch, describe("g").groupEpoch());
+        assertEquals(1, describe("g").members().size());
+    }
+
+    @Test
+    void aStaticLeaveNamesAKnownInstanceHeldByTheMemberId() {
+        assertNone(heartbeat(join("g", "m1", TOPIC).setInstanceId("i1")));
+        int epoch = describe("g").groupEpoch();
+        assertEquals(Errors.INVALID_REQUEST.code(), heartbeat(beat("g", "m1", -2)).errorCode(),
+                "a temporary leave names its instance");
+        assertEquals(Errors.UNKNOWN_MEMBER_ID.code(), heartbeat(staticLeave("g", "m1", "i2", -2)).errorCode(),
+                "an unknown instance");
+        assertEquals(Errors.FENCED_INSTANCE_ID.code(), heartbeat(staticLeave("g", "m2", "i1", -2)).errorCode(),
+                "the instance is another member id's");
+        assertEquals(epoch, describe("g").groupEpoch());
+
+        ConsumerGroupHeartbeatResponse left = heartbeat(staticLeave("g", "m1", "i1", -2));
+        assertNone(left);
+        assertEquals(-2, left.memberEpoch());
+        assertEquals(epoch, describe("g").groupEpoch(), "a temporary leave reassigns nothing");
+        assertEquals(1, describe("g").members().size());
+    }
+
+    // ------------------------------------------------------------------ a failed first join
+
+    @Test
+    void aFailedFirstJoinLeavesNoGroup() {
+        assertEquals(Errors.INVALID_REQUEST.code(), heartbeat(join("g", "m1").setSubscribedTopicNames(null))
+                .errorCode());
+        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), describe("g").errorCode(), "no subscription: no group");
+        assertEquals(Errors.INVALID_REGULAR_EXPRESSION.code(), heartbeat(join("g", "m1")
+                .setSubscribedTopicNames(null).setSubscribedTopicRegex("[")).errorCode());
+        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), describe("g").errorCode(), "an invalid regex: no group");
+        assertTrue(coordinator.listGroups(java.util.Set.of(), java.util.Set.of()).groups().isEmpty());
+        assertEquals(0, log.size());
+
+        commitSimpleOffset("simple");
+        assertEquals(Errors.INVALID_REGULAR_EXPRESSION.code(), heartbeat(join("simple", "m1")
+                .setSubscribedTopicNames(null).setSubscribedTopicRegex("[")).errorCode());
+        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), describe("simple").errorCode(), "still a classic group");
+    }
+
+    @Test
+    void aFailedJoinOfANewMemberLeavesTheGroupAsItWas() {
+        int epoch = heartbeat(join("g", "m1", TOPIC)).memberEpoch();
+        assertEquals(Errors.INVALID_REGULAR_EXPRESSION.code(), heartbeat(join("g", "m2")
+                .setSubscribedTopicNames(null).setSubscribedTopicRegex("[")).errorCode());
+        assertEquals(Errors.UNSUPPORTED_ASSIGNOR.code(), heartbeat(join("g", "m3", TOPIC).setServerAssignor("sticky"))
+                .errorCode());
+        assertEquals(epoch, describe("g").groupEpoch());
+        assertEquals(1, describe("g").members().size());
+    }
+
+    // ------------------------------------------------------------------ what moves the epoch
+
+    @Test
+    void aSubscribedTopicCreatedAgainMovesTheEpochAndIsAssignedUnderItsNewId() {
+        ConsumerGroupHeartbeatResponse joined = heartbeat(join("g", "m1", TOPIC));
+        assertEquals(topicId(TOPIC), joined.assignment().topicPartitions().get(0).topicId());
+        recreate(TOPIC);
+        ConsumerGroupHeartbeatResponse revoking = heartbeat(beat("g", "m1", joined.memberEpoch()));
+        assertNone(revoking);
+        assertEquals(joined.memberEpoch() + 1, describe("g").groupEpoch(), "same name and partitions, another id");
+        assertEquals(joined.memberEpoch(), revoking.memberEpoch(), "the old id's partitions are revoked first");
+        assertTrue(revoking.assignment().topicPartitions().isEmpty());
+
+        ConsumerGroupHeartbeatResponse after = heartbeat(beat("g", "m1", revoking.memberEpoch())
+                .setTopicPartitions(List.of()));
+        assertEquals(joined.memberEpoch() + 1, after.memberEpoch());
+        assertNotNull(after.assignment(), "the new topic id is sent");
+        assertEquals(topicId(TOPIC), after.assignment().topicPartitions().get(0).topicId());
+        assertEquals(topicId(TOPIC), describe("g").members().get(0).assignment().topicPartitions().get(0).topicId());
+    }
+
+    @Test
+    void aChangeOfTheGroupsPreferredAssignorMovesTheEpoch() {
+        ConsumerGroupHeartbeatResponse joined = heartbeat(join("g", "m1", TOPIC));
+        assertEquals("uniform", describe("g").assignorName());
+        ConsumerGroupHeartbeatResponse ranged = heartbeat(beat("g", "m1", joined.memberEpoch()).setServerAssignor("range"));
+        assertNone(ranged);
+        assertEquals(joined.memberEpoch() + 1, ranged.memberEpoch());
+        assertEquals("range", describe("g").assignorName());
+        ConsumerGroupHeartbeatResponse same = heartbeat(beat("g", "m1", ranged.memberEpoch()).setServerAssignor("range"));
+        assertEquals(ranged.memberEpoch(), same.memberEpoch(), "the same assignor again moves nothing");
+    }
+
+    // ------------------------------------------------------------------ the request on its own
+
+    @Test
+    void aMalformedRequestIsRefusedWhetherOrNotItsGroupExists() {
+        assertNone(heartbeat(join("g", "m1", TOPIC)));
+        for (String group : List.of("g", "nogroup")) {
+            assertEquals(Errors.INVALID_REQUEST.code(), heartbeat(beat(group, "", 3)).errorCode(), "no member id");
+            assertEquals(Errors.INVALID_REQUEST.code(), heartbeat(beat(group, "m1", -3)).errorCode(), "epoch -3");
+            assertEquals(Errors.INVALID_REQUEST.code(), heartbeat(join(group, "m2", TOPIC).setRebalanceTimeoutMs(-1))
+                    .errorCode(), "a join without its rebalance timeout");
+            assertEquals(Errors.INVALID_REQUEST.code(), heartbeat(join(group, "m2", TOPIC).setTopicPartitions(null))
+                    .errorCode(), "a join without its (empty) owned partitions");
+            assertEquals(Errors.UNSUPPORTED_ASSIGNOR.code(), heartbeat(beat(group, "m1", 2).setServerAssignor("sticky"))
+                    .errorCode());
+        }
+        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), describe("nogroup").errorCode());
+        assertEquals(1, describe("g").members().size());
+    }
+
+    @Test
+    void aMemberThatReportsTheRevokedPartitionsGoneMovesToTheNewEpochAtOnce() {
+        ConsumerGroupHeartbeatResponse joined = heartbeat(join("g", "m1", TOPIC));
+        recreate(TOPIC);
+        ConsumerGroupHeartbeatResponse after = heartbeat(beat("g", "m1", joined.memberEpoch())
+                .setTopicPartitions(List.of()));
+        assertEquals(joined.memberEpoch() + 1, after.memberEpoch(), "nothing left to revoke");
+        assertEquals(topicId(TOPIC), after.assignment().topicPartitions().get(0).topicId());
     }
 }

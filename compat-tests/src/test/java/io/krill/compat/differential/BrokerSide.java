@@ -26,6 +26,7 @@ import org.apache.kafka.common.message.DescribeAclsResponseData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.message.EndTxnResponseData;
 import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.DeleteTopicsResponseData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
@@ -160,6 +161,27 @@ final class BrokerSide {
         }
         await(name() + ": leaders of " + topic).atMost(SETUP_TIMEOUT).pollInterval(Duration.ofMillis(50))
                 .until(() -> learn(topic, partitions));
+    }
+
+    /**
+     * Deletes {@code topic} (created through {@link #createTopic}), waits until Metadata no longer knows it,
+     * and creates it again with {@code partitions}: the same name under a new topic id, which
+     * {@link #topicId} then gives.
+     */
+    void recreateTopic(String topic, int partitions) {
+        DeleteTopicsResponseData deleted = (DeleteTopicsResponseData) send(ApiKeys.DELETE_TOPICS,
+                ClientRequests.deleteTopics(topic, version(ApiKeys.DELETE_TOPICS))).data();
+        for (DeleteTopicsResponseData.DeletableTopicResult result : deleted.responses()) {
+            requireNone("DeleteTopics " + topic, result.errorCode(), result.errorMessage());
+        }
+        await(name() + ": " + topic + " deleted").atMost(SETUP_TIMEOUT).pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    MetadataResponseData data = (MetadataResponseData) send(ApiKeys.METADATA,
+                            ClientRequests.metadata(version(ApiKeys.METADATA), topic)).data();
+                    MetadataResponseData.MetadataResponseTopic t = data.topics().find(topic);
+                    return t == null || t.errorCode() == Errors.UNKNOWN_TOPIC_OR_PARTITION.code();
+                });
+        createTopic(topic, partitions);
     }
 
     /** Appends {@code count} small records to a partition created through {@link #createTopic}, acks=all. */

@@ -13,6 +13,7 @@ import io.krill.wire.message.OffsetDeleteRequest;
 import io.krill.wire.message.SyncGroupRequest;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 import org.apache.kafka.common.TopicPartition;
@@ -131,6 +132,18 @@ final class GroupRequests {
                 .setSubscribedTopicNames(joining && regex == null ? topics : null)
                 .setSubscribedTopicRegex(joining ? regex : null).setServerAssignor(null)
                 .setTopicPartitions(joining ? List.of() : null);
+    }
+
+    /**
+     * A member's ConsumerGroupHeartbeat (epoch above 0) reporting that it owns {@code partitions} of topic
+     * {@code topicId} (none when empty), as the consumer does after each reconciliation.
+     */
+    static ConsumerGroupHeartbeatRequest consumerHeartbeatOwning(String group, String memberId, int memberEpoch,
+                                                                 UUID topicId, List<Integer> partitions) {
+        return consumerHeartbeat(group, memberId, memberEpoch, null, null).setTopicPartitions(partitions.isEmpty()
+                ? List.of()
+                : List.of(new ConsumerGroupHeartbeatRequest.TopicPartitions().setTopicId(topicId)
+                        .setPartitions(partitions)));
     }
 
     static ConsumerGroupDescribeRequest consumerDescribe(String group) {

@@ -1,0 +1,83 @@
+package io.krill.broker.group;
+
+import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicImage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
+
+/**
+ * The metadata of the topics a consumer group subscribes to, which the group's target assignment is
+ * computed from: when it changes the group epoch moves. It covers what Kafka's metadata hash
+ * ({@code ModernGroup.computeMetadataHash}) covers, each topic's id, name, partition count and the racks
+ * of each partition's replicas (their brokers' racks), so a topic deleted and created again under the
+ * same name moves the epoch and is assigned under its new id. Compared by equality rather than hashed.
+ * Krill's image lists live brokers only (Kafka's, every registered one), so with racks set a replica's
+ * broker going down or coming back moves the epoch too, where Kafka's hash moves only when a rack changes.
+ *
+ * <p>Thread-safety: stateless; {@link #of} expects the caller to hold the group's monitor (it resolves
+ * members' regular expressions in place).
+ */
+final class SubscribedTopics {
+    /** One subscribed topic as the image has it; {@code racks} lists, by partition, its replicas' racks. */
+    record Topic(String name, UUID id, int partitions, List<Set<String>> racks) {
+    }
+
+    private SubscribedTopics() {
+    }
+
+    /**
+     * The subscribed topics that exist in {@code image}, by name. A regex is resolved against the image
+     * (full matches, internal topics excluded, as Kafka), again whenever the image changes: a topic created
+     * later that matches is assigned at the next heartbeat. Only the topics the member's principal may
+     * describe match (Kafka's filter of resolved regexes); ACLs are in the image, so a new ACL is seen at
+     * the member's next heartbeat too.
+     */
+    static Map<String, Topic> of(ConsumerGroup cg, MetadataImage image) {
+        Map<String, Topic> topics = new TreeMap<>();
+        if (image == null) {
+            return topics;
+        }
+        for (ConsumerGroup.Member m : cg.members.values()) {
+            if (m.regex != null && (m.regexImage != image || !m.describableTopics.equals(m.regexFilteredBy))) {
+                Set<String> matched = new TreeSet<>();
+                for (TopicImage t : image.topics()) {
+                    if (!t.internal() && m.regex.matches(t.name()) && m.describableTopics.test(t.name())) {
+                        matched.add(t.name());
+                    }
+                }
+                m.regexTopics = matched;
+                m.regexImage = image;
+                m.regexFilteredBy = m.describableTopics;
+            }
+        }
+        for (String name : cg.subscribedTopics()) {
+            TopicImage t = image.topic(name);
+            if (t != null) {
+                topics.put(name, new Topic(name, t.id(), t.partitionCount(), racks(t, image)));
+            }
+        }
+        return topics;
+    }
+
+    private static List<Set<String>> racks(TopicImage topic, MetadataImage image) {
+        List<Set<String>> racks = new ArrayList<>(topic.partitionCount());
+        for (PartitionState p : topic.partitions()) {
+            Set<String> partitionRacks = new TreeSet<>();
+            for (int replica : p.replicas()) {
+                BrokerInfo broker = image.broker(replica);
+                if (broker != null && broker.rack() != null) {
+                    partitionRacks.add(broker.rack());
+                }
+            }
+            racks.add(partitionRacks);
+        }
+        return racks;
+    }
+}
