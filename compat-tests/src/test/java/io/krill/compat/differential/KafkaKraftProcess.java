@@ -236,13 +236,18 @@ public final class KafkaKraftProcess implements BeforeAllCallback, AfterAllCallb
      * Called by the test thread between tests, after {@link #awaitReady}.
      */
     public void restart(Duration timeout) throws IOException {
+        relaunch();
+        awaitReady(timeout);
+    }
+
+    /** {@link #restart} without the wait: the caller does other work, then calls {@link #awaitReady}. */
+    public void relaunch() throws IOException {
         Process running = process;
         if (running == null) {
             throw new IllegalStateException("Kafka is not running");
         }
         kill(running);
         launch(classPath());
-        awaitReady(timeout);
     }
 
     private static void kill(Process running) {

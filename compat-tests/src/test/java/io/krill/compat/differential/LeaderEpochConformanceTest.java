@@ -4,6 +4,9 @@ import static io.krill.compat.differential.RestartedNodes.FIRST_EPOCH_RECORDS;
 import static io.krill.compat.differential.RestartedNodes.TOPIC;
 
 import io.krill.wire.message.ApiKeys;
+import io.krill.wire.message.OffsetCommitRequest;
+import io.krill.wire.message.OffsetFetchRequest;
+import java.util.List;
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -14,8 +17,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * it, each side sends its own epochs. A consumer's current_leader_epoch one below the leader's is fenced
  * (Fetch v9+, ListOffsets v4+, OffsetForLeaderEpoch v2+); OffsetForLeaderEpoch of the first epoch answers
  * where it ended. Produce and DeleteRecords carry no leader epoch at any version (Produce 3-13), so there
- * is nothing stale to send them. Requests without topic ids (ListOffsets, OffsetForLeaderEpoch) are the
- * same bytes to both sides; Fetch names each side's topic id.
+ * is nothing stale to send them. OffsetCommit's committed_leader_epoch is only the consumer's note, kept
+ * as sent: a stale one is accepted and OffsetFetch gives it back. Requests without topic ids (ListOffsets,
+ * OffsetForLeaderEpoch) are the same bytes to both sides; the others name each side's topic id.
  */
 class LeaderEpochConformanceTest {
     @RegisterExtension
@@ -94,5 +98,47 @@ class LeaderEpochConformanceTest {
                 .request((side, version) -> ClientRequests.offsetForLeaderEpoch(TOPIC, 0, epoch(side), epoch(side) - 1))
                 .expect("/topics/0/partitions/0/errorCode", Errors.NONE)
                 .run();
+    }
+    /** A stale committed epoch is not checked against the partition's: the commit succeeds. */
+    @Test
+    void offsetCommitOfAStaleCommittedLeaderEpoch() {
+        sequence("OffsetCommit with committed_leader_epoch one below the leader's", ApiKeys.OFFSET_COMMIT).from(6)
+                .setUp((side, version) -> side.awaitGroupCoordinator("diff-epochs-oc-" + version))
+                .request((side, version) -> commit(side, "diff-epochs-oc-" + version, epoch(side) - 1))
+                .expect("/topics/0/partitions/0/errorCode", Errors.NONE)
+                .run();
+    }
+
+    /** OffsetFetch (v5+) gives the committed epoch back as it was committed. */
+    @Test
+    void offsetFetchOfAStaleCommittedLeaderEpoch() {
+        for (BrokerSide side : List.of(NODES.pair().kafka(), NODES.pair().krill())) {
+            side.awaitGroupCoordinator("diff-epochs-of");
+            side.send(ApiKeys.OFFSET_COMMIT, commit(side, "diff-epochs-of", epoch(side) - 1));
+        }
+        sequence("OffsetFetch of an offset committed with a stale leader epoch", ApiKeys.OFFSET_FETCH).from(5)
+                .request((side, version) -> fetchOffsets(side, "diff-epochs-of", version))
+                .run();
+    }
+
+    /** An Admin's commit (outside any generation) of offset 4 of partition 0, by name and by topic id. */
+    private static OffsetCommitRequest commit(BrokerSide side, String group, int committedLeaderEpoch) {
+        return new OffsetCommitRequest().setGroupId(group).setGenerationIdOrMemberEpoch(-1).setMemberId("")
+                .setTopics(List.of(new OffsetCommitRequest.OffsetCommitRequestTopic().setName(TOPIC)
+                        .setTopicId(side.topicId(TOPIC)).setPartitions(List.of(
+                                new OffsetCommitRequest.OffsetCommitRequestPartition().setPartitionIndex(0)
+                                        .setCommittedOffset(4L).setCommittedLeaderEpoch(committedLeaderEpoch)
+                                        .setCommittedMetadata("")))));
+    }
+
+    /** An Admin's OffsetFetch of partition 0 for {@code group}, by name and (v10) by topic id. */
+    private static OffsetFetchRequest fetchOffsets(BrokerSide side, String group, short version) {
+        if (version < 8) {
+            return ClientRequests.offsetFetch(group, TOPIC, List.of(0), version);
+        }
+        return new OffsetFetchRequest().setGroups(List.of(new OffsetFetchRequest.OffsetFetchRequestGroup()
+                .setGroupId(group).setMemberId(null).setMemberEpoch(-1).setTopics(List.of(
+                        new OffsetFetchRequest.OffsetFetchRequestTopics().setName(TOPIC).setTopicId(side.topicId(TOPIC))
+                                .setPartitionIndexes(List.of(0))))));
     }
 }

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
  * leader epoch on both), then two records at the new epoch. One node never elects a leader otherwise, so
  * the shared pairs ({@link DifferentialNodes}, {@link SecureNodes}) cannot show a stale epoch; restarting
  * them would disturb every other class. Kafka is killed and relaunched on its ports and log dir
- * ({@link KafkaKraftProcess#restart}), Krill closed and started again on its port and data folder
+ * ({@link KafkaKraftProcess#relaunch}), Krill closed and started again on its port and data folder
  * ({@link io.krill.compat.KrillBrokerExtension#restart}). Register with {@code @RegisterExtension static};
  * the pair is stopped, its folders deleted, after the class.
  *
@@ -42,8 +42,9 @@ final class RestartedNodes implements BeforeAllCallback, AfterAllCallback, TestE
             side.createTopic(TOPIC, 1);
             side.produce(TOPIC, 0, FIRST_EPOCH_RECORDS);
         }
-        started.kafka.restart(RESTART_TIMEOUT);
-        started.krill.restart();
+        started.kafka.relaunch();
+        started.krill.restart(); // while Kafka's JVM starts
+        started.kafka.awaitReady(RESTART_TIMEOUT);
         for (BrokerSide side : new BrokerSide[] {kafka, krill}) {
             side.awaitNewLeaderEpochs(TOPIC);
             side.produce(TOPIC, 0, SECOND_EPOCH_RECORDS);
