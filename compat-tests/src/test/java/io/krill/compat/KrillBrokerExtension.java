@@ -31,6 +31,7 @@ public final class KrillBrokerExtension implements BeforeAllCallback, AfterAllCa
     static final int LOG_LINES = 200;
 
     private final Map<String, String> overrides = new HashMap<>();
+    private final Map<String, String> started = new HashMap<>();
     private Path dataDir;
     private Broker broker;
     private CyclicBufferAppender<ILoggingEvent> recentLog;
@@ -51,6 +52,22 @@ public final class KrillBrokerExtension implements BeforeAllCallback, AfterAllCa
         props.put("num.io.threads", "2");
         props.put("num.network.threads", "2");
         props.putAll(overrides);
+        started.clear();
+        started.putAll(props);
+        broker = Broker.start(BrokerConfig.from(props));
+    }
+
+    /**
+     * Stops the broker (a clean close) and starts it again with the same configuration, data folder and
+     * port: what a restart does to the broker's state (its leaderships resigned and taken back) is seen
+     * by clients of the same address. Only for a broker with one listener.
+     */
+    public void restart() throws Exception {
+        int port = port();
+        broker.close();
+        broker = null;
+        Map<String, String> props = new HashMap<>(started);
+        props.put("listeners", props.get("listeners").replaceFirst(":0$", ":" + port));
         broker = Broker.start(BrokerConfig.from(props));
     }
 

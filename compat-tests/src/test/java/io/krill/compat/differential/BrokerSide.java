@@ -126,6 +126,30 @@ final class BrokerSide {
     }
 
     /**
+     * Waits until Metadata shows a leader of every partition of {@code topic} (created through
+     * {@link #createTopic}) at a leader epoch above the one known, and keeps the new epochs: after a
+     * restart raised them.
+     */
+    void awaitNewLeaderEpochs(String topic) {
+        List<Integer> before = leaderEpochs.get(topic);
+        await(name() + ": new leader epochs of " + topic).atMost(SETUP_TIMEOUT).pollInterval(Duration.ofMillis(100))
+                .ignoreExceptions()
+                .until(() -> {
+                    if (!learn(topic, before.size())) {
+                        return false;
+                    }
+                    List<Integer> now = leaderEpochs.get(topic);
+                    for (int p = 0; p < now.size(); p++) {
+                        if (now.get(p) <= before.get(p)) {
+                            leaderEpochs.put(topic, before);
+                            return false;
+                        }
+                    }
+                    return true;
+                });
+    }
+
+    /**
      * Gives a value this broker generated at random by design (a member id) a name that stands for it in
      * both answers; the same value of the other side gets the same name when its sequence learns it.
      */

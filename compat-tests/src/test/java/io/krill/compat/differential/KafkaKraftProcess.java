@@ -213,14 +213,50 @@ public final class KafkaKraftProcess implements BeforeAllCallback, AfterAllCallb
             throw new IllegalStateException("Kafka's StorageTool format exited with " + formatting.exitValue());
         }
 
-        List<String> server = javaCommand(classPath, logback);
-        server.addAll(List.of("kafka.Kafka", config.toString()));
+        launch(classPath);
+    }
+
+    /** Launches {@code kafka.Kafka} on the formatted folder; its output is appended to stdout.log. */
+    private void launch(String classPath) throws IOException {
         synchronized (this) {
             if (dir == null) {
                 return; // afterAll came first
             }
+            List<String> server = javaCommand(classPath, dir.resolve("logback.xml"));
+            server.addAll(List.of("kafka.Kafka", dir.resolve("server.properties").toString()));
             process = new ProcessBuilder(server).redirectErrorStream(true)
-                    .redirectOutput(dir.resolve("stdout.log").toFile()).start();
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("stdout.log").toFile())).start();
+        }
+    }
+
+    /**
+     * Kills the node (SIGKILL, as a crash) and launches it again on the same ports and log dir, without
+     * formatting, then waits until it serves as {@link #awaitReady} does. In KRaft the node's new broker
+     * registration fences the old one and then is unfenced: its partitions get new leader epochs.
+     * Called by the test thread between tests, after {@link #awaitReady}.
+     */
+    public void restart(Duration timeout) throws IOException {
+        relaunch();
+        awaitReady(timeout);
+    }
+
+    /** {@link #restart} without the wait: the caller does other work, then calls {@link #awaitReady}. */
+    public void relaunch() throws IOException {
+        Process running = process;
+        if (running == null) {
+            throw new IllegalStateException("Kafka is not running");
+        }
+        kill(running);
+        launch(classPath());
+    }
+
+    private static void kill(Process running) {
+        running.descendants().forEach(ProcessHandle::destroyForcibly);
+        running.destroyForcibly();
+        try {
+            running.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -252,13 +288,7 @@ public final class KafkaKraftProcess implements BeforeAllCallback, AfterAllCallb
             process = null;
         }
         if (running != null) {
-            running.descendants().forEach(ProcessHandle::destroyForcibly);
-            running.destroyForcibly();
-            try {
-                running.waitFor(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            kill(running);
         }
         TestFiles.deleteRecursively(folder);
     }

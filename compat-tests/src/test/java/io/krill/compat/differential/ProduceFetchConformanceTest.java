@@ -12,8 +12,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Produce, Fetch, ListOffsets and OffsetForLeaderEpoch as the 4.4 producer and consumer send them: the
  * happy path once, then unknown topics and partitions, offsets out of range, invalid acks, and a
- * current leader epoch from the future. (A stale epoch cannot be made on one node: a new partition's
- * leader epoch is 0 on both brokers and -1 means "none"; there is no second leader election to raise it.)
+ * current leader epoch from the future. (A stale epoch cannot be made on the shared nodes: a new partition's
+ * leader epoch is 0 on both brokers and -1 means "none"; {@link LeaderEpochConformanceTest} restarts a pair
+ * of its own to raise it.)
  */
 class ProduceFetchConformanceTest extends DifferentialTest {
 

@@ -4,7 +4,8 @@
  * <p>{@link io.krill.compat.differential.DifferentialNodes} starts, once for the run, a Kafka 4.4 KRaft node
  * in a JVM of its own ({@link io.krill.compat.differential.KafkaKraftProcess}) and an in-process Krill broker,
  * configured alike; {@link io.krill.compat.differential.SecureNodes} a second pair behind SASL_PLAINTEXT
- * (PLAIN) with the ACL authorizer. One test class per API family (topics, produce and fetch, group offsets,
+ * (PLAIN) with the ACL authorizer; {@link io.krill.compat.differential.RestartedNodes} a third, of one class, restarted
+ * once so that a partition has a stale leader epoch. One test class per API family (topics, produce and fetch, group offsets,
  * classic groups, KIP-848 groups, configs, transactions, operations, versions and security, authorization,
  * raw frames) extends {@link io.krill.compat.differential.DifferentialTest} and runs
  * {@link io.krill.compat.differential.Sequence}s: each names its API and its lowest meaningful version and

@@ -198,12 +198,41 @@ public final class FetchHandler extends AbstractApiHandler {
                     }
                     remaining -= records.sizeInBytes();
                 } catch (RuntimeException e) {
-                    failRead(data, ErrorMapping.toError(e, request));
+                    Errors error = ErrorMapping.toError(e, request);
+                    failRead(data, error);
+                    if (version >= 16 && (error == Errors.NOT_LEADER_OR_FOLLOWER
+                            || error == Errors.FENCED_LEADER_EPOCH)) {
+                        pointToLeader(read.response, data, image, topic, wanted.partition(),
+                                request.connection().listenerName());
+                    }
                     read.errors = true;
                 }
             }
         }
         return read;
+    }
+
+    /**
+     * KIP-951, as Kafka from v16: a consumer told NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH learns the
+     * partition's current leader and epoch (this broker's replica's view, else the metadata image's) and
+     * the leader's endpoint on the request's listener, so that it need not wait for a Metadata refresh.
+     * A leader that is unknown or has no such endpoint is named without one, as Kafka does.
+     */
+    private void pointToLeader(FetchResponse response, FetchResponse.PartitionData data, MetadataImage image,
+                               TopicImage topic, int partitionIndex, String listenerName) {
+        Partition hosted = context.partitions().partition(topic.name(), partitionIndex);
+        io.krill.controller.metadata.PartitionState state = hosted != null ? hosted.state()
+                : topic.partition(partitionIndex);
+        int leader = state == null ? -1 : state.leader();
+        int epoch = state == null ? -1 : state.leaderEpoch();
+        data.setCurrentLeader(new FetchResponse.LeaderIdAndEpoch().setLeaderId(leader).setLeaderEpoch(epoch));
+        BrokerInfo broker = leader < 0 ? null : image.broker(leader);
+        BrokerInfo.Endpoint endpoint = broker == null ? null : broker.endpoint(listenerName);
+        if (endpoint == null || response.nodeEndpoints().stream().anyMatch(n -> n.nodeId() == leader)) {
+            return;
+        }
+        response.nodeEndpoints().add(new FetchResponse.NodeEndpoint().setNodeId(leader).setHost(endpoint.host())
+                .setPort(endpoint.port()).setRack(broker.rack()));
     }
 
     /**

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import io.krill.broker.security.KafkaPrincipal;
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.PartitionState;
+import io.krill.controller.metadata.TopicImage;
 import io.krill.controller.metadata.NewTopic;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.FetchRequest;
@@ -49,11 +52,15 @@ class FetchErrorsTest {
     }
 
     private FetchResponse fetch(int version, int partition, long offset) {
+        return fetch(version, partition, offset, -1);
+    }
+
+    private FetchResponse fetch(int version, int partition, long offset, int currentLeaderEpoch) {
         FetchRequest body = new FetchRequest().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(0).setMaxBytes(1 << 20)
                 .setTopics(List.of(new FetchRequest.FetchTopic().setTopic(TOPIC).setTopicId(
                         broker.metadata.image().topic(TOPIC).id()).setPartitions(List.of(
                         new FetchRequest.FetchPartition().setPartition(partition).setFetchOffset(offset)
-                                .setPartitionMaxBytes(1 << 16).setCurrentLeaderEpoch(-1)))));
+                                .setPartitionMaxBytes(1 << 16).setCurrentLeaderEpoch(currentLeaderEpoch)))));
         AtomicReference<ApiMessage> answer = new AtomicReference<>();
         handler.handle(broker.request(handler, version, body, KafkaPrincipal.ANONYMOUS, answer));
         assertNotNull(answer.get(), "a fetch with max.wait 0 is answered at once");
@@ -104,5 +111,43 @@ class FetchErrorsTest {
         assertEquals(Errors.NONE.code(), data.errorCode());
         assertEquals(5, data.highWatermark());
         assertEquals(true, data.records().sizeInBytes() > 0, "records read");
+    }
+    /**
+     * KIP-951 from v16, as Kafka: a consumer told NOT_LEADER_OR_FOLLOWER learns the current leader, its
+     * epoch and its endpoint; below v16 the answer names neither.
+     */
+    @Test
+    void notLeaderNamesTheCurrentLeaderFromV16() {
+        broker.partitions.stopLeading();
+        FetchResponse response = fetch(16, 0, 0);
+        FetchResponse.PartitionData data = response.responses().get(0).partitions().get(0);
+        assertEquals(Errors.NOT_LEADER_OR_FOLLOWER.code(), data.errorCode());
+        assertEquals(1, data.currentLeader().leaderId());
+        assertEquals(0, data.currentLeader().leaderEpoch());
+        assertEquals(1, response.nodeEndpoints().size());
+        FetchResponse.NodeEndpoint leader = response.nodeEndpoints().get(0);
+        assertEquals(List.of(1, "127.0.0.1", 9092), List.of(leader.nodeId(), leader.host(), leader.port()));
+
+        FetchResponse older = fetch(15, 0, 0);
+        assertEquals(-1, older.responses().get(0).partitions().get(0).currentLeader().leaderId());
+        assertEquals(List.of(), older.nodeEndpoints());
+    }
+
+    /** A consumer whose current leader epoch is stale (FENCED_LEADER_EPOCH) learns the leader's epoch from v16. */
+    @Test
+    void aStaleLeaderEpochIsFencedAndNamesTheCurrentEpoch() {
+        MetadataImage before = broker.metadata.image();
+        TopicImage topic = before.topic(TOPIC);
+        PartitionState first = topic.partition(0);
+        PartitionState second = first.withLeader(first.leader(), first.isr());
+        broker.partitions.onChange(before, before.withTopic(new TopicImage(TOPIC, topic.id(), List.of(second),
+                topic.configs(), topic.internal())));
+
+        FetchResponse response = fetch(16, 0, 0, first.leaderEpoch());
+        FetchResponse.PartitionData data = response.responses().get(0).partitions().get(0);
+        assertEquals(Errors.FENCED_LEADER_EPOCH.code(), data.errorCode());
+        assertEquals(1, data.currentLeader().leaderId());
+        assertEquals(second.leaderEpoch(), data.currentLeader().leaderEpoch());
+        assertEquals(1, response.nodeEndpoints().size());
     }
 }
