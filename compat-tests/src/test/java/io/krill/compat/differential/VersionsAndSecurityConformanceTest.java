@@ -1,8 +1,15 @@
 package io.krill.compat.differential;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.krill.wire.message.ApiKeys;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.protocol.Errors;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,19 +32,105 @@ class VersionsAndSecurityConformanceTest extends DifferentialTest {
                 .run();
     }
 
-    /** The whole table: Krill serves a subset of Kafka 4.4's APIs and versions, by design for now. */
+    /**
+     * Kafka 4.4's APIs that Krill does not serve yet, and the APIs Krill serves below Kafka's highest
+     * version (Krill's highest given), each with the issue or reason. The table is otherwise compared
+     * whole: every other API must have Kafka's range exactly, so a handler dropped, a version added past
+     * the codec, or an API added without this list being updated fails the test.
+     */
+    private static final Map<Integer, String> NOT_SERVED = Map.ofEntries(
+            Map.entry(34, "AlterReplicaLogDirs: one log dir per broker in the tests; JBOD moves not built"),
+            Map.entry(38, "CreateDelegationToken: delegation tokens not supported (docs/compatibility.md)"),
+            Map.entry(39, "RenewDelegationToken: delegation tokens not supported"),
+            Map.entry(40, "ExpireDelegationToken: delegation tokens not supported"),
+            Map.entry(41, "DescribeDelegationToken: delegation tokens not supported"),
+            Map.entry(55, "DescribeQuorum: KRaft only; Krill's metadata quorum is ZooKeeper"),
+            Map.entry(57, "UpdateFeatures: feature versioning, issue 22"),
+            Map.entry(64, "UnregisterBroker: KRaft only"),
+            Map.entry(74, "ListConfigResources: listing config resources (client-metrics ones with issue 24)"),
+            Map.entry(76, "ShareGroupHeartbeat: share groups, issue 23"),
+            Map.entry(77, "ShareGroupDescribe: issue 23"),
+            Map.entry(78, "ShareFetch: issue 23"),
+            Map.entry(79, "ShareAcknowledge: issue 23"),
+            Map.entry(80, "AddRaftVoter: KRaft only"),
+            Map.entry(81, "RemoveRaftVoter: KRaft only"),
+            Map.entry(83, "InitializeShareGroupState: issue 23"),
+            Map.entry(84, "ReadShareGroupState: issue 23"),
+            Map.entry(85, "WriteShareGroupState: issue 23"),
+            Map.entry(86, "DeleteShareGroupState: issue 23"),
+            Map.entry(87, "ReadShareGroupStateSummary: issue 23"),
+            Map.entry(88, "StreamsGroupHeartbeat (KIP-1071): streams groups, not planned yet"),
+            Map.entry(89, "StreamsGroupDescribe (KIP-1071): not planned yet"),
+            Map.entry(90, "DescribeShareGroupOffsets: issue 23"),
+            Map.entry(91, "AlterShareGroupOffsets: issue 23"),
+            Map.entry(92, "DeleteShareGroupOffsets: issue 23"),
+            Map.entry(93, "StreamsGroupTopologyDescriptionUpdate: streams groups, not planned yet"),
+            Map.entry(94, "UnregisterController: KRaft only"));
+
+    private static final Map<Integer, Integer> LOWER_MAXIMUM = Map.of(
+            1, 17,   // Fetch v18: not yet
+            2, 10,   // ListOffsets v11: not yet
+            8, 9,    // OffsetCommit v10: not yet
+            9, 9,    // OffsetFetch v10: not yet
+            15, 5,   // DescribeGroups v6: not yet
+            26, 4,   // EndTxn v5: transaction version 2, issue 22
+            28, 4,   // TxnOffsetCommit v5-6: transaction version 2, issue 22
+            42, 2);  // DeleteGroups v3: not yet
+
+    /**
+     * The API table both brokers answer to ApiVersions: equal, apart from the declared lists above. The
+     * features (supported and finalized, v3+) are issue 22's and not compared yet.
+     */
     @Test
-    @Disabled("KNOWN DIFFERENCE: ApiVersions v0-5, the API table: Kafka 4.4 serves 27 APIs Krill does not (34"
-            + " AlterReplicaLogDirs, 38-41 delegation tokens, 55 DescribeQuorum, 57 UpdateFeatures, 64, 74, 76-81,"
-            + " 83-94: client telemetry, share and streams groups), and higher versions of Fetch (18 vs 17),"
-            + " ListOffsets (11/10), OffsetCommit (10/9), OffsetFetch (10/9), DescribeGroups (6/5), EndTxn (5/4),"
-            + " TxnOffsetCommit (6/4), DeleteGroups (3/2). ApiVersions v3+ also lacks supportedFeatures,"
-            + " finalizedFeatures and finalizedFeaturesEpoch (Kafka: transaction.version 2, group.version 1, ...)")
-    void apiVersionsTable() {
-        sequence("ApiVersions: the table of APIs and versions", ApiKeys.API_VERSIONS)
-                .request((side, version) -> ClientRequests.apiVersions())
-                .expect("/errorCode", Errors.NONE)
-                .run();
+    void apiVersionsTableIsKafkasMinusTheDeclaredGaps() {
+        Map<Integer, short[]> onKafka = table(kafka());
+        Map<Integer, short[]> onKrill = table(krill());
+        List<String> problems = new ArrayList<>();
+        for (Map.Entry<Integer, short[]> api : onKafka.entrySet()) {
+            int key = api.getKey();
+            short[] kafkaRange = api.getValue();
+            short[] krillRange = onKrill.get(key);
+            String name = "API " + key + " (Kafka v" + kafkaRange[0] + "-" + kafkaRange[1] + ")";
+            if (NOT_SERVED.containsKey(key)) {
+                if (krillRange != null) {
+                    problems.add(name + " is served now (v" + krillRange[0] + "-" + krillRange[1]
+                            + "): remove it from NOT_SERVED and compare it");
+                }
+            } else if (krillRange == null) {
+                problems.add(name + " is not served by Krill");
+            } else {
+                int wantedMax = LOWER_MAXIMUM.getOrDefault(key, (int) kafkaRange[1]);
+                if (krillRange[0] != kafkaRange[0] || krillRange[1] != wantedMax) {
+                    problems.add(name + ": Krill serves v" + krillRange[0] + "-" + krillRange[1] + ", expected v"
+                            + kafkaRange[0] + "-" + wantedMax
+                            + (LOWER_MAXIMUM.containsKey(key) ? " (declared in LOWER_MAXIMUM)" : ""));
+                }
+            }
+        }
+        for (Map.Entry<Integer, short[]> api : onKrill.entrySet()) {
+            if (!onKafka.containsKey(api.getKey())) {
+                problems.add("API " + api.getKey() + " is served by Krill, not by Kafka 4.4");
+            }
+        }
+        for (int key : NOT_SERVED.keySet()) {
+            if (!onKafka.containsKey(key)) {
+                problems.add("API " + key + " is in NOT_SERVED but Kafka 4.4 does not serve it either");
+            }
+        }
+        Coverage.INSTANCE.record("ApiVersions", (short) -1, "the API table, apart from the declared gaps",
+                problems.isEmpty() ? "match" : "DIFFERENT: " + problems);
+        assertTrue(problems.isEmpty(), "ApiVersions tables:\n  " + String.join("\n  ", problems));
+    }
+
+    private static Map<Integer, short[]> table(BrokerSide side) {
+        ApiVersionsResponseData data = (ApiVersionsResponseData) side.send(ApiKeys.API_VERSIONS,
+                ClientRequests.apiVersions()).data();
+        assertEquals(Errors.NONE.code(), data.errorCode(), side + " answers ApiVersions");
+        Map<Integer, short[]> table = new TreeMap<>();
+        for (ApiVersionsResponseData.ApiVersion api : data.apiKeys()) {
+            table.put((int) api.apiKey(), new short[] {api.minVersion(), api.maxVersion()});
+        }
+        return table;
     }
 
     /** KIP-511: a client software name outside {@code [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?} is refused. */
