@@ -24,12 +24,16 @@ final class DelayedProduce extends DelayedOperation {
     private final Request request;
     private final ProduceResponse response;
     private final List<PartitionStatus> statuses;
+    private final Runnable beforeAnswer;
 
-    DelayedProduce(long timeoutMs, Request request, ProduceResponse response, List<PartitionStatus> statuses) {
+    /** @param beforeAnswer completes the response once its errors are final (KIP-951's leader hints) */
+    DelayedProduce(long timeoutMs, Request request, ProduceResponse response, List<PartitionStatus> statuses,
+                   Runnable beforeAnswer) {
         super(Math.max(0, timeoutMs));
         this.request = request;
         this.response = response;
         this.statuses = statuses;
+        this.beforeAnswer = beforeAnswer;
     }
 
     @Override
@@ -66,6 +70,7 @@ final class DelayedProduce extends DelayedOperation {
                 status.response().setErrorCode(Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND.code());
             }
         }
+        beforeAnswer.run();
         request.respond(response);
     }
 }

@@ -221,18 +221,16 @@ public final class FetchHandler extends AbstractApiHandler {
     private void pointToLeader(FetchResponse response, FetchResponse.PartitionData data, MetadataImage image,
                                TopicImage topic, int partitionIndex, String listenerName) {
         Partition hosted = context.partitions().partition(topic.name(), partitionIndex);
-        io.krill.controller.metadata.PartitionState state = hosted != null ? hosted.state()
-                : topic.partition(partitionIndex);
-        int leader = state == null ? -1 : state.leader();
-        int epoch = state == null ? -1 : state.leaderEpoch();
-        data.setCurrentLeader(new FetchResponse.LeaderIdAndEpoch().setLeaderId(leader).setLeaderEpoch(epoch));
-        BrokerInfo broker = leader < 0 ? null : image.broker(leader);
-        BrokerInfo.Endpoint endpoint = broker == null ? null : broker.endpoint(listenerName);
-        if (endpoint == null || response.nodeEndpoints().stream().anyMatch(n -> n.nodeId() == leader)) {
+        CurrentLeader leader = CurrentLeader.of(hosted != null ? hosted.state() : topic.partition(partitionIndex),
+                image, listenerName);
+        data.setCurrentLeader(new FetchResponse.LeaderIdAndEpoch().setLeaderId(leader.leaderId())
+                .setLeaderEpoch(leader.leaderEpoch()));
+        if (leader.endpoint() == null
+                || response.nodeEndpoints().stream().anyMatch(n -> n.nodeId() == leader.leaderId())) {
             return;
         }
-        response.nodeEndpoints().add(new FetchResponse.NodeEndpoint().setNodeId(leader).setHost(endpoint.host())
-                .setPort(endpoint.port()).setRack(broker.rack()));
+        response.nodeEndpoints().add(new FetchResponse.NodeEndpoint().setNodeId(leader.leaderId())
+                .setHost(leader.endpoint().host()).setPort(leader.endpoint().port()).setRack(leader.broker().rack()));
     }
 
     /**

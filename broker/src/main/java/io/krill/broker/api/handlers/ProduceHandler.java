@@ -263,15 +263,49 @@ public final class ProduceHandler extends AbstractApiHandler {
             return;
         }
         if (acks == 1 || statuses.isEmpty()) {
+            pointToLeaders(request, response);
             request.respond(response);
             return;
         }
-        DelayedProduce delayed = new DelayedProduce(body.timeoutMs(), request, response, statuses);
+        DelayedProduce delayed = new DelayedProduce(body.timeoutMs(), request, response, statuses,
+                () -> pointToLeaders(request, response));
         List<TopicPartition> keys = new ArrayList<>(statuses.size());
         for (DelayedProduce.PartitionStatus status : statuses) {
             keys.add(status.partition().topicPartition());
         }
         context.producePurgatory().tryCompleteElseWatch(delayed, keys);
+    }
+
+    /**
+     * KIP-951 from v10: each partition answered NOT_LEADER_OR_FOLLOWER names its current leader and epoch
+     * from the metadata image, and the response carries those leaders' endpoints, so the producer resends
+     * at once instead of after a Metadata refresh (Kafka's KafkaApis does the same when it answers).
+     */
+    private void pointToLeaders(Request request, ProduceResponse response) {
+        if (request.version() < 10) {
+            return;
+        }
+        MetadataImage image = null;
+        for (ProduceResponse.TopicProduceResponse topic : response.responses()) {
+            for (ProduceResponse.PartitionProduceResponse partition : topic.partitionResponses()) {
+                if (partition.errorCode() != Errors.NOT_LEADER_OR_FOLLOWER.code()) {
+                    continue;
+                }
+                image = image != null ? image : context.metadata().image();
+                TopicImage known = topic.name() != null && !topic.name().isEmpty() ? image.topic(topic.name())
+                        : image.topic(topic.topicId());
+                CurrentLeader leader = CurrentLeader.of(known == null ? null : known.partition(partition.index()),
+                        image, request.connection().listenerName());
+                partition.setCurrentLeader(new ProduceResponse.LeaderIdAndEpoch().setLeaderId(leader.leaderId())
+                        .setLeaderEpoch(leader.leaderEpoch()));
+                if (leader.endpoint() != null
+                        && response.nodeEndpoints().stream().noneMatch(n -> n.nodeId() == leader.leaderId())) {
+                    response.nodeEndpoints().add(new ProduceResponse.NodeEndpoint().setNodeId(leader.leaderId())
+                            .setHost(leader.endpoint().host()).setPort(leader.endpoint().port())
+                            .setRack(leader.broker().rack()));
+                }
+            }
+        }
     }
 
     private static void fail(ProduceResponse.PartitionProduceResponse response, RecordValidationException e,
