@@ -546,6 +546,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     private void resignAll() {
         long started = System.nanoTime();
         MetadataImage current = imageAfterOwnWrites();
+        long imaged = System.nanoTime();
         Set<Integer> others = new HashSet<>();
         current.brokers().forEach(b -> others.add(b.nodeId()));
         others.remove(nodeId);
@@ -571,7 +572,9 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                 leaderless++;
             }
         }
-        LOG.info("broker {} resigned from {} partition(s) in {} ms ({} now without a leader)", nodeId, written.size(),
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), leaderless);
+        LOG.info("broker {} resigned from {} partition(s) in {} ms, of which {} ms waiting for an image with its own"
+                + " writes ({} now without a leader)", nodeId, written.size(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                TimeUnit.NANOSECONDS.toMillis(imaged - started), leaderless);
     }
 }
