@@ -190,13 +190,21 @@ public final class ProduceHandler extends AbstractApiHandler {
             return;
         }
         unverified.values().forEach(append -> append.records().retain());
-        verified.thenAccept(errors -> request.execute(() -> {
+        verified.thenAccept(errors -> {
             try {
-                appendVerified(request, response, statuses, unverified, errors);
-            } finally {
+                request.execute(() -> {
+                    try {
+                        appendVerified(request, response, statuses, unverified, errors);
+                    } finally {
+                        unverified.values().forEach(append -> append.records().release());
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                // The request threads are shutting down with the broker and their connections with them:
+                // nobody is left to answer, but the kept batches must still be given back.
                 unverified.values().forEach(append -> append.records().release());
             }
-        }));
+        });
     }
 
     private void appendVerified(Request request, ProduceResponse response, List<DelayedProduce.PartitionStatus> statuses,
