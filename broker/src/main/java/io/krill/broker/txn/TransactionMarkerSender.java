@@ -1,7 +1,6 @@
 package io.krill.broker.txn;
 
 import io.krill.broker.group.CoordinatorTimer;
-import io.krill.broker.security.InterBrokerChannel;
 import io.krill.broker.security.InterBrokerConnector;
 import io.krill.controller.metadata.BrokerInfo;
 import io.krill.controller.metadata.MetadataImage;
@@ -22,8 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -41,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * {@value #RETRY_BACKOFF_MS} ms on the coordinator's timer; a partition of a deleted topic counts as
  * done (nothing is left to mark); a connection failure retries everything it carried.
  *
- * <p>Thread-safety: the destinations map is concurrent; each destination's channel belongs to its
- * thread; a job's remaining partitions are a concurrent set and its completion runs once.
+ * <p>Thread-safety: the queues and threads are a {@link BrokerOutbox}'s; a job's remaining partitions are a
+ * concurrent set and its completion runs once.
  */
 public final class TransactionMarkerSender implements MarkerWriter, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TransactionMarkerSender.class);
@@ -52,14 +49,10 @@ public final class TransactionMarkerSender implements MarkerWriter, AutoCloseabl
     private static final short MARKERS_VERSION = 1;
     private static final int MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
-    private final int nodeId;
     private final Supplier<MetadataImage> image;
     private final String listenerName;
-    private final InterBrokerConnector connector;
-    private final int timeoutMs;
     private final CoordinatorTimer timer;
-    private final Map<Integer, Destination> destinations = new ConcurrentHashMap<>();
-    private volatile boolean closed;
+    private final BrokerOutbox<Item> outbox;
 
     /** One transaction's markers in flight. */
     private static final class Job {
@@ -108,12 +101,23 @@ public final class TransactionMarkerSender implements MarkerWriter, AutoCloseabl
     /** @param connector opens connections with the inter-broker listener's security (TLS, SASL) */
     public TransactionMarkerSender(int nodeId, Supplier<MetadataImage> image, String listenerName,
                                    InterBrokerConnector connector, int timeoutMs, CoordinatorTimer timer) {
-        this.connector = connector;
-        this.nodeId = nodeId;
         this.image = image;
         this.listenerName = listenerName;
-        this.timeoutMs = timeoutMs;
         this.timer = timer;
+        this.outbox = new BrokerOutbox<>("txn-marker-sender-" + nodeId, connector, timeoutMs, MAX_RESPONSE_BYTES,
+                MAX_MARKERS_PER_REQUEST, new BrokerOutbox.Sender<>() {
+                    @Override
+                    public void send(BrokerOutbox.Destination<Item> destination, List<Item> batch) {
+                        sendBatch(destination, batch);
+                    }
+
+                    @Override
+                    public void leftOver(List<Item> items) {
+                        // A destination replaced (its broker moved) or closing: route them again (route
+                        // drops them once closed).
+                        items.forEach(TransactionMarkerSender.this::route);
+                    }
+                });
     }
 
     @Override
@@ -132,7 +136,7 @@ public final class TransactionMarkerSender implements MarkerWriter, AutoCloseabl
 
     /** Hands the item to its partition's leader's queue, or retries later while there is none. */
     private void route(Item item) {
-        if (closed || !item.job().active()) {
+        if (outbox.isClosed() || !item.job().active()) {
             return;
         }
         MetadataImage current = image.get();
@@ -151,25 +155,7 @@ public final class TransactionMarkerSender implements MarkerWriter, AutoCloseabl
             retryLater(item);
             return;
         }
-        InetSocketAddress address = new InetSocketAddress(endpoint.host(), endpoint.port());
-        destinations.compute(leader.nodeId(), (id, existing) -> {
-            Destination d = existing == null || !existing.address.equals(address) ? replace(existing, id, address)
-                    : existing;
-            d.queue.add(item);
-            return d;
-        });
-    }
-
-    private Destination replace(Destination old, int brokerId, InetSocketAddress address) {
-        if (old != null) {
-            old.stop();
-        }
-        Destination d = new Destination(brokerId, address);
-        if (old != null) {
-            old.queue.drainTo(d.queue);
-        }
-        d.thread.start();
-        return d;
+        outbox.add(leader.nodeId(), new InetSocketAddress(endpoint.host(), endpoint.port()), item);
     }
 
     private BrokerInfo.Endpoint endpointOf(BrokerInfo broker) {
@@ -181,149 +167,85 @@ public final class TransactionMarkerSender implements MarkerWriter, AutoCloseabl
     }
 
     private void retryLater(Item item) {
-        if (!closed) {
+        if (!outbox.isClosed()) {
             timer.schedule(RETRY_BACKOFF_MS, () -> route(item));
         }
     }
 
-    /** One broker's queue of markers and the thread that sends them. */
-    private final class Destination implements Runnable {
-        final int brokerId;
-        final InetSocketAddress address;
-        final LinkedBlockingQueue<Item> queue = new LinkedBlockingQueue<>();
-        final Thread thread;
-        volatile boolean running = true;
-        private volatile InterBrokerChannel channel;
-
-        Destination(int brokerId, InetSocketAddress address) {
-            this.brokerId = brokerId;
-            this.address = address;
-            this.thread = new Thread(this, "txn-marker-sender-" + nodeId + "-to-" + brokerId);
-            this.thread.setDaemon(true);
-        }
-
-        @Override
-        public void run() {
-            while (running && !closed) {
-                List<Item> batch = new ArrayList<>();
-                try {
-                    Item first = queue.poll(500, TimeUnit.MILLISECONDS);
-                    if (first == null) {
-                        continue;
-                    }
-                    batch.add(first);
-                    queue.drainTo(batch, MAX_MARKERS_PER_REQUEST);
-                } catch (InterruptedException e) {
-                    break;
-                }
-                sendBatch(batch);
+    private void sendBatch(BrokerOutbox.Destination<Item> destination, List<Item> batch) {
+        // One marker entry per transaction: items of a job already in this request wait for the next.
+        Map<Job, List<TopicPartition>> byJob = new LinkedHashMap<>();
+        Set<Long> producers = new HashSet<>();
+        List<Item> deferred = new ArrayList<>();
+        for (Item item : batch) {
+            Job job = item.job();
+            if (!job.active()) {
+                continue;
             }
-            disconnect();
-        }
-
-        private void sendBatch(List<Item> batch) {
-            // One marker entry per transaction: items of a job already in this request wait for the next.
-            Map<Job, List<TopicPartition>> byJob = new LinkedHashMap<>();
-            Set<Long> producers = new HashSet<>();
-            List<Item> deferred = new ArrayList<>();
-            for (Item item : batch) {
-                Job job = item.job();
-                if (!job.active()) {
+            List<TopicPartition> partitions = byJob.get(job);
+            if (partitions == null) {
+                if (!producers.add(job.markers.producerId())) {
+                    deferred.add(item);
                     continue;
                 }
-                List<TopicPartition> partitions = byJob.get(job);
-                if (partitions == null) {
-                    if (!producers.add(job.markers.producerId())) {
-                        deferred.add(item);
-                        continue;
-                    }
-                    partitions = new ArrayList<>();
-                    byJob.put(job, partitions);
-                }
-                partitions.add(item.partition());
+                partitions = new ArrayList<>();
+                byJob.put(job, partitions);
             }
-            queue.addAll(deferred);
-            if (byJob.isEmpty()) {
-                return;
-            }
-            WriteTxnMarkersRequest request = new WriteTxnMarkersRequest();
-            byJob.forEach((job, partitions) -> request.markers().add(marker(job.markers, partitions)));
-            WriteTxnMarkersResponse response;
-            try {
-                response = connect().call(ApiKeys.WRITE_TXN_MARKERS, MARKERS_VERSION, request);
-            } catch (IOException e) {
-                LOG.info("Sending transaction markers to broker {} failed ({}); retrying", brokerId, e.getMessage());
-                disconnect();
-                byJob.forEach((job, partitions) -> partitions.forEach(tp -> retryLater(new Item(job, tp))));
-                return;
-            }
-            Map<Long, Map<TopicPartition, Errors>> results = new HashMap<>();
-            for (WriteTxnMarkersResponse.WritableTxnMarkerResult marker : response.markers()) {
-                Map<TopicPartition, Errors> errors = results.computeIfAbsent(marker.producerId(), p -> new HashMap<>());
-                for (WriteTxnMarkersResponse.WritableTxnMarkerTopicResult topic : marker.topics()) {
-                    for (WriteTxnMarkersResponse.WritableTxnMarkerPartitionResult p : topic.partitions()) {
-                        errors.put(new TopicPartition(topic.name(), p.partitionIndex()), Errors.forCode(p.errorCode()));
-                    }
-                }
-            }
-            byJob.forEach((job, partitions) -> {
-                Map<TopicPartition, Errors> errors = results.getOrDefault(job.markers.producerId(), Map.of());
-                for (TopicPartition tp : partitions) {
-                    handle(job, tp, errors.getOrDefault(tp, Errors.UNKNOWN_SERVER_ERROR));
-                }
-            });
+            partitions.add(item.partition());
         }
-
-        private void handle(Job job, TopicPartition tp, Errors error) {
-            switch (error) {
-                case NONE -> job.done(tp);
-                case INVALID_PRODUCER_EPOCH, TRANSACTION_COORDINATOR_FENCED, PRODUCER_FENCED -> {
-                    LOG.warn("Broker {} refused the {} marker of transactional id {} (producer {} epoch {}, coordinator "
-                            + "epoch {}) for {} with {}: a newer producer epoch or coordinator owns it; stopping",
-                            brokerId, job.markers.commit() ? "commit" : "abort", job.markers.transactionalId(),
-                            job.markers.producerId(), job.markers.producerEpoch(), job.markers.coordinatorEpoch(), tp, error);
-                    job.abandon();
-                }
-                case CORRUPT_MESSAGE, MESSAGE_TOO_LARGE, RECORD_LIST_TOO_LARGE, INVALID_REQUIRED_ACKS,
-                        UNSUPPORTED_FOR_MESSAGE_FORMAT -> {
-                    LOG.error("Broker {} cannot take the marker of transactional id {} for {}: {}; stopping", brokerId,
-                            job.markers.transactionalId(), tp, error);
-                    job.abandon();
-                }
-                default -> {
-                    LOG.debug("Marker of transactional id {} for {} failed with {}; retrying",
-                            job.markers.transactionalId(), tp, error);
-                    retryLater(new Item(job, tp));
+        destination.putBack(deferred);
+        if (byJob.isEmpty()) {
+            return;
+        }
+        WriteTxnMarkersRequest request = new WriteTxnMarkersRequest();
+        byJob.forEach((job, partitions) -> request.markers().add(marker(job.markers, partitions)));
+        WriteTxnMarkersResponse response;
+        try {
+            response = destination.channel().call(ApiKeys.WRITE_TXN_MARKERS, MARKERS_VERSION, request);
+        } catch (IOException e) {
+            LOG.info("Sending transaction markers to broker {} failed ({}); retrying", destination.brokerId, e.getMessage());
+            destination.disconnect();
+            byJob.forEach((job, partitions) -> partitions.forEach(tp -> retryLater(new Item(job, tp))));
+            return;
+        }
+        Map<Long, Map<TopicPartition, Errors>> results = new HashMap<>();
+        for (WriteTxnMarkersResponse.WritableTxnMarkerResult marker : response.markers()) {
+            Map<TopicPartition, Errors> errors = results.computeIfAbsent(marker.producerId(), p -> new HashMap<>());
+            for (WriteTxnMarkersResponse.WritableTxnMarkerTopicResult topic : marker.topics()) {
+                for (WriteTxnMarkersResponse.WritableTxnMarkerPartitionResult p : topic.partitions()) {
+                    errors.put(new TopicPartition(topic.name(), p.partitionIndex()), Errors.forCode(p.errorCode()));
                 }
             }
         }
-
-        private InterBrokerChannel connect() throws IOException {
-            InterBrokerChannel current = channel;
-            if (current == null) {
-                current = InterBrokerChannel.connect(connector, address, timeoutMs, 0,
-                        "txn-marker-sender-" + nodeId, MAX_RESPONSE_BYTES);
-                channel = current;
-                if (!running || closed) {
-                    current.close();
-                    throw new IOException("marker sender stopped");
-                }
+        byJob.forEach((job, partitions) -> {
+            Map<TopicPartition, Errors> errors = results.getOrDefault(job.markers.producerId(), Map.of());
+            for (TopicPartition tp : partitions) {
+                handle(destination.brokerId, job, tp, errors.getOrDefault(tp, Errors.UNKNOWN_SERVER_ERROR));
             }
-            return current;
-        }
+        });
+    }
 
-        private void disconnect() {
-            InterBrokerChannel current = channel;
-            channel = null;
-            if (current != null) {
-                current.close();
+    private void handle(int brokerId, Job job, TopicPartition tp, Errors error) {
+        switch (error) {
+            case NONE -> job.done(tp);
+            case INVALID_PRODUCER_EPOCH, TRANSACTION_COORDINATOR_FENCED, PRODUCER_FENCED -> {
+                LOG.warn("Broker {} refused the {} marker of transactional id {} (producer {} epoch {}, coordinator "
+                        + "epoch {}) for {} with {}: a newer producer epoch or coordinator owns it; stopping",
+                        brokerId, job.markers.commit() ? "commit" : "abort", job.markers.transactionalId(),
+                        job.markers.producerId(), job.markers.producerEpoch(), job.markers.coordinatorEpoch(), tp, error);
+                job.abandon();
             }
-        }
-
-        void stop() {
-            running = false;
-            disconnect();
-            thread.interrupt();
+            case CORRUPT_MESSAGE, MESSAGE_TOO_LARGE, RECORD_LIST_TOO_LARGE, INVALID_REQUIRED_ACKS,
+                    UNSUPPORTED_FOR_MESSAGE_FORMAT -> {
+                LOG.error("Broker {} cannot take the marker of transactional id {} for {}: {}; stopping", brokerId,
+                        job.markers.transactionalId(), tp, error);
+                job.abandon();
+            }
+            default -> {
+                LOG.debug("Marker of transactional id {} for {} failed with {}; retrying",
+                        job.markers.transactionalId(), tp, error);
+                retryLater(new Item(job, tp));
+            }
         }
     }
 
@@ -344,19 +266,6 @@ public final class TransactionMarkerSender implements MarkerWriter, AutoCloseabl
 
     @Override
     public void close() {
-        closed = true;
-        List<Destination> all = new ArrayList<>(destinations.values());
-        destinations.clear();
-        for (Destination d : all) {
-            d.stop();
-        }
-        for (Destination d : all) {
-            try {
-                d.thread.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
+        outbox.close();
     }
 }
