@@ -65,6 +65,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     private final ClassicGroupProtocol classic;
     private final ConsumerGroupProtocol consumerGroups;
     private final ConsumerGroupDescriber consumerGroupDescriber;
+    private final TransactionalOffsetStore transactionalOffsets;
     private final OffsetStore offsetStore;
     private final GroupPartitionLoader loader;
     private final GroupAdmin admin;
@@ -100,7 +101,8 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         this.classic = new ClassicGroupProtocol(shared, rebalancer);
         this.consumerGroups = new ConsumerGroupProtocol(shared);
         this.consumerGroupDescriber = new ConsumerGroupDescriber(shared);
-        this.offsetStore = new OffsetStore(shared, rebalancer, verifier);
+        this.offsetStore = new OffsetStore(shared, rebalancer);
+        this.transactionalOffsets = new TransactionalOffsetStore(shared, verifier);
         this.loader = new GroupPartitionLoader(shared, rebalancer, consumerGroups);
         this.admin = new GroupAdmin(shared);
     }
@@ -225,12 +227,12 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
      */
     public void commitTransactionalOffsets(TxnOffsetCommitRequest request, short version,
                                            Consumer<TxnOffsetCommitResponse> callback) {
-        offsetStore.commitTransactionalOffsets(request, version, callback);
+        transactionalOffsets.commitTransactionalOffsets(request, version, callback);
     }
 
     /** A TxnOffsetCommit response with {@code error} for every partition of {@code request}. */
     public static TxnOffsetCommitResponse txnCommitError(TxnOffsetCommitRequest request, Errors error) {
-        return OffsetStore.txnCommitError(request, error);
+        return TransactionalOffsetStore.txnCommitError(request, error);
     }
 
     /**
@@ -240,7 +242,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
      * does not coordinate the partition (yet): a later load replays the marker from the log.
      */
     public void onTransactionCompleted(int partition, long producerId, boolean commit) {
-        offsetStore.onTransactionCompleted(partition, producerId, commit);
+        transactionalOffsets.onTransactionCompleted(partition, producerId, commit);
     }
 
     /** OffsetFetch for one group without {@code require_stable}. */
