@@ -550,22 +550,26 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         Set<Integer> others = new HashSet<>();
         current.brokers().forEach(b -> others.add(b.nodeId()));
         others.remove(nodeId);
-        // Leaderships first: the multis go out in this order and ZooKeeper applies them in order, so the
-        // partitions that clients cannot use until they move are moved by the first multis; leaving the
-        // ISRs of the partitions this broker only follows comes after.
-        List<TopicPartitionKey> involved = new ArrayList<>();
+        // Two rounds: the leaderships, which clients cannot use until they move, then the ISRs of the
+        // partitions this broker only follows. The second round waits for the first to be applied: every
+        // broker learns of a round's records by reading its multis' digests, and ZooKeeper answers a read
+        // only after the writes queued before it, so follower multis sent together with the leaderships
+        // would delay every other broker's view of the new leaders by their own processing.
+        List<TopicPartitionKey> led = new ArrayList<>();
         List<TopicPartitionKey> followed = new ArrayList<>();
         for (TopicImage topic : current.topics()) {
             for (PartitionState state : topic.partitions()) {
                 if (LeaderElection.resign(state, nodeId, others::contains) != null) {
-                    (state.leader() == nodeId ? involved : followed).add(new TopicPartitionKey(topic.name(),
+                    (state.leader() == nodeId ? led : followed).add(new TopicPartitionKey(topic.name(),
                             state.partition()));
                 }
             }
         }
-        involved.addAll(followed);
-        Map<TopicPartitionKey, PartitionState> written = records.updateAll(involved,
-                (topic, fresh) -> LeaderElection.resign(fresh, nodeId, others::contains), PartitionRecords.asIn(current));
+        Map<TopicPartitionKey, PartitionState> written = new java.util.HashMap<>();
+        for (List<TopicPartitionKey> round : List.of(led, followed)) {
+            written.putAll(records.updateAll(round,
+                    (topic, fresh) -> LeaderElection.resign(fresh, nodeId, others::contains), PartitionRecords.asIn(current)));
+        }
         int leaderless = 0;
         for (PartitionState state : written.values()) {
             if (state.leader() == PartitionState.NO_LEADER) {
