@@ -32,9 +32,7 @@ import java.util.UUID;
  *  +---------------------------------------------------------------+
  *  then per entry:
  *  | topic length (u16)            | topic, UTF-8 ...              |
- *  | topic id: 16 bytes                                            |
- *  | partition | leader | leader epoch | partition epoch (4 x i32) |
- *  | replicas, isr, adding, removing: each a u16 count, then i32s  |
+ *  | the state as {@link PartitionStateCodec} lays it out          |
  * </pre>
  *
  * <p>Stateless; thread-safe.
@@ -50,7 +48,11 @@ final class PartitionDigest {
     }
 
     static byte[] encode(List<Entry> entries) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(16 + entries.size() * 80);
+        int size = 8;
+        for (Entry entry : entries) {
+            size += 2 + entry.topic().length() * 3 + PartitionStateCodec.size(entry.state());
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(size);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeInt(MAGIC);
             out.writeInt(entries.size());
@@ -58,29 +60,12 @@ final class PartitionDigest {
                 byte[] topic = entry.topic().getBytes(StandardCharsets.UTF_8);
                 out.writeShort(topic.length);
                 out.write(topic);
-                out.writeLong(entry.topicId().getMostSignificantBits());
-                out.writeLong(entry.topicId().getLeastSignificantBits());
-                PartitionState state = entry.state();
-                out.writeInt(state.partition());
-                out.writeInt(state.leader());
-                out.writeInt(state.leaderEpoch());
-                out.writeInt(state.partitionEpoch());
-                writeList(out, state.replicas());
-                writeList(out, state.isr());
-                writeList(out, state.addingReplicas());
-                writeList(out, state.removingReplicas());
+                PartitionStateCodec.write(out, entry.topicId(), entry.state());
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
         }
         return bytes.toByteArray();
-    }
-
-    private static void writeList(DataOutputStream out, List<Integer> ids) throws IOException {
-        out.writeShort(ids.size());
-        for (int id : ids) {
-            out.writeInt(id);
-        }
     }
 
     /**
@@ -97,9 +82,9 @@ final class PartitionDigest {
                 return null;
             }
             int count = in.getInt();
-            // every entry takes at least 2 + 16 + 16 + 4 * 2 bytes: a count the data cannot hold is refused
-            // before anything is allocated for it
-            if (count < 0 || count > in.remaining() / 42) {
+            // every entry takes at least its topic's length and a state: a count the data cannot hold is
+            // refused before anything is allocated for it
+            if (count < 0 || count > in.remaining() / (2 + PartitionStateCodec.MIN_SIZE)) {
                 return null;
             }
             List<Entry> entries = new ArrayList<>(count);
@@ -110,36 +95,15 @@ final class PartitionDigest {
                 }
                 String topic = new String(data, in.position(), topicLength, StandardCharsets.UTF_8);
                 in.position(in.position() + topicLength);
-                UUID topicId = new UUID(in.getLong(), in.getLong());
-                int partition = in.getInt();
-                int leader = in.getInt();
-                int leaderEpoch = in.getInt();
-                int partitionEpoch = in.getInt();
-                List<Integer> replicas = readList(in);
-                List<Integer> isr = readList(in);
-                List<Integer> adding = readList(in);
-                List<Integer> removing = readList(in);
-                if (replicas == null || isr == null || adding == null || removing == null || partition < 0) {
+                PartitionStateCodec.Decoded decoded = PartitionStateCodec.read(in);
+                if (decoded == null) {
                     return null;
                 }
-                entries.add(new Entry(topic, topicId, new PartitionState(partition, leader, leaderEpoch, replicas, isr,
-                        partitionEpoch, adding, removing)));
+                entries.add(new Entry(topic, decoded.topicId(), decoded.state()));
             }
             return in.hasRemaining() ? null : entries;
-        } catch (BufferUnderflowException | IllegalArgumentException e) {
-            return null; // truncated, or a state PartitionState refuses
+        } catch (BufferUnderflowException e) {
+            return null; // truncated
         }
-    }
-
-    private static List<Integer> readList(ByteBuffer in) {
-        int n = Short.toUnsignedInt(in.getShort());
-        if (n > in.remaining() / 4) {
-            return null;
-        }
-        Integer[] ids = new Integer[n];
-        for (int i = 0; i < n; i++) {
-            ids[i] = in.getInt();
-        }
-        return List.of(ids);
     }
 }

@@ -2,30 +2,63 @@ package io.krill.controller.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.krill.controller.metadata.PartitionState;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * Partition records with and without a reassignment, records written before reassignments existed, and
+ * Partition records (binary, and the JSON of earlier versions) with and without a reassignment, records
+ * written before reassignments existed, and
  * topic records with and without their partitions' initial states.
  */
 class MetadataRecordsTest {
     private static final UUID TOPIC_ID = UUID.fromString("6e30610a-0000-4000-8000-000000000001");
 
     @Test
-    void reassignmentListsRoundTripAndAreAbsentOtherwise() {
+    void partitionRecordsRoundTripWithAndWithoutAReassignment() {
         PartitionState moving = new PartitionState(3, 1, 4, List.of(2, 3, 1), List.of(1, 2), 9, List.of(3), List.of(1));
-        assertEquals(moving, MetadataRecords.decodePartition(3, MetadataRecords.encodePartition("t", TOPIC_ID, moving)));
+        MetadataRecords.PartitionRecord decoded = MetadataRecords.decodePartitionRecord(3,
+                MetadataRecords.encodePartition("t", TOPIC_ID, moving));
+        assertEquals(moving, decoded.state());
+        assertEquals(TOPIC_ID, decoded.topicId());
 
-        PartitionState plain = new PartitionState(3, 1, 4, List.of(1, 2), List.of(1, 2), 9);
+        PartitionState plain = new PartitionState(3, -1, 4, List.of(1, 2, 3), List.of(1, 2, 3), 9);
         byte[] encoded = MetadataRecords.encodePartition("t", TOPIC_ID, plain);
-        assertFalse(new String(encoded, StandardCharsets.UTF_8).contains("addingReplicas"), "the old format");
+        assertEquals(4 + 64, encoded.length, "binary: magic, then 64 bytes for three replicas in sync");
         assertEquals(plain, MetadataRecords.decodePartition(3, encoded));
+    }
+
+    @Test
+    void aPartitionRecordThatDoesNotParseOrNamesAnotherPartitionIsRefused() {
+        byte[] good = MetadataRecords.encodePartition("t", TOPIC_ID,
+                new PartitionState(3, 1, 4, List.of(1, 2), List.of(1, 2), 9));
+        for (int length = 4; length < good.length; length++) {
+            byte[] truncated = Arrays.copyOf(good, length);
+            assertThrows(IllegalStateException.class, () -> MetadataRecords.decodePartition(3, truncated),
+                    "truncated to " + length);
+        }
+        assertThrows(IllegalStateException.class,
+                () -> MetadataRecords.decodePartition(3, Arrays.copyOf(good, good.length + 1)), "trailing bytes");
+        byte[] huge = good.clone();
+        huge[4 + 16 + 16] = (byte) 0xff; // the replicas' count: 65,280 ids in 16 bytes
+        assertThrows(IllegalStateException.class, () -> MetadataRecords.decodePartition(3, huge));
+        assertThrows(IllegalStateException.class, () -> MetadataRecords.decodePartition(4, good), "another partition");
+    }
+
+    @Test
+    void aJsonRecordOfAnEarlierVersionIsStillRead() {
+        String json = "{\"id\":\"t_3\",\"simpleFields\":{\"leader\":\"1\",\"leaderEpoch\":\"4\",\"partitionEpoch\":\"9\","
+                + "\"topicId\":\"" + TOPIC_ID + "\"},\"listFields\":{\"replicas\":[\"2\",\"3\",\"1\"],\"isr\":[\"1\",\"2\"],"
+                + "\"addingReplicas\":[\"3\"],\"removingReplicas\":[\"1\"]},\"mapFields\":{}}";
+        MetadataRecords.PartitionRecord record = MetadataRecords.decodePartitionRecord(3, json.getBytes(StandardCharsets.UTF_8));
+        assertEquals(new PartitionState(3, 1, 4, List.of(2, 3, 1), List.of(1, 2), 9, List.of(3), List.of(1)), record.state());
+        assertEquals(TOPIC_ID, record.topicId());
     }
 
     @Test
