@@ -551,10 +551,14 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         current.brokers().forEach(b -> others.add(b.nodeId()));
         others.remove(nodeId);
         // Two rounds: the leaderships, which clients cannot use until they move, then the ISRs of the
-        // partitions this broker only follows. The second round waits for the first to be applied: every
-        // broker learns of a round's records by reading its multis' digests, and ZooKeeper answers a read
-        // only after the writes queued before it, so follower multis sent together with the leaderships
-        // would delay every other broker's view of the new leaders by their own processing.
+        // partitions this broker only follows. Every broker learns of a round's records by reading its
+        // multis' digests, and ZooKeeper answers a read only after the writes queued before it, so
+        // follower multis sent with the leaderships, or right after they are applied, would hold every
+        // other broker's view of the new leaders back by their own processing. The second round waits
+        // until this broker's own image shows the first: its watcher read the digests after the other
+        // brokers' watchers did (their events came first), so by then ZooKeeper has answered those reads
+        // too (on a single server, which serves reads and writes in arrival order), and this broker's
+        // Metadata answers name the new leaders from then on.
         List<TopicPartitionKey> led = new ArrayList<>();
         List<TopicPartitionKey> followed = new ArrayList<>();
         for (TopicImage topic : current.topics()) {
@@ -566,19 +570,24 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
             }
         }
         Map<TopicPartitionKey, PartitionState> written = new java.util.HashMap<>();
-        for (List<TopicPartitionKey> round : List.of(led, followed)) {
-            written.putAll(records.updateAll(round,
-                    (topic, fresh) -> LeaderElection.resign(fresh, nodeId, others::contains), PartitionRecords.asIn(current)));
+        written.putAll(records.updateAll(led,
+                (topic, fresh) -> LeaderElection.resign(fresh, nodeId, others::contains), PartitionRecords.asIn(current)));
+        long leadershipsMoved = System.nanoTime();
+        if (!written.isEmpty() && !followed.isEmpty()) {
+            imageAfterOwnWrites();
         }
+        written.putAll(records.updateAll(followed,
+                (topic, fresh) -> LeaderElection.resign(fresh, nodeId, others::contains), PartitionRecords.asIn(current)));
         int leaderless = 0;
         for (PartitionState state : written.values()) {
             if (state.leader() == PartitionState.NO_LEADER) {
                 leaderless++;
             }
         }
-        LOG.info("broker {} resigned from {} partition(s) in {} ms, of which {} ms waiting for an image with its own"
-                + " writes ({} now without a leader)", nodeId, written.size(),
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
-                TimeUnit.NANOSECONDS.toMillis(imaged - started), leaderless);
+        LOG.info("broker {} resigned from {} partition(s) in {} ms: its {} leadership(s) moved after {} ms (of which {} ms"
+                + " waiting for an image with its own writes), then left {} ISR(s) ({} now without a leader)", nodeId,
+                written.size(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), led.size(),
+                TimeUnit.NANOSECONDS.toMillis(leadershipsMoved - started), TimeUnit.NANOSECONDS.toMillis(imaged - started),
+                followed.size(), leaderless);
     }
 }
