@@ -1,8 +1,6 @@
 package io.krill.controller.cluster;
 
-import io.krill.controller.metadata.TopicPartitionKey;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,42 +9,44 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@link PartitionDigest}s a watcher has seen: the digest nodes a batch of watch events named, read
- * in one pipelined round, and kept by the zxid of the multi that wrote them, so that a partition event
- * of the same multi finds its record here instead of reading it. A digest rewritten since its event
- * (its modification zxid differs), removed or unparsable is dropped: its records are read one by one.
- * The last {@value #KEPT} digests are kept, since a multi's events may straddle two batches (the
- * digest's event comes first).
+ * The {@link PartitionDigest}s that a batch of watch events named: how a watcher learns of changed
+ * partition records, since partition nodes are not watched (a watch event for each record to each
+ * broker was most of ZooKeeper's work in a failover). Every multi that writes partition records starts
+ * with a set-data of one of its writer's digest nodes, so the digest's event says which multi (its
+ * zxid) and the digest holds exactly that multi's records. The named digests are read in one pipelined
+ * round. A digest that no longer holds the multi its event announced (the writer has reused the slot
+ * since, it was named twice in one batch, it is gone or does not parse) is <em>missed</em>: which
+ * records that multi wrote is then unknown, and the watcher must read every partition record again.
  *
  * <p>Not thread-safe: confined to the metadata watcher's thread.
  */
 final class DigestsSeen {
     private static final Logger LOG = LoggerFactory.getLogger(DigestsSeen.class);
-    private static final int KEPT = 256;
 
-    /** Digest nodes named by the current batch's events, with the zxid of the last event of each. */
+    /** Digest nodes named by the current batch's events, with the zxid of each event. */
     private final Map<String, Long> named = new LinkedHashMap<>();
-    private final Map<Long, Map<TopicPartitionKey, PartitionDigest.Entry>> byZxid =
-            new LinkedHashMap<>(16, 0.75f, false) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<Long, Map<TopicPartitionKey, PartitionDigest.Entry>> eldest) {
-                    return size() > KEPT;
-                }
-            };
+    private boolean missed;
+
+    /** A digest as read: the zxid of the multi that wrote it, and the records it wrote. */
+    record Digest(long zxid, List<PartitionDigest.Entry> entries) {
+    }
 
     /** A NodeDataChanged event of a digest node, with its zxid. */
     void named(String path, long zxid) {
-        named.put(path, zxid);
+        Long before = named.put(path, zxid);
+        if (before != null && before != zxid) {
+            missed = true; // the node holds only the later multi's records now
+        }
     }
 
     boolean anyNamed() {
         return !named.isEmpty();
     }
 
-    /** Reads the digests named since the last call, in one pipelined round, and keeps those still as written. */
-    void readNamed(ZkSession session) {
+    /** Reads the digests named since the last call, in one pipelined round; those not as written are missed. */
+    List<Digest> readNamed(ZkSession session) {
         if (named.isEmpty()) {
-            return;
+            return List.of();
         }
         List<String> paths = new ArrayList<>(named.keySet());
         List<Long> zxids = new ArrayList<>(named.values());
@@ -56,27 +56,34 @@ final class DigestsSeen {
             stats[i] = new Stat();
         }
         byte[][] data = session.readAll(paths, stats);
+        List<Digest> digests = new ArrayList<>(data.length);
         for (int i = 0; i < data.length; i++) {
             long zxid = zxids.get(i);
             if (data[i] == null || stats[i].getMzxid() != zxid) {
-                continue; // rewritten by a later multi since (or removed): its records are read one by one
+                missed = true; // rewritten by a later multi since (or removed)
+                continue;
             }
             List<PartitionDigest.Entry> entries = PartitionDigest.decode(data[i]);
             if (entries == null) {
-                LOG.warn("digest node {} does not parse; reading its records one by one", paths.get(i));
+                LOG.warn("digest node {} does not parse", paths.get(i));
+                missed = true;
                 continue;
             }
-            Map<TopicPartitionKey, PartitionDigest.Entry> byKey = new HashMap<>(entries.size() * 2);
-            for (PartitionDigest.Entry entry : entries) {
-                byKey.put(new TopicPartitionKey(entry.topic(), entry.state().partition()), entry);
-            }
-            byZxid.put(zxid, byKey);
+            digests.add(new Digest(zxid, entries));
         }
+        return digests;
     }
 
-    /** The record the multi of transaction {@code zxid} wrote for {@code key}, if its digest was read; else null. */
-    PartitionDigest.Entry find(TopicPartitionKey key, long zxid) {
-        Map<TopicPartitionKey, PartitionDigest.Entry> digest = byZxid.get(zxid);
-        return digest == null ? null : digest.get(key);
+    /** Whether a digest was missed since the last call (the caller then reads every record again). */
+    boolean takeMissed() {
+        boolean was = missed;
+        missed = false;
+        return was;
+    }
+
+    /** Forgets what was named and missed: everything is about to be read again. */
+    void clear() {
+        named.clear();
+        missed = false;
     }
 }

@@ -5,7 +5,6 @@ import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataListener;
 import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
-import io.krill.controller.metadata.TopicPartitionKey;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -29,10 +28,12 @@ import org.slf4j.LoggerFactory;
  * ({@code krill-metadata-<nodeId>}) and tells listeners of new images, in order, on another
  * ({@code krill-metadata-apply-<nodeId>}, see {@link ImageNotifier}), so that a listener's slow work (the
  * partition manager creating two thousand logs for one CreateTopics) never holds back the reading of
- * ZooKeeper nor the image that request threads serve from. Driven by persistent recursive
- * watches, not polling: on each event the thread re-reads the node it names (reads on one session
- * are in order, so a re-read is never older than the event; the partition records a batch of events
- * names are read together in one pipelined round) and publishes a new image after a batch:
+ * ZooKeeper nor the image that request threads serve from. Driven by persistent watches, not
+ * polling: on each event the thread re-reads the node it names (reads on one session are in order, so
+ * a re-read is never older than the event; the topic nodes a batch of events names are read together
+ * in pipelined rounds). Partition nodes are not watched: every multi that writes partition records
+ * carries a digest of them ({@link DigestsSeen}), so a broker reads one node per multi and ZooKeeper
+ * sends one event per multi instead of one per record. A new image is published after a batch:
  * the work queued when the batch began, so a burst of changes makes one image, while work that keeps
  * arriving (Helix writes dozens of watched nodes while a broker joins) cannot hold back the image, and
  * the callers waiting for it, until the burst ends. After every (re)connection
@@ -76,11 +77,14 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     /** The last image handed to the notifier. */
     private MetadataImage delivered;
     private final Set<String> changedTopics = new java.util.LinkedHashSet<>();
-    /** Partitions named by this batch's events, with the zxid of the last event of each. */
-    private final Map<TopicPartitionKey, Long> changedPartitions = new java.util.LinkedHashMap<>();
-    /** The digests this batch's events named, and those read lately. */
+    /** Whether this batch's events say a topic node was created or deleted (the topics' list changed). */
+    private boolean topicListChanged;
+    /** Topic nodes this session has a persistent watch on. */
+    private final Set<String> watchedTopics = new HashSet<>();
+    /** The digests this batch's events named: how changed partition records are learned. */
     private final DigestsSeen digests = new DigestsSeen();
     private volatile long recordsFromDigests;
+    private volatile long missedDigests;
 
     /**
      * A unit of work for the watcher thread; {@code done} completes with the next image, once it is
@@ -130,6 +134,11 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     /** How many changed partition records were taken from digests instead of being read: for tests. */
     long recordsFromDigests() {
         return recordsFromDigests;
+    }
+
+    /** How many times a missed digest made this watcher read every partition record again: for tests. */
+    long missedDigests() {
+        return missedDigests;
     }
 
     /** How many times a listener threw; each failure is logged with its stack trace. */
@@ -297,15 +306,14 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
             }
             long started = System.nanoTime();
             int changedTopicCount = changedTopics.size();
-            int changed = changedPartitions.size();
             long digestedBefore = recordsFromDigests;
             readChanged();
             long read = System.nanoTime();
             MetadataImage published = publish();
             long applied = System.nanoTime();
             if (applied - started >= SLOW_BATCH_NANOS) {
-                LOG.info("metadata: {} changed topic(s) and {} changed partition record(s) ({} of them from digests)"
-                        + " read in {} ms, the new image built in {} ms", changedTopicCount, changed,
+                LOG.info("metadata: {} changed topic(s) and {} changed partition record(s) from digests"
+                        + " read in {} ms, the new image built in {} ms", changedTopicCount,
                         recordsFromDigests - digestedBefore, TimeUnit.NANOSECONDS.toMillis(read - started),
                         TimeUnit.NANOSECONDS.toMillis(applied - read));
             }
@@ -333,25 +341,77 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     }
 
     /**
-     * The topics and partitions that events of this batch named: the topics in two pipelined rounds
-     * (their new partitions with them), then the partitions in one.
+     * What this batch's events named: the topics (a changed list of topics first, then every named
+     * topic node in two pipelined rounds, their new partitions with them) and the digests of the multis
+     * that wrote partition records (one pipelined round). A missed digest means reading every partition
+     * record again.
      */
     private void readChanged() {
-        if (changedTopics.isEmpty() && changedPartitions.isEmpty() && !digests.anyNamed()) {
+        if (changedTopics.isEmpty() && !topicListChanged && !digests.anyNamed()) {
             return;
         }
         List<String> names = new ArrayList<>(changedTopics);
         changedTopics.clear();
-        Map<TopicPartitionKey, Long> keys = new java.util.LinkedHashMap<>(changedPartitions);
-        changedPartitions.clear();
+        boolean listChanged = topicListChanged;
+        topicListChanged = false;
         try {
-            digests.readNamed(session);
-            reloadTopics(names, false);
-            reloadChangedPartitions(keys);
+            List<DigestsSeen.Digest> read = digests.readNamed(session);
+            if (listChanged) {
+                Set<String> now = new HashSet<>(session.childrenOrEmpty(paths.topics()));
+                for (String name : now) {
+                    if (!topics.containsKey(name)) {
+                        names.add(name);
+                    }
+                }
+                for (String name : topics.keySet()) {
+                    if (!now.contains(name)) {
+                        names.add(name);
+                    }
+                }
+            }
+            reloadTopics(new java.util.LinkedHashSet<>(names), false);
+            boolean missed = !applyDigests(read) | digests.takeMissed();
+            if (missed) {
+                missedDigests++;
+                LOG.info("metadata: a multi's digest was rewritten before it was read; reading every partition record again");
+                reloadTopics(new ArrayList<>(topics.keySet()), true);
+            }
         } catch (RuntimeException e) {
             LOG.warn("metadata refresh failed ({}); reading everything again in {} ms", e.toString(), RETRY_DELAY_MS);
             scheduleResync();
         }
+    }
+
+    /**
+     * Takes each digest's records into the cache, unless the cache already holds a later one of that
+     * partition, or the record is of a deleted (or deleted and re-created) topic.
+     *
+     * @return false when a record could not be placed though its topic is the one cached (the caller
+     *         reads everything again)
+     */
+    private boolean applyDigests(List<DigestsSeen.Digest> read) {
+        boolean placed = true;
+        long fromDigests = 0;
+        for (DigestsSeen.Digest digest : read) {
+            for (PartitionDigest.Entry entry : digest.entries()) {
+                CachedTopic cached = topics.get(entry.topic());
+                if (cached == null || !entry.topicId().equals(cached.record.id())) {
+                    continue; // deleted since; or the digest is of an earlier topic of that name
+                }
+                int partition = entry.state().partition();
+                if (partition >= cached.partitions.length) {
+                    placed = false; // cannot happen: a growth's own event comes first and was read above
+                    continue;
+                }
+                if (digest.zxid() > cached.partitionMzxids[partition]) {
+                    cached.setPartition(partition, entry.state(), digest.zxid());
+                    dirty = true;
+                }
+                fromDigests++;
+            }
+        }
+        recordsFromDigests += fromDigests;
+        return placed;
     }
 
     /** Runs one task; false when it failed (its future is failed and a full re-read scheduled) or has no future. */
@@ -418,19 +478,20 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
             return;
         }
         String topicsPrefix = paths.topics() + "/";
-        if (path.startsWith(topicsPrefix)) {
-            String[] parts = path.substring(topicsPrefix.length()).split("/");
-            if (parts.length == 1) {
-                changedTopics.add(parts[0]); // read with the batch's other topics, before its partitions
-            } else if (parts.length == 2 && event.getType() == Watcher.Event.EventType.NodeDataChanged) {
-                // read with the rest of the batch's partitions, in one pipelined round, before the publish,
-                // unless a digest of the same multi has it; a created partition node needs no read of its
-                // own: it is always created in one multi with its topic node's creation or growth, whose
-                // event reads the new partitions
-                changedPartitions.put(new TopicPartitionKey(parts[0], Integer.parseInt(parts[1])), event.getZxid());
+        Watcher.Event.EventType type = event.getType();
+        if (path.equals(paths.topics())) {
+            if (type == Watcher.Event.EventType.NodeChildrenChanged) {
+                topicListChanged = true; // a topic created or deleted: the list is read with the batch
+            }
+        } else if (path.startsWith(topicsPrefix)) {
+            // Topic nodes only: partition nodes are not watched (their changes come in digests). A topic
+            // node's children change with its own data (growth) or deletion, which tell already.
+            String name = path.substring(topicsPrefix.length());
+            if (name.indexOf('/') < 0 && type != Watcher.Event.EventType.NodeChildrenChanged) {
+                changedTopics.add(name); // read with the batch's other topics
             }
         } else if (path.startsWith(paths.partitionDigests() + "/")) {
-            if (event.getType() == Watcher.Event.EventType.NodeDataChanged && event.getZxid() != WatchedEvent.NO_ZXID) {
+            if (type == Watcher.Event.EventType.NodeDataChanged && event.getZxid() != WatchedEvent.NO_ZXID) {
                 digests.named(path, event.getZxid());
             }
         } else if (path.startsWith(paths.entityConfigs() + "/")) {
@@ -451,8 +512,14 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     /** Reads everything; the watches are (re-)added first so that no change slips in between. */
     private void resync() {
         ZkSession zk = session;
-        zk.watchRecursively(List.of(paths.krillRoot(), paths.liveInstances(), paths.instanceConfigs(),
-                paths.controllerLeader()));
+        // Not the partition nodes: a watch event per record to every broker was most of ZooKeeper's work
+        // in a failover; changed records are learned from the digests of the multis that write them.
+        zk.watchRecursively(List.of(paths.clusterId(), paths.entityConfigs(), paths.partitionDigests(),
+                paths.liveInstances(), paths.instanceConfigs(), paths.controllerLeader()));
+        zk.watchAll(List.of(paths.topics()));
+        watchedTopics.clear(); // after a session expiry the server has forgotten them: re-added as read
+        digests.clear();
+        topicListChanged = false;
         reloadClusterId();
         reloadInstanceConfigs();
         reloadLive();
@@ -566,8 +633,17 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
             return;
         }
         List<String> topicPaths = new ArrayList<>(names.size());
+        List<String> toWatch = new ArrayList<>();
         for (String name : names) {
             topicPaths.add(paths.topic(name));
+            if (!watchedTopics.contains(name)) {
+                toWatch.add(paths.topic(name));
+            }
+        }
+        // the watch before the read: a change in between is not missed
+        session.watchAll(toWatch);
+        for (String name : names) {
+            watchedTopics.add(name);
         }
         Stat[] topicStats = newStats(topicPaths.size());
         byte[][] topicData = session.readAll(topicPaths, topicStats);
@@ -582,6 +658,9 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
                 if (topics.remove(name) != null) {
                     dirty = true;
                 }
+                if (watchedTopics.remove(name)) {
+                    session.unwatchLater(paths.topic(name)); // a re-creation is seen on the topics' list
+                }
                 continue;
             }
             if (!all && cached != null && stat.getMzxid() == cached.mzxid) {
@@ -592,7 +671,8 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
             if (!all && !sameTopic && stat.getCzxid() == stat.getMzxid()
                     && record.initialStates().size() == record.partitionCount()) {
                 // A new topic whose node is as created: its partition nodes were created in the same
-                // multi (one zxid), and a later change of any comes with an event after this one.
+                // multi (one zxid), and a later change of any comes in a digest whose event is after
+                // this one.
                 PartitionState[] partitions = record.initialStates().toArray(PartitionState[]::new);
                 long[] partitionMzxids = new long[partitions.length];
                 java.util.Arrays.fill(partitionMzxids, stat.getCzxid());
@@ -644,53 +724,6 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
             stats[i] = new Stat();
         }
         return stats;
-    }
-
-    private void reloadPartitions(List<TopicPartitionKey> keys) {
-        List<TopicPartitionKey> known = new ArrayList<>(keys.size());
-        List<String> nodePaths = new ArrayList<>(keys.size());
-        for (TopicPartitionKey key : keys) {
-            CachedTopic cached = topics.get(key.topic());
-            if (cached != null && key.partition() < cached.partitions.length) {
-                known.add(key);
-                nodePaths.add(paths.partition(key.topic(), key.partition()));
-            }
-        }
-        Stat[] stats = new Stat[known.size()];
-        for (int i = 0; i < stats.length; i++) {
-            stats[i] = new Stat();
-        }
-        byte[][] data = session.readAll(nodePaths, stats);
-        for (int i = 0; i < data.length; i++) {
-            applyPartition(known.get(i).topic(), known.get(i).partition(), data[i], stats[i]);
-        }
-    }
-
-    /**
-     * The partitions events named: each taken from the digest of the multi whose event it was when this
-     * broker has read that digest, the rest read in one pipelined round.
-     */
-    private void reloadChangedPartitions(Map<TopicPartitionKey, Long> changed) {
-        List<TopicPartitionKey> toRead = new ArrayList<>(changed.size());
-        long fromDigests = 0;
-        for (Map.Entry<TopicPartitionKey, Long> event : changed.entrySet()) {
-            TopicPartitionKey key = event.getKey();
-            PartitionDigest.Entry entry = digests.find(key, event.getValue());
-            CachedTopic cached = topics.get(key.topic());
-            if (entry == null || cached == null || key.partition() >= cached.partitions.length
-                    || !entry.topicId().equals(cached.record.id())) {
-                toRead.add(key);
-                continue;
-            }
-            long zxid = event.getValue();
-            if (zxid > cached.partitionMzxids[key.partition()]) {
-                cached.setPartition(key.partition(), entry.state(), zxid);
-                dirty = true;
-            }
-            fromDigests++;
-        }
-        recordsFromDigests += fromDigests;
-        reloadPartitions(toRead);
     }
 
     private void reloadPartition(String name, int partition) {

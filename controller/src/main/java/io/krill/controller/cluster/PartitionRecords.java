@@ -46,8 +46,6 @@ final class PartitionRecords {
     private final ZkPaths paths;
     private final int nodeId;
     private final java.util.concurrent.atomic.AtomicInteger nextDigestSlot = new java.util.concurrent.atomic.AtomicInteger();
-    /** Set once this broker's digest nodes exist; until then (and if one has vanished) multis carry none. */
-    private volatile boolean digests;
 
     /** A record as read, with what a conditional write of it needs. */
     record Versioned(PartitionState state, UUID topicId, int version) {
@@ -72,8 +70,10 @@ final class PartitionRecords {
     }
 
     /**
-     * Creates this broker's digest nodes where missing (one pipelined read, one multi) and from then on
-     * writes a {@link PartitionDigest} in every multi of {@link #updateAll}.
+     * Creates this broker's digest nodes where missing (one pipelined read, one multi). Every write of a
+     * partition record carries a {@link PartitionDigest} in its multi: other brokers do not watch
+     * partition nodes and learn of changed records only from digests, so this runs before the first
+     * write, and again whenever a digest node has gone.
      */
     void ensureDigestNodes() {
         session.createPath(paths.partitionDigests());
@@ -98,10 +98,8 @@ final class PartitionRecords {
             }
             if (failure != null) {
                 ensureDigestNodes(); // another process of this node id created some meanwhile: create the rest
-                return;
             }
         }
-        digests = true;
     }
 
     /** The partition's record, or null when the topic or partition does not exist. */
@@ -116,23 +114,36 @@ final class PartitionRecords {
     }
 
     /**
-     * Writes {@code proposed} if the record is still at {@code read}'s version.
+     * Writes {@code proposed} if the record is still at {@code read}'s version, with its digest in the
+     * same multi.
      *
-     * @return false when another writer got there first (re-read and decide again)
+     * @return false when another writer got there first or the connection was lost (re-read and decide
+     *         again)
      */
     boolean compareAndSet(String topic, Versioned read, PartitionState proposed) {
-        byte[] data = MetadataRecords.encodePartition(topic, read.topicId(), proposed);
         String path = paths.partition(topic, proposed.partition());
-        try {
-            session.call(zk -> zk.setData(path, data, read.version()));
+        String digest = nextDigestPath();
+        List<Op> ops = List.of(
+                Op.setData(digest, PartitionDigest.encode(List.of(new PartitionDigest.Entry(topic, read.topicId(), proposed))), -1),
+                Op.setData(path, MetadataRecords.encodePartition(topic, read.topicId(), proposed), read.version()));
+        KeeperException failure = session.multiAll(List.of(ops)).get(0);
+        if (failure == null) {
             return true;
-        } catch (KeeperException.BadVersionException e) {
-            return false;
-        } catch (KeeperException.NoNodeException e) {
-            return false;
-        } catch (KeeperException e) {
-            throw ZkSession.unexpected(e);
         }
+        if (failure instanceof KeeperException.NoNodeException && digest.equals(failure.getPath())) {
+            ensureDigestNodes(); // removed by hand? Without it no other broker would see the write
+            return compareAndSet(topic, read, proposed);
+        }
+        if (failure instanceof KeeperException.BadVersionException || failure instanceof KeeperException.NoNodeException
+                || ZkSession.isRetriable(failure.code())) {
+            return false; // lost a race, or the connection (the write may have landed: the re-read tells)
+        }
+        throw ZkSession.unexpected(failure);
+    }
+
+    /** This writer's next digest node: the slots are taken in turn. */
+    private String nextDigestPath() {
+        return paths.partitionDigest(nodeId, Math.floorMod(nextDigestSlot.getAndIncrement(), DIGEST_SLOTS));
     }
 
     /**
@@ -274,7 +285,7 @@ final class PartitionRecords {
                     }
                 } else if (ZkSession.isConflict(failure) || ZkSession.isRetriable(failure.code())) {
                     if (failure instanceof KeeperException.NoNodeException && digestPaths.contains(failure.getPath())) {
-                        digests = false; // a digest node was removed (by hand?): go on without digests
+                        ensureDigestNodes(); // a digest node was removed (by hand?): without it no broker sees the records
                     }
                     retry.addAll(multiKeys.get(m));
                 } else {
@@ -324,11 +335,9 @@ final class PartitionRecords {
         }
 
         private void send() {
-            if (digests) {
-                String path = paths.partitionDigest(nodeId, Math.floorMod(nextDigestSlot.getAndIncrement(), DIGEST_SLOTS));
-                ops.add(0, Op.setData(path, PartitionDigest.encode(entries), -1));
-                digestPaths.add(path);
-            }
+            String path = nextDigestPath();
+            ops.add(0, Op.setData(path, PartitionDigest.encode(entries), -1));
+            digestPaths.add(path);
             sent.add(session.multiAsync(ops));
             ops = new ArrayList<>();
             entries = new ArrayList<>();

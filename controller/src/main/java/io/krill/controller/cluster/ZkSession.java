@@ -430,6 +430,61 @@ final class ZkSession implements AutoCloseable {
         }
     }
 
+    /**
+     * Adds persistent (not recursive) watches on {@code paths}, all in flight at once: each tells of
+     * its node's data changes, creation and deletion, and of changes to its list of children, but not of
+     * its children's data. Idempotent; a node need not exist.
+     */
+    void watchAll(List<String> paths) {
+        if (paths.isEmpty()) {
+            return;
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(operationTimeoutMs);
+        List<String> pending = paths;
+        while (!pending.isEmpty()) {
+            ZooKeeper handle = handle();
+            KeeperException.Code[] codes = new KeeperException.Code[pending.size()];
+            CountDownLatch answered = new CountDownLatch(pending.size());
+            for (int i = 0; i < pending.size(); i++) {
+                handle.addWatch(pending.get(i), AddWatchMode.PERSISTENT, (rc, path, ctx) -> {
+                    codes[(Integer) ctx] = KeeperException.Code.get(rc);
+                    answered.countDown();
+                }, i);
+            }
+            awaitAnswers(answered, deadline);
+            List<String> retry = new ArrayList<>();
+            for (int i = 0; i < pending.size(); i++) {
+                if (codes[i] == KeeperException.Code.OK) {
+                    continue;
+                }
+                if (!isRetriable(codes[i])) {
+                    throw unexpected(KeeperException.create(codes[i], pending.get(i)));
+                }
+                retry.add(pending.get(i));
+            }
+            if (!retry.isEmpty()) {
+                if (System.nanoTime() > deadline) {
+                    throw new ZkUnavailableException("ZooKeeper unavailable for " + operationTimeoutMs + " ms", null);
+                }
+                pause();
+            }
+            pending = retry;
+        }
+    }
+
+    /**
+     * Removes this session's persistent watch on {@code path} without waiting (a deleted topic's); one
+     * that is already gone, or a lost connection (after which everything is watched and read again), is
+     * fine.
+     */
+    void unwatchLater(String path) {
+        try {
+            handle().removeAllWatches(path, Watcher.WatcherType.Persistent, false, (rc, p, ctx) -> { }, null);
+        } catch (RuntimeException e) {
+            // not connected: the watch goes with the session or is re-added on the resync that follows
+        }
+    }
+
     static IllegalStateException unexpected(KeeperException e) {
         return new IllegalStateException("unexpected ZooKeeper error on " + e.getPath() + ": " + e.code(), e);
     }

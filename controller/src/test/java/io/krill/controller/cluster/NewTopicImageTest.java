@@ -53,6 +53,9 @@ class NewTopicImageTest {
             await().atMost(PATIENCE).until(() -> !one.isFenced() && !two.isFenced()
                     && one.image().brokers().size() == 2 && two.image().brokers().size() == 2);
             ZkPaths paths = new ZkPaths(CLUSTER);
+            // a writer as any broker's: its multis carry digests, which is how the others learn of records
+            PartitionRecords writer = new PartitionRecords(probe, paths, 9);
+            writer.ensureDigestNodes();
             for (int round = 0; round < 10; round++) {
                 String name = "fresh-" + round;
                 TopicImage created = one.createTopic(NewTopic.of(name, 4, 2));
@@ -60,10 +63,8 @@ class NewTopicImageTest {
                 PartitionState initial = created.partition(1);
                 PartitionState changed = new PartitionState(1, initial.isr().get(1), 1, initial.replicas(),
                         List.of(initial.isr().get(1)), 1);
-                byte[] record = MetadataRecords.encodePartition(name, created.id(), changed);
                 UUID id = created.id();
-                String path = paths.partition(name, 1);
-                probe.call(handle -> handle.setData(path, record, 0));
+                assertTrue(writer.compareAndSet(name, new PartitionRecords.Versioned(initial, id, 0), changed));
                 for (ZooKeeperMetadataStore store : List.of(one, two)) {
                     await().atMost(PATIENCE).until(() -> {
                         TopicImage seen = store.image().topic(name);
