@@ -206,7 +206,17 @@ final class LeaderController {
         Map<TopicPartitionKey, PartitionState> written = new java.util.LinkedHashMap<>(
                 context.records().updateAll(leaderChanges, rule, PartitionRecords.asIn(image)));
         long leadersMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        if (!isrChanges.isEmpty()) {
+            // Other brokers read the new leaders from the digests of the multis above; ISR multis sent now
+            // would queue ahead of those reads in ZooKeeper. This broker's own read comes after theirs.
+            context.watcher().imageAfterOwnWrites(context.config().operationTimeoutMs());
+        }
         written.putAll(context.records().updateAll(isrChanges, rule, PartitionRecords.asIn(image)));
+        if (!written.isEmpty()) {
+            // The next pass decides from the image: one that does not show this pass's writes yet would
+            // decide them again, and every such write would fail its version check and cost a read.
+            context.watcher().imageAfterOwnWrites(context.config().operationTimeoutMs());
+        }
         int leaderless = 0;
         for (PartitionState state : written.values()) {
             if (!state.hasLeader()) {

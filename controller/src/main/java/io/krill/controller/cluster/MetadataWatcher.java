@@ -167,6 +167,23 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         return submit(() -> { }, true);
     }
 
+    /**
+     * The image once it shows this session's answered writes (their events came before the answers), or
+     * the current image if the watcher has not published it within {@code timeoutMs}. For writers that
+     * decide their next writes from the image, or that should let other brokers' reads of their digests
+     * go first (see ZooKeeperMetadataStore's resignation).
+     */
+    MetadataImage imageAfterOwnWrites(long timeoutMs) {
+        try {
+            return publishedBarrier().get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            return image; // closing, or a slow ZooKeeper: the caller's version checks cover a stale image
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return image;
+        }
+    }
+
     /** Like {@link #refreshTopics}, but completes as soon as the image that shows them is published. */
     CompletableFuture<MetadataImage> refreshTopicsPublished(Collection<String> names) {
         List<String> copy = List.copyOf(names);

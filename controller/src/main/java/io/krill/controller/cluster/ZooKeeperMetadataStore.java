@@ -526,14 +526,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
      * multi a read round. Falls back to the current image if the watcher does not catch up in time.
      */
     private MetadataImage imageAfterOwnWrites() {
-        try {
-            return watcher.publishedBarrier().get(config.operationTimeoutMs(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            return image();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return image();
-        }
+        return watcher.imageAfterOwnWrites(config.operationTimeoutMs());
     }
 
     /**
