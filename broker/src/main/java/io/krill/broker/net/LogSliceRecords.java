@@ -22,7 +22,12 @@ public final class LogSliceRecords implements Records {
 
     @Override
     public int sizeInBytes() {
-        return slice.sizeInBytes();
+        int size = slice.sizeInBytes();
+        ResponseSplices splices = ResponseSplices.current();
+        if (splices != null && size > 0) {
+            splices.expect(this, size); // sized by the encoder: these bytes will not be in its buffer
+        }
+        return size;
     }
 
     @Override

@@ -19,6 +19,9 @@ public final class ResponseSplices {
 
     private final List<Integer> indexes = new ArrayList<>(4);
     private final List<FileSlice> slices = new ArrayList<>(4);
+    /** The records that said, while the response was sized, that they will be spliced; null until one does. */
+    private java.util.Set<Object> expected;
+    private long expectedBytes;
 
     /** The collector of the response being encoded on this thread, or null. */
     public static ResponseSplices current() {
@@ -33,6 +36,24 @@ public final class ResponseSplices {
 
     static void end() {
         CURRENT.remove();
+    }
+
+    /**
+     * {@code records} (sized once or several times while the response is sized) will hand over
+     * {@code bytes} of file data instead of writing them, so the encoder need not allocate room for them.
+     */
+    public void expect(Object records, int bytes) {
+        if (expected == null) {
+            expected = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        }
+        if (expected.add(records)) {
+            expectedBytes += bytes;
+        }
+    }
+
+    /** The bytes that the response's records will send from files. */
+    long expectedBytes() {
+        return expectedBytes;
     }
 
     /** {@code slice}'s bytes belong at {@code writerIndex} of the buffer being encoded; takes ownership. */
