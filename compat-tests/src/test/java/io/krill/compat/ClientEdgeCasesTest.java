@@ -13,6 +13,8 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -20,6 +22,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -28,7 +31,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What the stock 4.4 Java client meets off the happy path of ProduceConsumeTest: acks 0 and 1, a
- * record over message.max.bytes, an invalid topic name, a fetch size smaller than a batch, and
+ * record over message.max.bytes, a batch larger than a segment, an invalid topic name, a fetch size smaller than a batch, and
  * timestamps the broker keeps (CreateTime) or sets (LogAppendTime).
  */
 class ClientEdgeCasesTest {
@@ -70,6 +73,28 @@ class ClientEdgeCasesTest {
                     () -> producer.send(new ProducerRecord<>(topic, 0, "k", "x".repeat(2 << 20))).get(60, TimeUnit.SECONDS));
             assertTrue(e.getCause() instanceof RecordTooLargeException, "RecordTooLargeException, got " + e.getCause());
             assertEquals(1L, producer.send(new ProducerRecord<>(topic, 0, "k", "fits")).get(60, TimeUnit.SECONDS).offset(),
+                    "the partition goes on after the refusal");
+        }
+    }
+
+    @Test
+    void batchLargerThanTheSegmentIsRefusedAsKafkaRefusesIt() throws Exception {
+        String topic = "edge-larger-than-segment";
+        try (Admin admin = Admin.create(Clients.base(KRILL.bootstrapServers()))) {
+            // a batch may be as large as max.message.bytes, but never larger than a segment
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(Map.of(
+                    "segment.bytes", String.valueOf(1 << 20), "max.message.bytes", String.valueOf(4 << 20)))))
+                    .all().get(60, TimeUnit.SECONDS);
+        }
+        try (KafkaProducer<String, String> producer = Clients.producer(KRILL.bootstrapServers(),
+                Map.of("max.request.size", String.valueOf(8 << 20), "retries", "0", "enable.idempotence", "false",
+                        "linger.ms", "0"))) {
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> producer.send(new ProducerRecord<>(topic, 0, "k", "x".repeat(2 << 20))).get(60, TimeUnit.SECONDS));
+            // Kafka answers RECORD_LIST_TOO_LARGE (18), which the client raises as RecordBatchTooLargeException
+            assertTrue(e.getCause() instanceof RecordBatchTooLargeException,
+                    "RecordBatchTooLargeException, got " + e.getCause());
+            assertEquals(0L, producer.send(new ProducerRecord<>(topic, 0, "k", "fits")).get(60, TimeUnit.SECONDS).offset(),
                     "the partition goes on after the refusal");
         }
     }

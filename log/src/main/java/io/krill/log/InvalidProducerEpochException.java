@@ -1,5 +1,7 @@
 package io.krill.log;
 
+import io.krill.wire.error.Errors;
+
 /** A producer batch or marker with an epoch older than the producer's current one (fenced). Maps to {@code INVALID_PRODUCER_EPOCH}. */
 public final class InvalidProducerEpochException extends LogException {
     private static final long serialVersionUID = 1L;
@@ -9,7 +11,7 @@ public final class InvalidProducerEpochException extends LogException {
     }
 
     @Override
-    public String errorName() {
-        return "INVALID_PRODUCER_EPOCH";
+    public Errors error() {
+        return Errors.INVALID_PRODUCER_EPOCH;
     }
 }

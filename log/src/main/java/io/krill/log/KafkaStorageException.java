@@ -1,5 +1,7 @@
 package io.krill.log;
 
+import io.krill.wire.error.Errors;
+
 /**
  * The log directory holding this partition failed with an I/O error (or was already marked offline); the
  * partition refuses reads and appends until the broker moves it. Maps to {@code KAFKA_STORAGE_ERROR}.
@@ -16,7 +18,7 @@ public final class KafkaStorageException extends LogException {
     }
 
     @Override
-    public String errorName() {
-        return "KAFKA_STORAGE_ERROR";
+    public Errors error() {
+        return Errors.KAFKA_STORAGE_ERROR;
     }
 }

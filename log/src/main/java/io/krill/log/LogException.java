@@ -1,9 +1,11 @@
 package io.krill.log;
 
+import io.krill.wire.error.Errors;
+
 /**
- * Base of the typed outcomes the log reports by exception. Each subclass names the Kafka error code the
- * broker should answer with ({@link #errorName()}, e.g. {@code OFFSET_OUT_OF_RANGE}); the broker maps by
- * class or by that name. Stack traces are not filled: these are expected outcomes, not bugs.
+ * Base of the typed outcomes the log reports by exception. Each subclass gives the Kafka error the broker
+ * answers with ({@link #error()}, e.g. {@link Errors#OFFSET_OUT_OF_RANGE}), checked by the compiler rather
+ * than matched by name. Stack traces are not filled: these are expected outcomes, not bugs.
  */
 public abstract class LogException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -16,6 +18,6 @@ public abstract class LogException extends RuntimeException {
         super(message, cause, false, true);
     }
 
-    /** The name of the Kafka protocol error this maps to, as in Kafka's {@code Errors} enum. */
-    public abstract String errorName();
+    /** The Kafka protocol error this is answered with. */
+    public abstract Errors error();
 }

@@ -1,5 +1,7 @@
 package io.krill.log;
 
+import io.krill.wire.error.Errors;
+
 /**
  * A read or a log-start-offset change at an offset outside [log start offset, log end offset]. Carries
  * the bounds at the time so the broker can answer (and a follower reset). Maps to
@@ -32,7 +34,7 @@ public final class OffsetOutOfRangeException extends LogException {
     }
 
     @Override
-    public String errorName() {
-        return "OFFSET_OUT_OF_RANGE";
+    public Errors error() {
+        return Errors.OFFSET_OUT_OF_RANGE;
     }
 }

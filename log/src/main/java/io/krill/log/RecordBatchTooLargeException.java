@@ -1,6 +1,8 @@
 package io.krill.log;
 
-/** A batch larger than {@code segment.bytes} can never be stored. Maps to {@code RECORD_BATCH_TOO_LARGE}. */
+import io.krill.wire.error.Errors;
+
+/** A batch larger than {@code segment.bytes} can never be stored. Maps to {@code RECORD_LIST_TOO_LARGE}, as Kafka answers it (the Java client throws {@code RecordBatchTooLargeException}). */
 public final class RecordBatchTooLargeException extends LogException {
     private static final long serialVersionUID = 1L;
 
@@ -9,7 +11,7 @@ public final class RecordBatchTooLargeException extends LogException {
     }
 
     @Override
-    public String errorName() {
-        return "RECORD_BATCH_TOO_LARGE";
+    public Errors error() {
+        return Errors.RECORD_LIST_TOO_LARGE;
     }
 }

@@ -1,5 +1,7 @@
 package io.krill.log;
 
+import io.krill.wire.error.Errors;
+
 /** A transaction marker from a coordinator epoch older than the last one seen for that producer. Maps to {@code TRANSACTION_COORDINATOR_FENCED}. */
 public final class TransactionCoordinatorFencedException extends LogException {
     private static final long serialVersionUID = 1L;
@@ -9,7 +11,7 @@ public final class TransactionCoordinatorFencedException extends LogException {
     }
 
     @Override
-    public String errorName() {
-        return "TRANSACTION_COORDINATOR_FENCED";
+    public Errors error() {
+        return Errors.TRANSACTION_COORDINATOR_FENCED;
     }
 }

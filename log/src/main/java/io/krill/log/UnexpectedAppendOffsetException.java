@@ -1,5 +1,7 @@
 package io.krill.log;
 
+import io.krill.wire.error.Errors;
+
 /**
  * A follower append whose first offset is below the log end offset: the follower's log diverged or the
  * fetch raced a truncation. The replica fetcher decides (usually truncate and refetch). Maps to
@@ -26,7 +28,7 @@ public final class UnexpectedAppendOffsetException extends LogException {
     }
 
     @Override
-    public String errorName() {
-        return "UNKNOWN_SERVER_ERROR";
+    public Errors error() {
+        return Errors.UNKNOWN_SERVER_ERROR;
     }
 }

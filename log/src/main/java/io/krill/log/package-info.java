@@ -19,7 +19,7 @@
  *     {@code truncateTo}, {@code truncateFullyAndStartAt}, {@code deleteRecordsBefore},
  *     {@code deleteOldSegments}, {@code flush}, {@code roll}, {@code updateHighWatermark}.</li>
  * <li>Typed failures extend {@link io.krill.log.LogException} and name their Kafka error
- *     ({@code errorName()}): offset out of range, storage error (offline log dir), producer fencing and
+ *     ({@code error()}, a wire {@code Errors} value): offset out of range, storage error (offline log dir), producer fencing and
  *     sequence errors, batch too large; malformed input raises wire's {@code CorruptRecordException}.</li>
  * </ul>
  *

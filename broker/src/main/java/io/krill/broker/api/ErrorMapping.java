@@ -23,17 +23,21 @@ public final class ErrorMapping {
             return api.error();
         }
         if (error instanceof LogException log) {
-            try {
-                return Errors.valueOf(log.errorName());
-            } catch (IllegalArgumentException e) {
-                LOG.error("Log error {} names no Kafka error", log.errorName(), error);
-                return Errors.UNKNOWN_SERVER_ERROR;
-            }
+            return log.error();
         }
         if (error instanceof CorruptRecordException) {
             return Errors.CORRUPT_MESSAGE;
         }
         LOG.error("Unexpected error handling {}", context, error);
         return Errors.UNKNOWN_SERVER_ERROR;
+    }
+
+    /**
+     * The text a client may be sent with {@code error}'s code: a typed outcome's message; nothing of an
+     * unexpected exception's (a bug's text names internals; {@link #toError} logs it with its stack trace).
+     */
+    public static String clientMessage(Throwable error) {
+        return error instanceof ApiException || error instanceof LogException || error instanceof CorruptRecordException
+                ? error.getMessage() : null;
     }
 }

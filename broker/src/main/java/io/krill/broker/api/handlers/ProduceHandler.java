@@ -148,7 +148,7 @@ public final class ProduceHandler extends AbstractApiHandler {
                     fail(partitionResponse, e, appendingTo);
                 } catch (RuntimeException e) {
                     Errors error = ErrorMapping.toError(e, request);
-                    fail(partitionResponse, error, e.getMessage());
+                    fail(partitionResponse, error, ErrorMapping.clientMessage(e));
                     partitionResponse.setLogStartOffset(logStartOffsetAfter(error, appendingTo));
                 }
             }
@@ -252,7 +252,7 @@ public final class ProduceHandler extends AbstractApiHandler {
             fail(partitionResponse, e, partition);
         } catch (RuntimeException e) {
             Errors error = ErrorMapping.toError(e, partition.topicPartition());
-            fail(partitionResponse, error, e.getMessage());
+            fail(partitionResponse, error, ErrorMapping.clientMessage(e));
             partitionResponse.setLogStartOffset(logStartOffsetAfter(error, partition));
         }
     }
