@@ -31,9 +31,14 @@ import java.util.function.Consumer;
  * not fenced from the cluster. As follower it is the leader's high watermark, capped by the local log
  * end offset.
  *
- * <p>Thread-safety: appends, follower progress, truncation and the high watermark are serialised by
- * {@link #lock}; state and config are replaced under it by the metadata thread and read through
- * volatile fields; reads of the log run concurrently and see whole appended batches only.
+ * <p>Thread-safety: two locks, always taken in this order. {@link #appendLock} serialises what changes
+ * the log (leader and follower appends, truncation) and the state changes that decide who may append;
+ * {@link #lock} guards the followers' progress, the ISR additions in flight and the high watermark, and
+ * is held only briefly. So a follower's fetch, which moves the high watermark, never waits behind an
+ * append's segment roll, snapshot or {@code flush.messages} fsync, as in Kafka, where appends and
+ * high-watermark moves share only a read lock. State and config are replaced under both by the metadata
+ * thread and read through volatile fields; reads of the log take neither and see whole appended batches
+ * only.
  */
 public final class Partition {
     private final TopicPartition topicPartition;
@@ -46,6 +51,8 @@ public final class Partition {
      * wakes the fetches waiting on this replica (followers' and consumers', KIP-392 reads from a follower too).
      */
     private final Consumer<TopicPartition> appended;
+    /** Taken before {@link #lock}, never after it. */
+    private final Object appendLock = new Object();
     private final Object lock = new Object();
     /** Progress of each other replica, while this broker leads; guarded by {@link #lock}. */
     private final Map<Integer, FollowerProgress> followers = new HashMap<>();
@@ -100,12 +107,14 @@ public final class Partition {
         long handedOver = log.highWatermark();
         this.highWatermark = handedOver == Long.MAX_VALUE ? log.logStartOffset()
                 : Math.max(log.logStartOffset(), Math.min(handedOver, log.logEndOffset()));
-        synchronized (lock) {
-            this.state = state;
-            if (state.leader() == localNodeId) {
-                becomeLeaderLocked(state, System.currentTimeMillis());
+        synchronized (appendLock) {
+            synchronized (lock) {
+                this.state = state;
+                if (state.leader() == localNodeId) {
+                    becomeLeaderLocked(state, System.currentTimeMillis());
+                }
+                incrementHighWatermarkLocked();
             }
-            incrementHighWatermarkLocked();
         }
     }
 
@@ -139,6 +148,12 @@ public final class Partition {
 
     /** Applies a new state from the metadata image; a new leader epoch here resets follower progress. */
     void update(PartitionState newState, TopicConfig newConfig) {
+        synchronized (appendLock) { // no append runs under an epoch that is being replaced
+            applyUpdate(newState, newConfig);
+        }
+    }
+
+    private void applyUpdate(PartitionState newState, TopicConfig newConfig) {
         synchronized (lock) {
             PartitionState old = state;
             this.state = newState;
@@ -189,13 +204,15 @@ public final class Partition {
                     + " is insufficient to satisfy the min.isr requirement of " + minIsr + " for " + topicPartition);
         }
         AppendInfo info;
-        synchronized (lock) {
+        synchronized (appendLock) {
             if (state.leaderEpoch() != current.leaderEpoch()) {
                 throw new ApiException(Errors.NOT_LEADER_OR_FOLLOWER, "Leadership of " + topicPartition
                         + " changed during the append");
             }
             info = log.appendAsLeader(records, current.leaderEpoch(), origin);
-            incrementHighWatermarkLocked();
+            synchronized (lock) {
+                incrementHighWatermarkLocked();
+            }
         }
         if (!info.duplicate()) {
             appended.accept(topicPartition);
@@ -348,7 +365,7 @@ public final class Partition {
 
     /** Appends batches fetched from the leader, offsets and epochs as they are. */
     public AppendInfo appendRecordsAsFollower(ByteBuf records) {
-        synchronized (lock) {
+        synchronized (appendLock) {
             return log.appendAsFollower(records);
         }
     }
@@ -374,18 +391,22 @@ public final class Partition {
 
     /** Drops records from {@code offset} on (they diverge from the leader's log). */
     public void truncateTo(long offset) {
-        synchronized (lock) {
+        synchronized (appendLock) {
             log.truncateTo(offset);
-            capHighWatermarkLocked();
+            synchronized (lock) {
+                capHighWatermarkLocked();
+            }
         }
     }
 
     /** Empties the log and restarts it at {@code offset} (the leader no longer has what this replica lacks). */
     public void truncateFullyAndStartAt(long offset) {
-        synchronized (lock) {
+        synchronized (appendLock) {
             log.truncateFullyAndStartAt(offset);
-            highWatermark = offset;
-            log.updateHighWatermark(offset);
+            synchronized (lock) {
+                highWatermark = offset;
+                log.updateHighWatermark(offset);
+            }
         }
     }
 
