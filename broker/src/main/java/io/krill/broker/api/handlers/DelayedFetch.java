@@ -25,7 +25,8 @@ import java.util.Map;
  * A wake-up names the partition that changed ({@link #tryComplete(Object)}): only that one is compared
  * (the others' changes wake it on their own), so a leadership move of thousands of partitions costs a
  * compare per partition, not a scan of the whole fetch per partition. The index from partition to
- * position is built at the first such wake-up, not for fetches that are never woken.
+ * position is built at the first such wake-up, not for fetches that are never woken. With {@code min.bytes}
+ * of 1 a partition whose bound moved past the offset asked completes the fetch without that counting read.
  *
  * <p>Thread-safety: {@link #tryComplete} can run on several threads at once (whoever changed a
  * partition). The remembered positions are a hint kept without a lock: a thread stores a value it read
@@ -41,6 +42,8 @@ final class DelayedFetch extends DelayedOperation {
     private final boolean readCommitted;
     private final Partition[] leaders;
     private final long[] ends;
+    /** The offset asked for each partition. */
+    private final long[] fetchOffsets;
     private final long[] starts;
     private final int[] epochs;
     /** Whether this broker led each partition at the first read (a KIP-392 consumer may read from a follower). */
@@ -60,6 +63,7 @@ final class DelayedFetch extends DelayedOperation {
         int n = read.size();
         this.leaders = read.toArray(new Partition[0]);
         this.ends = new long[n];
+        this.fetchOffsets = new long[n];
         this.starts = new long[n];
         this.epochs = new int[n];
         this.leading = new boolean[n];
@@ -67,6 +71,7 @@ final class DelayedFetch extends DelayedOperation {
             Partition partition = leaders[i];
             FetchRequest.FetchPartition asked = first.asked.get(i);
             // as of the first read: anything past the fetch offset was already counted by it
+            fetchOffsets[i] = asked.fetchOffset();
             ends[i] = Math.min(end(partition), Math.max(asked.fetchOffset(), 0));
             starts[i] = partition.logStartOffset();
             epochs[i] = partition.leaderEpoch();
@@ -85,7 +90,16 @@ final class DelayedFetch extends DelayedOperation {
         if (at == null) {
             return tryComplete();
         }
-        return moved(at) && enoughToAnswer();
+        if (!moved(at)) {
+            return false;
+        }
+        if (ends[at] > fetchOffsets[at] && request.<FetchRequest>body().minBytes() <= 1) {
+            // Records past the offset asked are readable now: with min.bytes 1 (consumers' and followers'
+            // default) that is enough, and the read that counts them would be thrown away; the answer's
+            // own read follows.
+            return forceComplete();
+        }
+        return enoughToAnswer();
     }
 
     private Map<TopicPartition, Integer> index() {
