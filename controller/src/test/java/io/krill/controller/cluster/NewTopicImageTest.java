@@ -83,6 +83,36 @@ class NewTopicImageTest {
     }
 
     @Test
+    void aTopicDeletedAndCreatedAgainIsFollowedByEveryBroker() throws Exception {
+        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir.resolve("zk"), 0);
+             ZooKeeperMetadataStore one = store(zk, 1);
+             ZooKeeperMetadataStore two = store(zk, 2)) {
+            await().atMost(PATIENCE).until(() -> !one.isFenced() && !two.isFenced()
+                    && one.image().brokers().size() == 2 && two.image().brokers().size() == 2);
+            Map<Integer, ZooKeeperMetadataStore> byId = Map.of(1, one, 2, two);
+            for (int round = 0; round < 3; round++) {
+                // each incarnation: its topic node watched anew (the last one's watch went with its deletion)
+                TopicImage created = one.createTopic(NewTopic.of("again", 3, 2));
+                for (ZooKeeperMetadataStore store : List.of(one, two)) {
+                    await().atMost(PATIENCE).until(() -> store.image().topic("again") != null
+                            && store.image().topic("again").id().equals(created.id()));
+                }
+                // and a change of one of its partitions reaches both, through the writer's digest
+                PartitionState before = created.partition(0);
+                PartitionState shrunk = byId.get(before.leader()).alterPartition("again", before,
+                        before.withIsr(List.of(before.leader())));
+                for (ZooKeeperMetadataStore store : List.of(one, two)) {
+                    await().atMost(PATIENCE).until(() -> shrunk.equals(store.image().topic("again").partition(0)));
+                }
+                two.deleteTopic("again");
+                for (ZooKeeperMetadataStore store : List.of(one, two)) {
+                    await().atMost(PATIENCE).until(() -> store.image().topic("again") == null);
+                }
+            }
+        }
+    }
+
+    @Test
     void aTopicAnotherBrokerJustCreatedFailsAloneInItsRequest() throws Exception {
         try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir.resolve("zk"), 0);
              ZooKeeperMetadataStore one = store(zk, 1);
