@@ -6,6 +6,7 @@
 #   SCALE_PARTITIONS="200 2000 10000" bench/scale.sh one fresh 3-broker cluster per count and broker
 #   SCALE_SHAPE=one bench/scale.sh                   one topic of N partitions ("twenty one": both shapes)
 #   SCALE_TIMEOUT=120 bench/scale.sh                 seconds each step may take (300); "> 120 s" when hit
+#   SCALE_ELECT=1 bench/scale.sh                     adds 3b: a preferred election of every partition after the restart
 #
 # For each partition count N and broker (Kafka: 3 combined KRaft nodes; Krill: 3 brokers on a standalone
 # ZooKeeper, from the built distribution), on a fresh cluster with RF 3 and min.insync.replicas=2:
@@ -28,6 +29,7 @@ SHAPES=${SCALE_SHAPE:-twenty}
 TIMEOUT=${SCALE_TIMEOUT:-300}
 KINDS=${SCALE_BROKERS:-kafka krill}
 POLL_MS=${SCALE_POLL_MS:-250}
+ELECT=${SCALE_ELECT:-0}
 IDLE_S=${SCALE_IDLE_S:-10}
 META_REPEATS=${SCALE_METADATA_REPEATS:-5}
 KILL_BROKER=${SCALE_KILL_BROKER:-auto}     # auto: the lowest id that is not the controller
@@ -460,6 +462,16 @@ run_one() {
   recr restart_s restart_s; recr restart_t50_s restart_t50_s; recr restart_t90_s restart_t90_s
   recr restart_end_isr_full restart_end_isr_full; recr restart_end_led restart_end_led
   alive "${BPID[$v1]}" || log "$kind: the restarted broker $v1 exited (see $CDIR/server-$v1.log)"
+
+  # 3b. (SCALE_ELECT=1) an operator's preferred election of every partition: the restarted broker leads
+  # nothing until then (both brokers' automatic rebalancing waits 300 s)
+  if [ "$ELECT" = 1 ]; then
+    step_begin elect
+    drv "$kind-$CN-$CSHAPE-elect" elect step=elect n="$CN" timeline="$CDIR/timeline-elect.tsv" \
+      || log "driver elect failed (see $WORK/logs)"
+    step_end
+    recr elect_s elect_s; recr elect_ack_s elect_ack_s; recr elect_refused elect_refused
+  fi
 
   # 4. SIGTERM of the broker leading most partitions, the controller aside
   step_begin term

@@ -102,6 +102,7 @@ public final class ScaleDriver {
                 case "metadata" -> metadata();
                 case "signal" -> signal();
                 case "isr" -> isr();
+                case "elect" -> elect();
                 default -> throw new IllegalArgumentException("unknown command " + args[0]);
             };
         } finally {
@@ -200,7 +201,7 @@ public final class ScaleDriver {
 
     /** One broker's view of the measured topics (those named prefix*). */
     record View(int broker, int partitions, int led, int leaderless, int ledByVictim, int isrFull,
-                int brokers, int controller, Map<Integer, Integer> leadersPerBroker, long pollMs) {
+                int brokers, int controller, Map<Integer, Integer> leadersPerBroker, long pollMs, int ledByPreferred) {
         String summary() {
             return "broker " + broker + ": " + partitions + " partitions, " + led + " led, " + isrFull + " ISR full"
                     + (ledByVictim > 0 ? ", " + ledByVictim + " led by the victim" : "") + ", brokers " + brokers
@@ -209,7 +210,7 @@ public final class ScaleDriver {
     }
 
     static View view(int broker, MetadataResponseData md, int victim, long ms) {
-        int parts = 0, led = 0, byVictim = 0, full = 0;
+        int parts = 0, led = 0, byVictim = 0, full = 0, preferred = 0;
         Map<Integer, Integer> perBroker = new TreeMap<>();
         for (MetadataResponseData.MetadataResponseTopic t : md.topics()) {
             if (t.name() == null || !t.name().startsWith(prefix)) continue;
@@ -217,6 +218,7 @@ public final class ScaleDriver {
                 parts++;
                 if (p.leaderId() >= 0) {
                     led++;
+                    if (!p.replicaNodes().isEmpty() && p.leaderId() == p.replicaNodes().get(0)) preferred++;
                     perBroker.merge(p.leaderId(), 1, Integer::sum);
                     if (p.leaderId() == victim) byVictim++;
                 }
@@ -225,7 +227,8 @@ public final class ScaleDriver {
         }
         // partitions not (yet) in the answer count as leaderless
         int expected = Math.max(n, parts);
-        return new View(broker, parts, led, expected - led, byVictim, full, md.brokers().size(), md.controllerId(), perBroker, ms);
+        return new View(broker, parts, led, expected - led, byVictim, full, md.brokers().size(), md.controllerId(), perBroker, ms,
+                preferred);
     }
 
     static final Map<Integer, Conn> CONNS = new HashMap<>();
@@ -519,6 +522,35 @@ public final class ScaleDriver {
             m.put(Integer.parseInt(kv[0]), Long.parseLong(kv[1]));
         }
         return m;
+    }
+
+    /**
+     * An operator's preferred election of every partition (Admin electLeaders with no partition list, as
+     * {@code kafka-leader-election --election-type preferred --all-topic-partitions}): the time to its
+     * answer, and until every broker's Metadata shows every measured partition led by its first replica.
+     */
+    static int elect() throws Exception {
+        List<Integer> ids = pollSet();
+        Map<Integer, Optional<View>> before = pollOnce(ids, -1);
+        before.values().stream().filter(Optional::isPresent).map(Optional::get).findFirst()
+                .ifPresent(v -> result("before_led_by_preferred", v.ledByPreferred()));
+        try (Admin admin = admin(ids, timeoutMs)) {
+            long t0 = System.currentTimeMillis();
+            var answered = admin.electLeaders(org.apache.kafka.common.ElectionType.PREFERRED, null).partitions()
+                    .get(timeoutMs, TimeUnit.MILLISECONDS);
+            long ack = System.currentTimeMillis() - t0;
+            long refused = answered.values().stream().filter(Optional::isPresent)
+                    .filter(e -> !(e.get() instanceof org.apache.kafka.common.errors.ElectionNotNeededException)).count();
+            result("elect_ack_s", secs(ack));
+            result("elect_answered", answered.size());
+            result("elect_refused", refused);
+            progress("ElectLeaders answered after " + secs(ack) + " s (" + answered.size() + " partitions, " + refused
+                    + " refused other than not needed)");
+            Wait w = await(t0, ids, -1, v -> v.ledByPreferred() == n && v.partitions() == n,
+                    v -> n - v.ledByPreferred(), "elect");
+            report("elect", w);
+            return w.met() ? 0 : 1;
+        }
     }
 
     static int signal() throws Exception {

@@ -164,6 +164,11 @@ for (n, shape) in order:
     row("3. restart: of which the process start (fork to its 'started' log line, which may come after the ISRs are full), s",
         [fmt_s(get(n, shape, k, "restart_process_up_s")) or "—" for k in KINDS],
         plain_ratio(get(n, shape, "kafka", "restart_process_up_s"), get(n, shape, "krill", "restart_process_up_s")))
+    if any(get(n, shape, k, "elect_s") for k in KINDS):
+        row("3b. preferred election of every partition (ElectLeaders, all partitions): answered, s",
+            [fmt_s(get(n, shape, k, "elect_ack_s")) or "—" for k in KINDS], ratio(n, shape, "elect_ack_s"))
+        row("3b. preferred election: every partition led by its first replica on every broker, s",
+            [time_cell(n, shape, k, "elect") for k in KINDS], ratio(n, shape, "elect_s"))
     row("4. SIGTERM (most leaderships, not the controller): none led by it, s", [time_cell(n, shape, k, "term") for k in KINDS], ratio(n, shape, "term_s"))
 
     def exit_cell(k):
