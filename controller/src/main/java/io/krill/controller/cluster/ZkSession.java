@@ -154,8 +154,30 @@ final class ZkSession implements AutoCloseable {
      * connection are sent again until the operation timeout, like {@link #call}.
      */
     byte[][] readAll(List<String> paths, Stat[] stats) {
+        byte[][] data = new byte[paths.size()][];
+        pipelined(paths, (handle, i, answer) -> handle.getData(paths.get(i), false, (rc, path, ctx, bytes, stat) -> {
+            if (KeeperException.Code.get(rc) == KeeperException.Code.OK) {
+                data[i] = bytes;
+                copy(stat, stats[i]);
+            }
+            answer.accept(rc);
+        }, null), KeeperException.Code.NONODE);
+        return data;
+    }
+
+    /** Sends request {@code i} of a pipelined round; its callback must hand the result code to {@code answer}. */
+    @FunctionalInterface
+    private interface PipelinedRequest {
+        void send(ZooKeeper handle, int i, java.util.function.IntConsumer answer);
+    }
+
+    /**
+     * Sends one request per path with all of them in flight at once, and again those lost with the
+     * connection, until the operation timeout. OK and {@code alsoFine} are answers; any other code is
+     * thrown.
+     */
+    private void pipelined(List<String> paths, PipelinedRequest request, KeeperException.Code alsoFine) {
         int n = paths.size();
-        byte[][] data = new byte[n][];
         List<Integer> pending = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             pending.add(i);
@@ -166,21 +188,17 @@ final class ZkSession implements AutoCloseable {
             KeeperException.Code[] codes = new KeeperException.Code[n];
             CountDownLatch answered = new CountDownLatch(pending.size());
             for (int i : pending) {
-                handle.getData(paths.get(i), false, (rc, path, ctx, bytes, stat) -> {
-                    int index = (Integer) ctx;
+                int index = i;
+                request.send(handle, index, rc -> {
                     codes[index] = KeeperException.Code.get(rc);
-                    if (codes[index] == KeeperException.Code.OK) {
-                        data[index] = bytes;
-                        copy(stat, stats[index]);
-                    }
                     answered.countDown();
-                }, i);
+                });
             }
             awaitAnswers(answered, deadline);
             List<Integer> retry = new ArrayList<>();
             for (int i : pending) {
                 KeeperException.Code code = codes[i];
-                if (code == KeeperException.Code.OK || code == KeeperException.Code.NONODE) {
+                if (code == KeeperException.Code.OK || code == alsoFine) {
                     continue;
                 }
                 if (!isRetriable(code)) {
@@ -196,7 +214,6 @@ final class ZkSession implements AutoCloseable {
             }
             pending = retry;
         }
-        return data;
     }
 
     /**
@@ -436,40 +453,8 @@ final class ZkSession implements AutoCloseable {
      * its children's data. Idempotent; a node need not exist.
      */
     void watchAll(List<String> paths) {
-        if (paths.isEmpty()) {
-            return;
-        }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(operationTimeoutMs);
-        List<String> pending = paths;
-        while (!pending.isEmpty()) {
-            ZooKeeper handle = handle();
-            KeeperException.Code[] codes = new KeeperException.Code[pending.size()];
-            CountDownLatch answered = new CountDownLatch(pending.size());
-            for (int i = 0; i < pending.size(); i++) {
-                handle.addWatch(pending.get(i), AddWatchMode.PERSISTENT, (rc, path, ctx) -> {
-                    codes[(Integer) ctx] = KeeperException.Code.get(rc);
-                    answered.countDown();
-                }, i);
-            }
-            awaitAnswers(answered, deadline);
-            List<String> retry = new ArrayList<>();
-            for (int i = 0; i < pending.size(); i++) {
-                if (codes[i] == KeeperException.Code.OK) {
-                    continue;
-                }
-                if (!isRetriable(codes[i])) {
-                    throw unexpected(KeeperException.create(codes[i], pending.get(i)));
-                }
-                retry.add(pending.get(i));
-            }
-            if (!retry.isEmpty()) {
-                if (System.nanoTime() > deadline) {
-                    throw new ZkUnavailableException("ZooKeeper unavailable for " + operationTimeoutMs + " ms", null);
-                }
-                pause();
-            }
-            pending = retry;
-        }
+        pipelined(paths, (handle, i, answer) -> handle.addWatch(paths.get(i), AddWatchMode.PERSISTENT,
+                (rc, path, ctx) -> answer.accept(rc), null), KeeperException.Code.OK);
     }
 
     /**
