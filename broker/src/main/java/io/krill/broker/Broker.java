@@ -52,6 +52,7 @@ import io.krill.broker.api.handlers.ProduceHandler;
 import io.krill.broker.api.handlers.SyncGroupHandler;
 import io.krill.broker.api.handlers.TxnOffsetCommitHandler;
 import io.krill.broker.api.handlers.WriteTxnMarkersHandler;
+import io.krill.broker.fetch.FetchSessionCache;
 import io.krill.broker.config.BrokerConfig;
 import io.krill.broker.config.SecurityProtocol;
 import io.krill.broker.config.DynamicBrokerConfig;
@@ -206,12 +207,14 @@ public final class Broker implements AutoCloseable {
         quotas.startup(metadata.image());
         metadata.addListener(quotas);
 
+        FetchSessionCache fetchSessions = new FetchSessionCache(config.socket().maxIncrementalFetchSessionCacheSlots());
+        metrics.bindFetchSessions(fetchSessions);
         AtomicReference<ApiHandlerRegistry> registry = new AtomicReference<>();
         List<ApiHandler> handlers = List.of(
                 new ApiVersionsHandler(registry::get, config.nodeId(), () -> metadata.image().clusterId()),
                 new MetadataHandler(context),
                 new ProduceHandler(context, new TransactionalProduceCheck(transactionVerifier), quotas),
-                new FetchHandler(context, quotas),
+                new FetchHandler(context, quotas, fetchSessions),
                 new ListOffsetsHandler(context),
                 new InitProducerIdHandler(producerIds, transactionCoordinator, context.authorization()),
                 new CreateTopicsHandler(context),

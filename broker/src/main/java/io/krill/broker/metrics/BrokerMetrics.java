@@ -11,6 +11,7 @@ import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.wire.message.ListGroupsResponse;
 import io.krill.wire.message.OffsetFetchResponse;
+import io.krill.broker.fetch.FetchSessionCache;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
@@ -158,6 +159,18 @@ public final class BrokerMetrics {
                         }
                     }
                 }).register(registry);
+    }
+
+    /** Registers the incremental fetch sessions (KIP-227): how many, their partitions, evictions. */
+    public void bindFetchSessions(FetchSessionCache sessions) {
+        GaugeWithCallback.builder().name("krill_fetch_sessions").help("Incremental fetch sessions open on this broker")
+                .callback(cb -> cb.call(sessions.size())).register(registry);
+        GaugeWithCallback.builder().name("krill_fetch_session_partitions")
+                .help("Partitions in this broker's incremental fetch sessions")
+                .callback(cb -> cb.call(sessions.partitions())).register(registry);
+        CounterWithCallback.builder().name("krill_fetch_session_evictions")
+                .help("Fetch sessions evicted to make room for new ones")
+                .callback(cb -> cb.call(sessions.evictions())).register(registry);
     }
 
     /** Registers group states and consumer lag, read from the coordinator when scraped. */

@@ -35,8 +35,10 @@ import org.slf4j.LoggerFactory;
 /**
  * One replica fetcher thread: fetches the partitions this broker follows from one leader broker over one
  * connection, with Kafka's Fetch protocol as a replica (replica id set), and appends the batches as they
- * come (offsets and epochs unchanged). A partition starts in truncation: the leader is asked, with
- * OffsetForLeaderEpoch, where this replica's latest epoch ends in its log (KIP-101/279), and anything
+ * come (offsets and epochs unchanged), in an incremental fetch session ({@link ReplicaFetchSession}): a
+ * request names only partitions whose offsets moved, a response only partitions with news. A partition
+ * starts in truncation: the leader is asked, with OffsetForLeaderEpoch, where this replica's latest
+ * epoch ends in its log (KIP-101/279), and anything
  * after that is dropped before the first fetch, so a replica never keeps records its leader lacks.
  *
  * <p>Errors of one partition (a stale leader epoch, the leader moved) pause that partition for
@@ -62,6 +64,8 @@ final class ReplicaFetcher implements Runnable {
     private final Thread thread;
     private volatile boolean running = true;
     private volatile InterBrokerChannel channel;
+    /** The incremental fetch session with the leader; the fetcher thread's own. */
+    private final ReplicaFetchSession session = new ReplicaFetchSession();
 
     /** A followed partition: fixed to one leader epoch; a new epoch means a new Follower. */
     private static final class Follower {
@@ -234,6 +238,7 @@ final class ReplicaFetcher implements Runnable {
     }
 
     private void disconnect() {
+        session.failed();
         InterBrokerChannel current = channel;
         channel = null;
         if (current != null) {
@@ -325,35 +330,32 @@ final class ReplicaFetcher implements Runnable {
     // ------------------------------------------------------------------ fetching
 
     private void fetch(InterBrokerChannel connection, List<Follower> followers) throws IOException {
-        Map<String, FetchRequest.FetchTopic> topics = new LinkedHashMap<>();
-        Map<TopicPartition, Long> fetchOffsets = new HashMap<>();
-        Map<TopicPartition, Follower> sent = new HashMap<>();
+        session.begin();
         for (Follower f : followers) {
             Partition partition = f.partition;
-            long offset = partition.logEndOffset();
-            fetchOffsets.put(partition.topicPartition(), offset);
-            sent.put(partition.topicPartition(), f);
-            topics.computeIfAbsent(partition.topicPartition().topic(),
-                    t -> new FetchRequest.FetchTopic().setTopic(t).setTopicId(partition.topicId()))
-                    .partitions().add(new FetchRequest.FetchPartition()
-                            .setPartition(partition.topicPartition().partition())
-                            .setCurrentLeaderEpoch(f.leaderEpoch)
-                            .setFetchOffset(offset)
-                            .setLogStartOffset(partition.logStartOffset())
-                            .setPartitionMaxBytes(context.fetchMaxBytes()));
+            session.add(partition.topicPartition(), partition.topicId(), f.leaderEpoch, partition.logEndOffset(),
+                    partition.logStartOffset(), context.fetchMaxBytes());
         }
-        FetchRequest request = new FetchRequest()
+        FetchRequest request = session.request(new FetchRequest()
                 .setReplicaId(context.nodeId())
                 .setMaxWaitMs(context.fetchWaitMaxMs())
                 .setMinBytes(context.fetchMinBytes())
                 .setMaxBytes(context.fetchResponseMaxBytes())
-                .setIsolationLevel((byte) 0)
-                .setSessionId(0)
-                .setSessionEpoch(-1)
-                .setTopics(new ArrayList<>(topics.values()));
-        FetchResponse response = connection.call(ApiKeys.FETCH, FETCH_VERSION, request);
-        if (response.errorCode() != Errors.NONE.code()) {
-            throw new IOException("fetch failed as a whole: " + Errors.forCode(response.errorCode()));
+                .setIsolationLevel((byte) 0));
+        FetchResponse response;
+        try {
+            response = connection.call(ApiKeys.FETCH, FETCH_VERSION, request);
+        } catch (IOException | RuntimeException e) {
+            session.failed();
+            throw e;
+        }
+        Errors whole = session.answered(response);
+        if (ReplicaFetchSession.endsSession(whole)) {
+            LOG.info("{}: fetch session {} ended ({}); starting a new one", name, request.sessionId(), whole);
+            return;
+        }
+        if (whole != Errors.NONE) {
+            throw new IOException("fetch failed as a whole: " + whole);
         }
         List<Follower> outOfRange = new ArrayList<>();
         lock.lock();
@@ -362,9 +364,10 @@ final class ReplicaFetcher implements Runnable {
                 for (FetchResponse.PartitionData data : topic.partitions()) {
                     TopicPartition tp = new TopicPartition(topic.topic(), data.partitionIndex());
                     Follower f = partitions.get(tp);
-                    Long fetchOffset = fetchOffsets.get(tp);
-                    if (f == null || f.truncating || fetchOffset == null || sent.get(tp) != f
-                            || f.partition.logEndOffset() != fetchOffset) {
+                    ReplicaFetchSession.Sent sent = session.sent(tp);
+                    // the answer is for the partition as it was asked: same epoch, and the log not moved since
+                    if (f == null || f.truncating || sent == null || sent.leaderEpoch != f.leaderEpoch
+                            || f.partition.logEndOffset() != sent.fetchOffset) {
                         continue;
                     }
                     Errors error = Errors.forCode(data.errorCode());

@@ -1,6 +1,7 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.api.Request;
+import io.krill.broker.fetch.FetchContext;
 import io.krill.broker.partition.Partition;
 import io.krill.broker.partition.PartitionManager;
 import io.krill.broker.purgatory.DelayedOperation;
@@ -36,6 +37,8 @@ import java.util.Map;
  */
 final class DelayedFetch extends DelayedOperation {
     private final Request request;
+    /** What the fetch reads (its session's partitions as of the request) and how it is answered. */
+    private final FetchContext fetch;
     private final FetchHandler handler;
     private final PartitionManager partitions;
     private final boolean follower;
@@ -51,10 +54,11 @@ final class DelayedFetch extends DelayedOperation {
     private volatile Map<TopicPartition, Integer> index;
 
     /** @param first the read the handler made, whose partitions this fetch now watches */
-    DelayedFetch(long maxWaitMs, Request request, FetchHandler handler, FetchHandler.Read first,
+    DelayedFetch(long maxWaitMs, Request request, FetchContext fetch, FetchHandler handler, FetchHandler.Read first,
                  PartitionManager partitions, boolean follower, boolean readCommitted) {
         super(maxWaitMs);
         this.request = request;
+        this.fetch = fetch;
         this.handler = handler;
         this.partitions = partitions;
         this.follower = follower;
@@ -117,7 +121,7 @@ final class DelayedFetch extends DelayedOperation {
     /** Reads the partitions again (no data copied) and completes if there is enough, or an error, to answer. */
     private boolean enoughToAnswer() {
         FetchRequest body = request.body();
-        FetchHandler.Read read = handler.read(request, false);
+        FetchHandler.Read read = handler.read(request, fetch, false);
         boolean enough = read.bytes >= body.minBytes() || read.errors;
         read.discard();
         return enough && forceComplete();
@@ -155,6 +159,6 @@ final class DelayedFetch extends DelayedOperation {
 
     @Override
     protected void onComplete() {
-        handler.respond(request, handler.read(request, false));
+        handler.respond(request, fetch, handler.read(request, fetch, false));
     }
 }

@@ -4,6 +4,9 @@ import io.krill.broker.BrokerContext;
 import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.api.Request;
+import io.krill.broker.fetch.FetchContext;
+import io.krill.broker.fetch.FetchSessionCache;
+import io.krill.broker.fetch.FetchTarget;
 import io.krill.broker.net.LogSliceRecords;
 import io.krill.broker.partition.Partition;
 import io.krill.broker.quota.ClientQuotas;
@@ -40,42 +43,55 @@ import java.util.List;
  * RackAwareReplicaSelector the leader answers a consumer whose {@code rack_id} names another replica's
  * rack with that replica as {@code preferred_read_replica} and no records, at once.
  *
- * <p>Fetch sessions (KIP-227) are answered sessionless: session id 0 and every requested partition,
- * which clients accept and keep sending full requests.
+ * <p>Fetch sessions (KIP-227): from v7 a request's session id and epoch make a {@link FetchContext}
+ * ({@link FetchSessionCache}): an incremental fetch reads every partition of its session and answers only
+ * those with something new, so a consumer of thousands of mostly idle partitions, or a follower, sends and
+ * receives what changed, not every partition every round trip.
  *
  * <p>Authorization as Kafka's: a consumer needs READ on each topic, a follower CLUSTER_ACTION on the
  * cluster; otherwise TOPIC_AUTHORIZATION_FAILED per partition.
  *
- * <p>Thread-safe: stateless.
+ * <p>Thread-safe: its state is the session cache, which guards itself.
  */
 public final class FetchHandler extends AbstractApiHandler {
     private static final byte READ_COMMITTED = 1;
 
     private final BrokerContext context;
     private final ClientQuotas quotas;
+    private final FetchSessionCache sessions;
 
     public FetchHandler(BrokerContext context) {
-        this(context, ClientQuotas.DISABLED);
+        this(context, ClientQuotas.DISABLED, new FetchSessionCache(1000));
     }
 
-    /** @param quotas the consumer_byte_rate quotas, which throttle consumers that go over them */
-    public FetchHandler(BrokerContext context, ClientQuotas quotas) {
+    /**
+     * @param quotas   the consumer_byte_rate quotas, which throttle consumers that go over them
+     * @param sessions the broker's fetch sessions
+     */
+    public FetchHandler(BrokerContext context, ClientQuotas quotas, FetchSessionCache sessions) {
         super(ApiKeys.FETCH, 4, 17);
         this.context = context;
         this.quotas = quotas;
+        this.sessions = sessions;
     }
 
     @Override
     public void handle(Request request) {
         FetchRequest body = request.body();
-        Read read = read(request, true);
+        FetchContext fetch = sessions.contextFor(body, request.version(), replicaId(request) >= 0,
+                System.currentTimeMillis());
+        if (fetch.error() != Errors.NONE) {
+            request.respond(fetch.answer(null, r -> { }));
+            return;
+        }
+        Read read = read(request, fetch, true);
         if (body.maxWaitMs() <= 0 || read.bytes >= body.minBytes() || read.errors || read.redirected
                 || read.partitions.isEmpty()) {
-            respond(request, read);
+            respond(request, fetch, read);
             return;
         }
         read.discard();
-        DelayedFetch delayed = new DelayedFetch(body.maxWaitMs(), request, this, read, context.partitions(),
+        DelayedFetch delayed = new DelayedFetch(body.maxWaitMs(), request, fetch, this, read, context.partitions(),
                 replicaId(request) >= 0, body.isolationLevel() == READ_COMMITTED);
         context.fetchPurgatory().tryCompleteElseWatch(delayed, read.partitions);
     }
@@ -102,10 +118,11 @@ public final class FetchHandler extends AbstractApiHandler {
     }
 
     /**
+     * @param fetch                  what the request reads: its own partitions, or its session's
      * @param recordFollowerProgress on the first read of a follower's fetch: its fetch offsets are its log
      *                               end offsets (re-reads of a waiting fetch must not count again)
      */
-    Read read(Request request, boolean recordFollowerProgress) {
+    Read read(Request request, FetchContext fetch, boolean recordFollowerProgress) {
         FetchRequest body = request.body();
         short version = request.version();
         int replicaId = replicaId(request);
@@ -121,92 +138,99 @@ public final class FetchHandler extends AbstractApiHandler {
             // As Kafka: never more than the quota allows in a window, or the fetch is sure to be throttled.
             remaining = (int) Math.min(remaining, quotas.maxFetchBytes(request, now));
         }
-        for (FetchRequest.FetchTopic fetchTopic : body.topics()) {
-            TopicImage topic = version >= 13 ? image.topic(fetchTopic.topicId()) : image.topic(fetchTopic.topic());
-            FetchResponse.FetchableTopicResponse topicResponse = new FetchResponse.FetchableTopicResponse()
-                    .setTopic(fetchTopic.topic())
-                    .setTopicId(fetchTopic.topicId());
-            read.response.responses().add(topicResponse);
-            String name = topic != null ? topic.name() : version >= 13 ? null : fetchTopic.topic();
-            boolean readable = follower ? clusterAction
-                    : name == null || authorization.topic(request, AclOperation.READ, name);
-            for (FetchRequest.FetchPartition wanted : fetchTopic.partitions()) {
-                FetchResponse.PartitionData data = new FetchResponse.PartitionData()
-                        .setPartitionIndex(wanted.partition());
-                topicResponse.partitions().add(data);
-                if (!readable) {
-                    fail(data, Errors.TOPIC_AUTHORIZATION_FAILED);
-                    read.errors = true;
+        FetchTarget previous = null;
+        FetchResponse.FetchableTopicResponse topicResponse = null;
+        TopicImage topic = null;
+        boolean readable = false;
+        for (FetchTarget target : fetch.targets()) {
+            FetchRequest.FetchPartition wanted = target.asked();
+            if (previous == null || !previous.sameTopic(target)) {
+                // a run of partitions of one topic answers under one topic, as requested
+                topic = version >= 13 ? image.topic(target.topicId()) : image.topic(target.topic());
+                topicResponse = new FetchResponse.FetchableTopicResponse()
+                        .setTopic(target.topic())
+                        .setTopicId(target.topicId());
+                read.response.responses().add(topicResponse);
+                String name = topic != null ? topic.name() : version >= 13 ? null : target.topic();
+                readable = follower ? clusterAction
+                        : name == null || authorization.topic(request, AclOperation.READ, name);
+            }
+            previous = target;
+            FetchResponse.PartitionData data = new FetchResponse.PartitionData()
+                    .setPartitionIndex(wanted.partition());
+            topicResponse.partitions().add(data);
+            if (!readable) {
+                fail(data, Errors.TOPIC_AUTHORIZATION_FAILED);
+                read.errors = true;
+                continue;
+            }
+            if (topic == null) {
+                fail(data, version >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION);
+                read.errors = true;
+                continue;
+            }
+            try {
+                // KIP-392: a consumer of version 11 or later may read from a follower; a follower reads
+                // from the leader only.
+                boolean anyReplica = !follower && version >= 11;
+                Partition partition = anyReplica
+                        ? context.partitions().replicaPartition(image, topic.name(), wanted.partition())
+                        : context.partitions().leaderPartition(image, topic.name(), wanted.partition());
+                int preferred = anyReplica ? preferredReadReplica(partition, body.rackId(), wanted.fetchOffset(),
+                        image) : -1;
+                if (preferred >= 0) {
+                    Partition.checkLeaderEpoch(wanted.currentLeaderEpoch(), partition.state());
+                    data.setPreferredReadReplica(preferred).setHighWatermark(partition.highWatermark())
+                            .setLastStableOffset(partition.lastStableOffset())
+                            .setLogStartOffset(partition.logStartOffset()).setRecords(ByteBufRecords.EMPTY);
+                    read.redirected = true;
                     continue;
                 }
-                if (topic == null) {
-                    fail(data, version >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION);
-                    read.errors = true;
-                    continue;
+                read.partitions.add(partition.topicPartition());
+                read.leaders.add(partition);
+                read.asked.add(wanted);
+                if (follower) {
+                    Partition.checkLeaderEpoch(wanted.currentLeaderEpoch(), partition.state());
+                    if (recordFollowerProgress) {
+                        recordFollowerFetch(partition, replicaId, wanted.fetchOffset(), now);
+                    }
                 }
-                try {
-                    // KIP-392: a consumer of version 11 or later may read from a follower; a follower reads
-                    // from the leader only.
-                    boolean anyReplica = !follower && version >= 11;
-                    Partition partition = anyReplica
-                            ? context.partitions().replicaPartition(image, topic.name(), wanted.partition())
-                            : context.partitions().leaderPartition(image, topic.name(), wanted.partition());
-                    int preferred = anyReplica ? preferredReadReplica(partition, body.rackId(), wanted.fetchOffset(),
-                            image) : -1;
-                    if (preferred >= 0) {
-                        Partition.checkLeaderEpoch(wanted.currentLeaderEpoch(), partition.state());
-                        data.setPreferredReadReplica(preferred).setHighWatermark(partition.highWatermark())
-                                .setLastStableOffset(partition.lastStableOffset())
-                                .setLogStartOffset(partition.logStartOffset()).setRecords(ByteBufRecords.EMPTY);
-                        read.redirected = true;
-                        continue;
-                    }
-                    read.partitions.add(partition.topicPartition());
-                    read.leaders.add(partition);
-                    read.asked.add(wanted);
-                    if (follower) {
-                        Partition.checkLeaderEpoch(wanted.currentLeaderEpoch(), partition.state());
-                        if (recordFollowerProgress) {
-                            recordFollowerFetch(partition, replicaId, wanted.fetchOffset(), now);
-                        }
-                    }
-                    int limit = Math.max(0, Math.min(wanted.partitionMaxBytes(), remaining));
-                    LogReadResult result = anyReplica
-                            ? partition.readFromReplica(wanted.fetchOffset(), limit, wanted.currentLeaderEpoch(),
-                                    read.bytes == 0)
-                            : partition.read(wanted.fetchOffset(), limit, follower, wanted.currentLeaderEpoch(),
-                                    read.bytes == 0);
-                    long lso = partition.lastStableOffset();
-                    data.setHighWatermark(partition.highWatermark())
-                            .setLastStableOffset(lso)
-                            .setLogStartOffset(result.logStartOffset());
-                    LogSliceRecords records = new LogSliceRecords(result.records());
-                    if (readCommitted && result.nextOffset() > lso) {
-                        // Under read_committed nothing at or past the LSO may go out: re-read bounded by it.
-                        records.discard();
-                        result = partition.log().read(wanted.fetchOffset(), limit, lso, read.bytes == 0);
-                        records = new LogSliceRecords(result.records());
-                    }
-                    // As Kafka: the aborted transactions in range under read_committed, null otherwise.
-                    data.setAbortedTransactions(readCommitted
-                            ? aborted(partition, wanted.fetchOffset(), result.nextOffset()) : null);
-                    data.setRecords(records);
-                    read.records.add(records);
-                    read.bytes += records.sizeInBytes();
-                    if (!follower) {
-                        read.bytesByTopic.merge(topic.name(), (long) records.sizeInBytes(), Long::sum);
-                    }
-                    remaining -= records.sizeInBytes();
-                } catch (RuntimeException e) {
-                    Errors error = ErrorMapping.toError(e, request);
-                    failRead(data, error);
-                    if (version >= 16 && (error == Errors.NOT_LEADER_OR_FOLLOWER
-                            || error == Errors.FENCED_LEADER_EPOCH)) {
-                        pointToLeader(read.response, data, image, topic, wanted.partition(),
-                                request.connection().listenerName());
-                    }
-                    read.errors = true;
+                int limit = Math.max(0, Math.min(wanted.partitionMaxBytes(), remaining));
+                LogReadResult result = anyReplica
+                        ? partition.readFromReplica(wanted.fetchOffset(), limit, wanted.currentLeaderEpoch(),
+                                read.bytes == 0)
+                        : partition.read(wanted.fetchOffset(), limit, follower, wanted.currentLeaderEpoch(),
+                                read.bytes == 0);
+                long lso = partition.lastStableOffset();
+                data.setHighWatermark(partition.highWatermark())
+                        .setLastStableOffset(lso)
+                        .setLogStartOffset(result.logStartOffset());
+                LogSliceRecords records = new LogSliceRecords(result.records());
+                if (readCommitted && result.nextOffset() > lso) {
+                    // Under read_committed nothing at or past the LSO may go out: re-read bounded by it.
+                    records.discard();
+                    result = partition.log().read(wanted.fetchOffset(), limit, lso, read.bytes == 0);
+                    records = new LogSliceRecords(result.records());
                 }
+                // As Kafka: the aborted transactions in range under read_committed, null otherwise.
+                data.setAbortedTransactions(readCommitted
+                        ? aborted(partition, wanted.fetchOffset(), result.nextOffset()) : null);
+                data.setRecords(records);
+                read.records.add(records);
+                read.bytes += records.sizeInBytes();
+                if (!follower) {
+                    read.bytesByTopic.merge(topic.name(), (long) records.sizeInBytes(), Long::sum);
+                }
+                remaining -= records.sizeInBytes();
+            } catch (RuntimeException e) {
+                Errors error = ErrorMapping.toError(e, request);
+                failRead(data, error);
+                if (version >= 16 && (error == Errors.NOT_LEADER_OR_FOLLOWER
+                        || error == Errors.FENCED_LEADER_EPOCH)) {
+                    pointToLeader(read.response, data, image, topic, wanted.partition(),
+                            request.connection().listenerName());
+                }
+                read.errors = true;
             }
         }
         return read;
@@ -291,7 +315,7 @@ public final class FetchHandler extends AbstractApiHandler {
      * instead (its client accepts an empty full response when it carries a throttle time), and the bytes
      * are not counted.
      */
-    void respond(Request request, Read read) {
+    void respond(Request request, FetchContext fetch, Read read) {
         if (read.bytes > 0 && replicaId(request) < 0) {
             long now = System.currentTimeMillis();
             int throttleMs = quotas.recordFetch(request, read.bytes, now);
@@ -299,12 +323,16 @@ public final class FetchHandler extends AbstractApiHandler {
                 quotas.unrecordFetch(request, read.bytes, now);
                 read.discard();
                 request.throttle(throttleMs);
-                request.respond(new FetchResponse());
+                request.respond(fetch.throttled());
                 return;
             }
         }
         read.bytesByTopic.forEach(context.metrics()::fetched);
-        request.respond(read.response);
+        request.respond(fetch.answer(read.response, records -> {
+            if (records instanceof LogSliceRecords slice) {
+                slice.discard();
+            }
+        }));
     }
 
     private static List<FetchResponse.AbortedTransaction> aborted(Partition partition, long from, long to) {
