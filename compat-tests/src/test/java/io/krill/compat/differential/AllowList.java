@@ -38,6 +38,8 @@ final class AllowList {
             new Entry("DescribeLogDirs", "/results/*/usableBytes",
                     "free space of the disk both log directories are on, which the other broker's writes change"),
             new Entry("*", "**/port", "each broker listens on a free ephemeral port"),
+            new Entry("Fetch", "/sessionId", "each broker's random fetch session id (KIP-227); the session"
+                    + " sequences check that one is set where a session opens"),
             new Entry("DescribeTransactions", "/transactionStates/*/transactionStartTimeMs",
                     "when the transaction began, by each broker's clock (the sequence checks it is set where it"
                             + " must be)")));
