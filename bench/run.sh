@@ -18,7 +18,7 @@ source "$here/lib/common.sh"
 
 MODE=${BENCH_MODE:-run}
 REPEATS=${BENCH_REPEATS:-3}
-SCENARIOS=${BENCH_SCENARIOS:-produce,latency,consume,e2e,cluster}
+SCENARIOS=${BENCH_SCENARIOS:-produce,latency,consume,e2e,wide,cluster}
 BROKERS=${BENCH_BROKERS:-kafka krill}
 RECORD_SIZE=${BENCH_RECORD_SIZE:-1024}
 TOPIC_MB=${BENCH_TOPIC_MB:-2048}                     # produce-throughput topic = consume topic
@@ -34,6 +34,11 @@ E2E_LOAD_RATE=${BENCH_E2E_LOAD_RATE:-5000}
 CLUSTER_RECORDS=${BENCH_CLUSTER_RECORDS:-500000}
 CLUSTER_RATE=${BENCH_CLUSTER_RATE:-10000}
 CLUSTER_LAT_RECORDS=${BENCH_CLUSTER_LAT_RECORDS:-150000}
+WIDE_PARTITIONS=${BENCH_WIDE_PARTITIONS:-2000}       # partitions one consumer reads ...
+WIDE_BUSY=${BENCH_WIDE_BUSY:-20}                     # ... of which these are written
+WIDE_RECORDS=${BENCH_WIDE_RECORDS:-150000}
+WIDE_RATE=${BENCH_WIDE_RATE:-5000}
+WIDE_HEADSTART=${BENCH_WIDE_HEADSTART:-10}           # seconds for the consumer to join before writes start
 
 has() { [[ ",$SCENARIOS," == *",$1,"* ]]; }
 
@@ -158,7 +163,36 @@ single_session() { # KIND REP
     log "$kind run $rep: end-to-end avg $avg ms, p99 $p99 ms"
   fi
 
+  if has wide; then
+    wide_consumer "$kind" "$rep"
+  fi
+
   stop_single "$kind"
+}
+
+# A consumer of WIDE_PARTITIONS partitions that tails WIDE_BUSY of them while a producer writes at a fixed
+# rate: most of each fetch is idle partitions, which fetch sessions (KIP-227) leave out. The broker's CPU
+# from the first write to the last record read, per GB written (and read once).
+wide_consumer() { # KIND REP
+  local kind=$1 rep=$2 c0 c1 cpid out n
+  create_topic "$B" wide-busy "$WIDE_BUSY" 1
+  create_topic "$B" wide-idle "$((WIDE_PARTITIONS - WIDE_BUSY))" 1
+  log "$kind run $rep: a consumer of $WIDE_PARTITIONS partitions tails $WIDE_BUSY written at $WIDE_RATE records/s"
+  ( tool "wide-consume-$kind-$rep" org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$B" \
+      --include 'wide-.*' --num-records "$WIDE_RECORDS" --timeout 120000 --hide-header --group "wide-$rep" \
+      | parse_consumer > "$WORK/wide-consume.out" ) &
+  cpid=$!
+  sleep "$WIDE_HEADSTART"
+  alive $cpid || die "wide: the consumer ended before any write (see $WORK/logs/wide-consume-$kind-$rep.err)"
+  c0=$(cpu_ticks "$BPID")
+  out=$(produce "wide-produce-$kind-$rep" "$B" wide-busy "$WIDE_RECORDS" "$WIDE_RATE" "$LAT_PROPS") || exit 1
+  wait $cpid || die "wide: ConsumerPerformance failed (see $WORK/logs/wide-consume-$kind-$rep.err)"
+  c1=$(cpu_ticks "$BPID")
+  read -r _ _ n _ _ _ < "$WORK/wide-consume.out"
+  [ "${n:-0}" = "$WIDE_RECORDS" ] || die "wide: read ${n:-0} of $WIDE_RECORDS records"
+  record wide cpu_per_gb "$kind" "$rep" "$(per_gb $((c1 - c0)) "$WIDE_RECORDS")"
+  record wide consumer_cores "$kind" "$rep" "$(client_cores "wide-consume-$kind-$rep")"
+  log "$kind run $rep: wide consumer done, broker CPU $(per_gb $((c1 - c0)) "$WIDE_RECORDS") s per GB"
 }
 
 cluster_session() { # KIND REP
@@ -221,7 +255,8 @@ BENCH_MACHINE="$MACHINE" BENCH_TOOK="$took" BENCH_MODE="$MODE" BENCH_REPEATS="$R
   BENCH_LAT_RATE="$LAT_RATE" BENCH_LAT_RECORDS="$LAT_RECORDS" BENCH_LAT_PROPS="$LAT_PROPS" BENCH_LAT_WARMUP="$LAT_WARMUP" \
   BENCH_E2E_RECORDS="$E2E_RECORDS" BENCH_E2E_LOAD_RATE="$E2E_LOAD_RATE" \
   BENCH_CLUSTER_RECORDS="$CLUSTER_RECORDS" BENCH_CLUSTER_RATE="$CLUSTER_RATE" \
-  BENCH_CLUSTER_LAT_RECORDS="$CLUSTER_LAT_RECORDS" BENCH_HEAP_USED="$HEAP" BENCH_JVM_USED="$JVM_OPTS" \
+  BENCH_CLUSTER_LAT_RECORDS="$CLUSTER_LAT_RECORDS" BENCH_WIDE_PARTITIONS="$WIDE_PARTITIONS" \
+  BENCH_WIDE_BUSY="$WIDE_BUSY" BENCH_WIDE_RECORDS="$WIDE_RECORDS" BENCH_WIDE_RATE="$WIDE_RATE" BENCH_HEAP_USED="$HEAP" BENCH_JVM_USED="$JVM_OPTS" \
   BENCH_KAFKA_VERSION="$KAFKA_VERSION" \
   python3 "$BENCH_DIR/lib/report.py" "$RESULTS" > "$out"
 cat "$out"

@@ -46,6 +46,14 @@ SCENARIOS = [
       ("p50", "p50 (ms)", "lower", None),
       ("p99", "p99 (ms)", "lower", None),
       ("p999", "p99.9 (ms)", "lower", None)]),
+    ("wide", "4b. A consumer of many partitions, few of them written",
+     lambda: f"one ConsumerPerformance (`--include 'wide-.*'`, default consumer settings) reads "
+             f"{int(E('BENCH_WIDE_PARTITIONS')):,} partitions of two topics, RF 1, while ProducerPerformance "
+             f"writes {int(E('BENCH_WIDE_RECORDS')):,} records of {E('BENCH_RECORD_SIZE')} B at "
+             f"{int(E('BENCH_WIDE_RATE')):,} records/s to {E('BENCH_WIDE_BUSY')} of them (`{E('BENCH_LAT_PROPS')}`); "
+             f"the broker's CPU from the first write until the consumer has read the last record",
+     [("cpu_per_gb", "broker CPU s per GB written and read", "lower", ("<=", 0.3)),
+      ("consumer_cores", "consumer client's CPU (cores busy, incl. its join)", "lower", None)]),
     ("cluster", "5. Three brokers on this machine, RF 3, min.insync.replicas=2, acks=all",
      lambda: f"Kafka: 3 combined KRaft nodes; Krill: 3 brokers + 1 ZooKeeper (its RSS and CPU included). "
              f"6 partitions; {int(E('BENCH_CLUSTER_RECORDS')):,} records unthrottled "
@@ -56,10 +64,10 @@ SCENARIOS = [
       ("p99_saturated", "p99 at saturation (ms)", "lower", None),
       ("client_cores", "producer client's CPU (cores busy)", None, None),
       ("p50_fixed", "p50 at the fixed rate (ms)", "lower", None),
-      ("p99_fixed", "p99 at the fixed rate (ms)", "lower", None),
+      ("p99_fixed", "p99 at the fixed rate (ms)", "lower", ("<=", 0.5)),
       ("p999_fixed", "p99.9 at the fixed rate (ms)", "lower", None),
       ("rss_mb", "RSS of all processes, peak (MiB)", "lower", None),
-      ("cpu_per_gb", "CPU s per GB produced, all processes", "lower", None),
+      ("cpu_per_gb", "CPU s per GB produced, all processes", "lower", ("<=", 0.5)),
       ("ready_s", "start to RF 3 topic in sync + first produce (s)", "lower", None)]),
     ("ready", "6. Ready to produce",
      lambda: "wall time from the broker process's start to the first acknowledged produce (acks=all, "
@@ -71,10 +79,10 @@ SCENARIOS = [
              f"over the scenario, per 10^9 bytes of records; heap `{E('BENCH_HEAP_USED')}` for both",
      [("rss_produce_mb", "RSS peak while producing (MiB)", "lower", ("<=", 0.5)),
       ("rss_consume_mb", "RSS peak while consuming (MiB)", "lower", None),
-      ("cpu_per_gb_produced", "CPU s per GB produced", "lower", None),
+      ("cpu_per_gb_produced", "CPU s per GB produced", "lower", ("<=", 0.5)),
       ("cpu_per_gb_produced_sys", "… of which in the kernel (stime)", "lower", None),
       ("cpu_per_gb_produced_jit", "… of which JIT compiler threads", "lower", None),
-      ("cpu_per_gb_consumed", "CPU s per GB consumed (incl. the group join)", "lower", None),
+      ("cpu_per_gb_consumed", "CPU s per GB consumed (incl. the group join)", "lower", ("<=", 0.4)),
       ("cpu_per_gb_consumed_sys", "… of which in the kernel (stime)", "lower", None),
       ("cpu_per_gb_consumed_jit", "… of which JIT compiler threads", "lower", None)]),
 ]
