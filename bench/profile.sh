@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/profile.sh: where a broker's time goes in one scenario of bench/run.sh, with Java Flight Recorder.
 #
-#   bench/profile.sh [produce|consume|latency|e2e|ready] [krill|kafka]     (default: consume krill)
+#   bench/profile.sh [produce|consume|latency|e2e|wide|ready] [krill|kafka]     (default: consume krill)
 #
 # `ready` records from the JVM's start (-XX:StartFlightRecording, waits of 1 ms or more) to the first
 # acknowledged produce and shows where the main thread's time goes: its CPU samples and its waits (park,
@@ -21,7 +21,7 @@ source "$here/lib/common.sh"
 
 SCENARIO=${1:-consume}
 KIND=${2:-krill}
-case "$SCENARIO" in produce|consume|latency|e2e|ready) ;; *) die "scenario: produce, consume, latency, e2e or ready";; esac
+case "$SCENARIO" in produce|consume|latency|e2e|wide|ready) ;; *) die "scenario: produce, consume, latency, e2e, wide or ready";; esac
 case "$KIND" in krill|kafka) ;; *) die "broker: krill or kafka";; esac
 RECORD_SIZE=${BENCH_RECORD_SIZE:-1024}
 TOPIC_MB=${BENCH_TOPIC_MB:-1024}
@@ -31,6 +31,10 @@ LAT_RATE=${BENCH_LAT_RATE:-20000}
 LAT_RECORDS=${BENCH_LAT_RECORDS:-300000}
 LAT_PROPS=${BENCH_LAT_PROPS:-acks=all linger.ms=1}
 E2E_RECORDS=${BENCH_E2E_RECORDS:-5000}
+WIDE_PARTITIONS=${BENCH_WIDE_PARTITIONS:-2000}
+WIDE_BUSY=${BENCH_WIDE_BUSY:-20}
+WIDE_RECORDS=${BENCH_WIDE_RECORDS:-150000}
+WIDE_RATE=${BENCH_WIDE_RATE:-5000}
 
 out_dir="$BENCH_DIR/results/profiles"
 mkdir -p "$out_dir"
@@ -92,6 +96,13 @@ case "$SCENARIO" in
   produce) create_topic "$B" perf 6 1;;
   latency) create_topic "$B" lat 6 1;;
   e2e) create_topic "$B" e2e 1 1;;
+  wide) create_topic "$B" wide-busy "$WIDE_BUSY" 1; create_topic "$B" wide-idle "$((WIDE_PARTITIONS - WIDE_BUSY))" 1
+        # the consumer of every partition joins before the recording; the recording covers the writes
+        ( tool wide-consume org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$B" --include 'wide-.*' \
+            --num-records "$WIDE_RECORDS" --timeout 120000 --hide-header --group wide | parse_consumer \
+            > "$WORK/wide-consume.out" ) &
+        wide_consumer=$!
+        sleep "${BENCH_WIDE_HEADSTART:-10}";;
 esac
 
 jcmd "$BPID" JFR.start name=bench settings=profile filename="$jfr_file" > /dev/null
@@ -103,6 +114,8 @@ case "$SCENARIO" in
   latency) result=$(perf latency lat "$LAT_RECORDS" "$LAT_RATE" "$LAT_PROPS");;
   consume) result=$(tool consume org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$B" --topic perf \
              --num-records "$RECORDS" --timeout 60000 --hide-header | parse_consumer);;
+  wide) perf wide-produce wide-busy "$WIDE_RECORDS" "$WIDE_RATE" "$LAT_PROPS" > /dev/null
+        wait "$wide_consumer" || die "wide: the consumer failed"; result=$(cat "$WORK/wide-consume.out");;
   e2e) result=$(tool e2e org.apache.kafka.tools.EndToEndLatency --bootstrap-server "$B" --topic e2e \
          --num-records "$E2E_RECORDS" --producer-acks all --record-size "$RECORD_SIZE" | parse_e2e);;
 esac

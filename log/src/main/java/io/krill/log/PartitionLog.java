@@ -651,10 +651,12 @@ public final class PartitionLog implements AutoCloseable {
         if (startOffset > leo.offset() || startOffset < start) {
             throw new OffsetOutOfRangeException(startOffset, start, leo.offset(), "fetch");
         }
-        if (startOffset == leo.offset()) {
+        long bound = Math.min(maxOffset, leo.offset());
+        if (startOffset >= bound) {
+            // nothing readable (a consumer at the high watermark, a follower at the end): no segment lookup,
+            // as Kafka answers a read from at or past its bound
             return new LogReadResult(FileSlice.EMPTY, startOffset, -1, startOffset, start, leo.offset(), false);
         }
-        long bound = Math.min(maxOffset, leo.offset());
         Map.Entry<Long, LogSegment> entry = segments.floorEntry(startOffset);
         if (entry == null) {
             entry = segments.firstEntry();

@@ -23,9 +23,11 @@ public final class LogSliceRecords implements Records {
     @Override
     public int sizeInBytes() {
         int size = slice.sizeInBytes();
-        ResponseSplices splices = ResponseSplices.current();
-        if (splices != null && size > 0) {
-            splices.expect(this, size); // sized by the encoder: these bytes will not be in its buffer
+        if (size > 0) {
+            ResponseSplices splices = ResponseSplices.current();
+            if (splices != null) {
+                splices.expect(this, size); // sized by the encoder: these bytes will not be in its buffer
+            }
         }
         return size;
     }

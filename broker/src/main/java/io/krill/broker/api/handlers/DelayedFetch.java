@@ -94,7 +94,7 @@ final class DelayedFetch extends DelayedOperation {
         if (at == null) {
             return tryComplete();
         }
-        if (!moved(at)) {
+        if (!moved(at) && partitions.isHosted(leaders[at])) {
             return false;
         }
         if (ends[at] > fetchOffsets[at] && request.<FetchRequest>body().minBytes() <= 1) {
@@ -136,14 +136,16 @@ final class DelayedFetch extends DelayedOperation {
         return moved;
     }
 
-    /** Whether partition {@code i}'s bounds, log start, role or epoch changed since the last look, or it is gone. */
+    /**
+     * Whether partition {@code i}'s bounds, log start, role or epoch changed since the last look. (That it
+     * is gone, deleted or moved away, is checked only when a wake-up names it: its removal wakes it.)
+     */
     private boolean moved(int i) {
         Partition partition = leaders[i];
         long end = end(partition);
         long start = partition.logStartOffset();
         int epoch = partition.leaderEpoch();
-        if (end != ends[i] || start != starts[i] || epoch != epochs[i] || partition.isLeader() != leading[i]
-                || !partitions.isHosted(partition)) {
+        if (end != ends[i] || start != starts[i] || epoch != epochs[i] || partition.isLeader() != leading[i]) {
             ends[i] = end;
             starts[i] = start;
             epochs[i] = epoch;

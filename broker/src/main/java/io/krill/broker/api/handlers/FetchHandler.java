@@ -205,23 +205,29 @@ public final class FetchHandler extends AbstractApiHandler {
                 data.setHighWatermark(partition.highWatermark())
                         .setLastStableOffset(lso)
                         .setLogStartOffset(result.logStartOffset());
-                LogSliceRecords records = new LogSliceRecords(result.records());
                 if (readCommitted && result.nextOffset() > lso) {
                     // Under read_committed nothing at or past the LSO may go out: re-read bounded by it.
-                    records.discard();
+                    result.records().close();
                     result = partition.log().read(wanted.fetchOffset(), limit, lso, read.bytes == 0);
-                    records = new LogSliceRecords(result.records());
                 }
                 // As Kafka: the aborted transactions in range under read_committed, null otherwise.
                 data.setAbortedTransactions(readCommitted
                         ? aborted(partition, wanted.fetchOffset(), result.nextOffset()) : null);
+                int size = result.records().sizeInBytes();
+                if (size == 0) {
+                    // most partitions of a wide fetch: nothing to send from a file
+                    result.records().close();
+                    data.setRecords(ByteBufRecords.EMPTY);
+                    continue;
+                }
+                LogSliceRecords records = new LogSliceRecords(result.records());
                 data.setRecords(records);
                 read.records.add(records);
-                read.bytes += records.sizeInBytes();
+                read.bytes += size;
                 if (!follower) {
-                    read.bytesByTopic.merge(topic.name(), (long) records.sizeInBytes(), Long::sum);
+                    read.bytesByTopic.merge(topic.name(), (long) size, Long::sum);
                 }
-                remaining -= records.sizeInBytes();
+                remaining -= size;
             } catch (RuntimeException e) {
                 Errors error = ErrorMapping.toError(e, request);
                 failRead(data, error);
