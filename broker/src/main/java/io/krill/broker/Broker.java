@@ -130,6 +130,7 @@ public final class Broker implements AutoCloseable {
     private PartitionManager partitions;
     private DelayedOperationPurgatory<TopicPartition> producePurgatory;
     private DelayedOperationPurgatory<TopicPartition> fetchPurgatory;
+    private FetchSessionCache fetchSessions;
     private GroupCoordinator groupCoordinator;
     private TransactionCoordinator transactionCoordinator;
     private RemoteVerificationSender verificationSender;
@@ -170,7 +171,12 @@ public final class Broker implements AutoCloseable {
         });
         logManager.startup();
         producePurgatory = new DelayedOperationPurgatory<>("produce");
-        fetchPurgatory = new DelayedOperationPurgatory<>("fetch");
+        fetchSessions = new FetchSessionCache(config.socket().maxIncrementalFetchSessionCacheSlots(), id -> {
+            TopicImage topic = metadata.image().topic(id);
+            return topic == null ? null : topic.name();
+        });
+        // every event that may wake a waiting fetch also tells the consumers' fetch sessions
+        fetchPurgatory = new DelayedOperationPurgatory<>("fetch", fetchSessions::partitionChanged);
         saslMechanisms = new SaslMechanisms(this::config, () -> metadata.image());
         List<ListenerSecurity> listenerSecurity = listenerSecurity();
         InterBrokerConnector interBroker = InterBrokerConnector.of(config, saslMechanisms);
@@ -207,7 +213,6 @@ public final class Broker implements AutoCloseable {
         quotas.startup(metadata.image());
         metadata.addListener(quotas);
 
-        FetchSessionCache fetchSessions = new FetchSessionCache(config.socket().maxIncrementalFetchSessionCacheSlots());
         metrics.bindFetchSessions(fetchSessions);
         AtomicReference<ApiHandlerRegistry> registry = new AtomicReference<>();
         List<ApiHandler> handlers = List.of(

@@ -3,7 +3,7 @@ package io.krill.broker.fetch;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.FetchResponse;
 import io.krill.wire.protocol.Records;
-import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -15,15 +15,16 @@ import java.util.function.Consumer;
  * <p>Thread-safety: immutable; the session it may refer to guards itself.
  */
 public sealed interface FetchContext {
-    /** The partitions to read, in the order their answers are to be built. */
+    /** The partitions to read now, in the order their answers are to be built. */
     List<FetchTarget> targets();
 
     /**
-     * The response to send, from {@code read}, the whole answer for {@link #targets()} in order: with
-     * the session's id and, in an incremental fetch, only the partitions the client must hear about;
-     * the records of partitions left out go to {@code dropped}. Called once, when the fetch is answered.
+     * The response to send, from {@code read}, the answer for {@code targets} (as {@link #targets()} gave
+     * them to the read) in order: with the session's id and, in an incremental fetch, only the partitions
+     * the client must hear about; the records of partitions left out go to {@code dropped}. {@code more}
+     * marks the targets with more to read than the answer holds. Called once, when the fetch is answered.
      */
-    FetchResponse answer(FetchResponse read, Consumer<Records> dropped);
+    FetchResponse answer(List<FetchTarget> targets, FetchResponse read, BitSet more, Consumer<Records> dropped);
 
     /** The empty response of a fetch throttled by a quota (the session learns nothing from it). */
     FetchResponse throttled();
@@ -33,11 +34,31 @@ public sealed interface FetchContext {
         return Errors.NONE;
     }
 
+    /**
+     * Whether the fetch waits in its session rather than on its partitions: a consumer's incremental fetch,
+     * which reads only changed partitions and may read none; {@link #park} it to be woken by any change.
+     */
+    default boolean waitsInSession() {
+        return false;
+    }
+
+    /** Whether some partition of the session may have news now (a parked fetch must look again). */
+    default boolean hasChanges() {
+        return false;
+    }
+
+    default void park(FetchWaiter waiter) {
+    }
+
+    default void unpark(FetchWaiter waiter) {
+    }
+
     /** Epoch -1 (or a version before sessions): every partition asked, every one answered, no session. */
     record Sessionless(List<FetchTarget> targets) implements FetchContext {
         @Override
-        public FetchResponse answer(FetchResponse read, Consumer<Records> dropped) {
-            return read.setSessionId(0);
+        public FetchResponse answer(List<FetchTarget> read, FetchResponse response, BitSet more,
+                                    Consumer<Records> dropped) {
+            return response.setSessionId(0);
         }
 
         @Override
@@ -50,8 +71,9 @@ public sealed interface FetchContext {
     record NewSession(FetchSessionCache cache, List<FetchTarget> targets, boolean follower, boolean usesTopicIds)
             implements FetchContext {
         @Override
-        public FetchResponse answer(FetchResponse read, Consumer<Records> dropped) {
-            return read.setSessionId(cache.create(follower, usesTopicIds, targets, read));
+        public FetchResponse answer(List<FetchTarget> read, FetchResponse response, BitSet more,
+                                    Consumer<Records> dropped) {
+            return response.setSessionId(cache.create(follower, usesTopicIds, read, response, more));
         }
 
         @Override
@@ -60,35 +82,51 @@ public sealed interface FetchContext {
         }
     }
 
-    /** Epoch > 0: the session's partitions, after this request's changes; the answer leaves out the idle ones. */
+    /**
+     * Epoch > 0: the session's partitions after this request's changes (a consumer's: those with possible
+     * news); the answer leaves out the idle ones.
+     */
     final class Incremental implements FetchContext {
         private final FetchSession session;
-        private final List<SessionPartition> partitions;
-        private final List<FetchTarget> targets;
 
-        Incremental(FetchSession session, List<SessionPartition> partitions) {
+        Incremental(FetchSession session) {
             this.session = session;
-            this.partitions = partitions;
-            List<FetchTarget> list = new ArrayList<>(partitions.size());
-            for (SessionPartition partition : partitions) {
-                list.add(partition.target());
-            }
-            this.targets = list;
         }
 
         @Override
         public List<FetchTarget> targets() {
-            return targets;
+            return session.targets();
         }
 
         @Override
-        public FetchResponse answer(FetchResponse read, Consumer<Records> dropped) {
-            return session.answer(partitions, read, dropped);
+        public FetchResponse answer(List<FetchTarget> read, FetchResponse response, BitSet more,
+                                    Consumer<Records> dropped) {
+            return session.answer(read, response, dropped);
         }
 
         @Override
         public FetchResponse throttled() {
             return new FetchResponse().setSessionId(session.id());
+        }
+
+        @Override
+        public boolean waitsInSession() {
+            return session.tracksChanges();
+        }
+
+        @Override
+        public boolean hasChanges() {
+            return session.hasChanges();
+        }
+
+        @Override
+        public void park(FetchWaiter waiter) {
+            session.park(waiter);
+        }
+
+        @Override
+        public void unpark(FetchWaiter waiter) {
+            session.unpark(waiter);
         }
 
         @Override
@@ -105,13 +143,14 @@ public sealed interface FetchContext {
         }
 
         @Override
-        public FetchResponse answer(FetchResponse read, Consumer<Records> dropped) {
-            return new FetchResponse().setErrorCode(error.code()).setSessionId(0);
+        public FetchResponse answer(List<FetchTarget> read, FetchResponse response, BitSet more,
+                                    Consumer<Records> dropped) {
+            return throttled();
         }
 
         @Override
         public FetchResponse throttled() {
-            return answer(null, r -> { });
+            return new FetchResponse().setErrorCode(error.code()).setSessionId(0);
         }
     }
 }

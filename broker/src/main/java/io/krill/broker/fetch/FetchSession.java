@@ -1,14 +1,19 @@
 package io.krill.broker.fetch;
 
+import io.krill.log.TopicPartition;
 import io.krill.wire.message.FetchRequest;
 import io.krill.wire.message.FetchResponse;
 import io.krill.wire.protocol.Records;
 import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -18,11 +23,19 @@ import java.util.function.Consumer;
  * names the epoch the last one left, and a request that does not is refused
  * (INVALID_FETCH_SESSION_EPOCH), so a session never applies a request twice or out of order.
  *
- * <p>Partitions keep the order they were added in, except that a partition answered with records goes
- * to the back, so that under {@code max.bytes} every partition gets its turn (as Kafka's sessions do).
+ * <p>A consumer's session reads, on each incremental fetch, only the partitions that changed since a read
+ * last found nothing new in them ({@link SessionPartition}); the cache tells it of changes, and wakes the
+ * fetch parked in it. A consumer of thousands of partitions of which few are written thus costs this
+ * broker per fetch what the written ones cost, where Kafka reads every partition of the session. A
+ * follower's session reads every partition each time: the leader records the follower's progress on
+ * each (its ISR membership depends on it).
  *
- * <p>Thread-safety: the partitions and the epoch are guarded by this object's monitor; {@link #size()}
- * and {@link #lastUsedMs()} are read without it by the cache's eviction, as hints.
+ * <p>Partitions are read in the order they were added, except that a partition answered with records
+ * goes to the back, so that under {@code max.bytes} every partition gets its turn (as Kafka's sessions do).
+ *
+ * <p>Thread-safety: the partition map, the order and the epoch are guarded by this object's monitor;
+ * the changed partitions are a concurrent set; {@link #size()}, {@link #lastUsedMs()} and the parked
+ * fetch are volatile.
  */
 final class FetchSession {
     /** A partition's key: its topic's id from Fetch v13, its name below. */
@@ -32,31 +45,43 @@ final class FetchSession {
     private final int id;
     private final boolean privileged;
     private final boolean usesTopicIds;
+    private final FetchSessionCache cache;
     private final Map<Key, SessionPartition> partitions = new LinkedHashMap<>();
+    /** A consumer's session: the partitions that may have news. Unused in a follower's. */
+    private final Set<SessionPartition> changed = ConcurrentHashMap.newKeySet();
     private int epoch = 1;
+    private long nextOrder;
     private volatile int size;
     private volatile long lastUsedMs;
+    private volatile FetchWaiter parked;
+    private volatile boolean closed;
 
     /**
      * @param privileged   a follower's session, which only another follower's may evict
      * @param usesTopicIds created by a request of v13 or later (topics by id); the session's later requests must too
+     * @param read         the full fetch that opens the session: its targets, in the order of {@code told}'s partitions
+     * @param more         which of them had more to read than {@code told} holds
      */
-    FetchSession(int id, boolean privileged, boolean usesTopicIds, List<FetchTarget> targets,
-                 FetchResponse told, long nowMs) {
+    FetchSession(int id, boolean privileged, boolean usesTopicIds, FetchSessionCache cache, List<FetchTarget> read,
+                 FetchResponse told, BitSet more, long nowMs) {
         this.id = id;
         this.privileged = privileged;
         this.usesTopicIds = usesTopicIds;
+        this.cache = cache;
         this.lastUsedMs = nowMs;
-        Iterator<FetchTarget> wanted = targets.iterator();
-        for (FetchResponse.FetchableTopicResponse topic : told.responses()) {
-            for (FetchResponse.PartitionData data : topic.partitions()) {
-                FetchTarget target = wanted.next();
-                SessionPartition partition = new SessionPartition(target);
-                partition.told(data);
-                partitions.put(key(target), partition);
+        synchronized (this) {
+            int i = 0;
+            for (FetchResponse.FetchableTopicResponse topic : told.responses()) {
+                for (FetchResponse.PartitionData data : topic.partitions()) {
+                    SessionPartition partition = add(read.get(i));
+                    partition.reading();
+                    partition.mustSend(data);
+                    partition.read(data, more.get(i));
+                    i++;
+                }
             }
+            this.size = partitions.size();
         }
-        this.size = partitions.size();
     }
 
     int id() {
@@ -75,59 +100,145 @@ final class FetchSession {
         return lastUsedMs;
     }
 
-    Key key(FetchTarget target) {
-        return new Key(usesTopicIds ? target.topicId() : target.topic(), target.asked().partition());
+    /** Whether only changed partitions are read (a consumer's session). */
+    boolean tracksChanges() {
+        return !privileged;
+    }
+
+    private Key key(FetchTarget target) {
+        return key(target.topic(), target.topicId(), target.asked().partition());
     }
 
     private Key key(String topic, UUID topicId, int partition) {
         return new Key(usesTopicIds ? topicId : topic, partition);
     }
 
+    private SessionPartition add(FetchTarget target) {
+        TopicPartition tp = cache.topicPartition(target);
+        SessionPartition partition = new SessionPartition(this, tp, target);
+        partition.order = nextOrder++;
+        partitions.put(key(target), partition);
+        if (tracksChanges()) {
+            cache.watch(partition);
+            changed.add(partition);
+        }
+        return partition;
+    }
+
+    private void remove(Key key) {
+        SessionPartition partition = partitions.remove(key);
+        if (partition != null && tracksChanges()) {
+            cache.unwatch(partition);
+            changed.remove(partition);
+        }
+    }
+
     /**
      * Applies an incremental request of epoch {@code requestEpoch}: its partitions are added or take the
-     * new parameters, its forgotten ones leave. Returns the session's partitions to fetch, in order, or
-     * null if the epoch is not the one expected (nothing applied).
+     * new parameters (and are read), its forgotten ones leave. Returns false if the epoch is not the one
+     * expected (nothing applied).
      */
-    synchronized List<SessionPartition> update(FetchRequest body, int requestEpoch, long nowMs) {
-        if (requestEpoch != epoch) {
-            return null;
+    synchronized boolean update(FetchRequest body, int requestEpoch, long nowMs) {
+        if (requestEpoch != epoch || closed) {
+            return false;
         }
         for (FetchRequest.ForgottenTopic forgotten : body.forgottenTopicsData()) {
             for (int partition : forgotten.partitions()) {
-                partitions.remove(key(forgotten.topic(), forgotten.topicId(), partition));
+                remove(key(forgotten.topic(), forgotten.topicId(), partition));
             }
         }
         for (FetchRequest.FetchTopic topic : body.topics()) {
             for (FetchRequest.FetchPartition asked : topic.partitions()) {
-                FetchTarget target = new FetchTarget(topic.topic(), topic.topicId(), asked);
+                FetchTarget target = new FetchTarget(topic.topic(), topic.topicId(), asked, null);
                 SessionPartition known = partitions.get(key(target));
-                if (known != null) {
-                    known.asked(target);
+                if (known == null) {
+                    add(target);
                 } else {
-                    partitions.put(key(target), new SessionPartition(target));
+                    known.asked(target);
+                    changed(known);
                 }
             }
         }
         epoch = epoch == Integer.MAX_VALUE ? 1 : epoch + 1;
         size = partitions.size();
         lastUsedMs = nowMs;
-        return new ArrayList<>(partitions.values());
+        return true;
     }
 
     /**
-     * The incremental response: of {@code read}, the full response for {@code fetched} in order, the
-     * partitions the client must hear about, grouped by topic as read; the others are handed to
-     * {@code dropped} with their (empty) records.
+     * What a fetch in this session reads now: in a consumer's session the partitions that may have news,
+     * else all; in the session's order.
      */
-    synchronized FetchResponse answer(List<SessionPartition> fetched, FetchResponse read, Consumer<Records> dropped) {
+    List<FetchTarget> targets() {
+        List<SessionPartition> list;
+        if (tracksChanges()) {
+            list = new ArrayList<>(changed);
+            synchronized (this) {
+                list.removeIf(p -> partitions.get(key(p.target())) != p);
+                list.sort(Comparator.comparingLong(p -> p.order));
+            }
+        } else {
+            synchronized (this) {
+                list = new ArrayList<>(partitions.values());
+            }
+        }
+        List<FetchTarget> targets = new ArrayList<>(list.size());
+        for (SessionPartition partition : list) {
+            targets.add(partition.target());
+        }
+        return targets;
+    }
+
+    /** Whether a partition may have news (a consumer's session). */
+    boolean hasChanges() {
+        return tracksChanges() && !changed.isEmpty();
+    }
+
+    void changed(SessionPartition partition) {
+        if (tracksChanges()) {
+            changed.add(partition);
+        }
+    }
+
+    void unchanged(SessionPartition partition) {
+        if (tracksChanges()) {
+            changed.remove(partition);
+        }
+    }
+
+    /** An event on one of this consumer session's partitions: it may have news, and the parked fetch may answer. */
+    void partitionChanged(SessionPartition partition) {
+        changed.add(partition);
+        FetchWaiter waiter = parked;
+        if (waiter != null) {
+            waiter.partitionChanged(partition.topicPartition());
+        }
+    }
+
+    void park(FetchWaiter waiter) {
+        parked = waiter;
+    }
+
+    void unpark(FetchWaiter waiter) {
+        if (parked == waiter) {
+            parked = null;
+        }
+    }
+
+    /**
+     * The incremental response: of {@code read}, the answer for {@code targets} in order, the partitions
+     * the client must hear about, grouped by topic as read; the others are handed to {@code dropped} with
+     * their (empty) records.
+     */
+    synchronized FetchResponse answer(List<FetchTarget> targets, FetchResponse read, Consumer<Records> dropped) {
         FetchResponse out = new FetchResponse().setThrottleTimeMs(read.throttleTimeMs()).setErrorCode(read.errorCode())
                 .setSessionId(id).setNodeEndpoints(read.nodeEndpoints());
-        Iterator<SessionPartition> each = fetched.iterator();
+        Iterator<FetchTarget> each = targets.iterator();
         List<SessionPartition> toBack = null;
         for (FetchResponse.FetchableTopicResponse topic : read.responses()) {
             FetchResponse.FetchableTopicResponse kept = null;
             for (FetchResponse.PartitionData data : topic.partitions()) {
-                SessionPartition partition = each.next();
+                SessionPartition partition = each.next().slot();
                 if (!partition.mustSend(data)) {
                     dropped.accept(data.records());
                     continue;
@@ -149,6 +260,7 @@ final class FetchSession {
             for (SessionPartition partition : toBack) {
                 Key key = key(partition.target());
                 if (partitions.get(key) == partition) {
+                    partition.order = nextOrder++;
                     partitions.remove(key);
                     partitions.put(key, partition);
                 }
@@ -160,6 +272,17 @@ final class FetchSession {
     /** Whether a request of this version may use the session (topics named the same way). */
     boolean namesTopicsAs(short version) {
         return usesTopicIds == (version >= 13);
+    }
+
+    /** The session leaves the cache: its partitions are no longer watched. */
+    synchronized void close() {
+        closed = true;
+        if (tracksChanges()) {
+            for (SessionPartition partition : partitions.values()) {
+                cache.unwatch(partition);
+            }
+        }
+        changed.clear();
     }
 
     @Override

@@ -1,14 +1,20 @@
 package io.krill.broker.fetch;
 
+import io.krill.log.TopicPartition;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.FetchRequest;
 import io.krill.wire.message.FetchResponse;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /**
  * The broker's incremental fetch sessions (KIP-227), at most {@code max.incremental.fetch.session.cache.slots}
@@ -20,20 +26,33 @@ import java.util.concurrent.atomic.AtomicLong;
  * partitions over fewer, as Kafka's cache ranks them. A client whose session is gone is told
  * FETCH_SESSION_ID_NOT_FOUND and starts a new one with a full fetch.
  *
+ * <p>The partitions of consumers' sessions are watched: {@link #partitionChanged} (every event that may
+ * wake a waiting fetch) marks them as having possible news in their sessions, so that an incremental
+ * fetch reads only those.
+ *
  * <p>Thread-safety: thread-safe; the session map is guarded by this object's monitor, each session
- * by its own. Only creation when full scans the sessions.
+ * by its own; the watched partitions are a concurrent map. Only creation when full scans the sessions.
  */
 public final class FetchSessionCache {
     /** Kafka's: a session unused this long may be evicted by any new one. */
     static final long EVICTION_MS = 120_000;
+    private static final UUID NO_TOPIC_ID = new UUID(0, 0);
 
     private final int slots;
+    private final Function<UUID, String> topicNames;
     private final Map<Integer, FetchSession> sessions = new HashMap<>();
+    /** The consumers' session partitions, by the partition whose events they follow. */
+    private final ConcurrentHashMap<TopicPartition, Set<SessionPartition>> watched = new ConcurrentHashMap<>();
     private final AtomicLong evictions = new AtomicLong();
 
-    /** @param slots the most sessions kept; 0 serves every fetch sessionless */
-    public FetchSessionCache(int slots) {
+    /**
+     * @param slots      the most sessions kept; 0 serves every fetch sessionless
+     * @param topicNames a topic's name by its id (null if none), as of the broker's metadata: events name
+     *                   partitions by topic name, sessions of v13+ by topic id
+     */
+    public FetchSessionCache(int slots, Function<UUID, String> topicNames) {
         this.slots = slots;
+        this.topicNames = topicNames;
     }
 
     /**
@@ -66,18 +85,17 @@ public final class FetchSessionCache {
         if (!session.namesTopicsAs(version)) {
             return new FetchContext.Refused(Errors.FETCH_SESSION_TOPIC_ID_ERROR);
         }
-        List<SessionPartition> partitions = session.update(body, epoch, nowMs);
-        if (partitions == null) {
+        if (!session.update(body, epoch, nowMs)) {
             return new FetchContext.Refused(Errors.INVALID_FETCH_SESSION_EPOCH);
         }
-        return new FetchContext.Incremental(session, partitions);
+        return new FetchContext.Incremental(session);
     }
 
     private static List<FetchTarget> targets(FetchRequest body) {
         List<FetchTarget> targets = new ArrayList<>();
         for (FetchRequest.FetchTopic topic : body.topics()) {
             for (FetchRequest.FetchPartition partition : topic.partitions()) {
-                targets.add(new FetchTarget(topic.topic(), topic.topicId(), partition));
+                targets.add(new FetchTarget(topic.topic(), topic.topicId(), partition, null));
             }
         }
         return targets;
@@ -85,9 +103,10 @@ public final class FetchSessionCache {
 
     /**
      * Opens a session for a full fetch answered with {@code told} (its partitions in {@code targets}'
-     * order), if there is room; returns its id, or 0 (no session: the client stays on full fetches).
+     * order; {@code more}: which had more to read), if there is room; returns its id, or 0 (no session:
+     * the client stays on full fetches).
      */
-    int create(boolean follower, boolean usesTopicIds, List<FetchTarget> targets, FetchResponse told) {
+    int create(boolean follower, boolean usesTopicIds, List<FetchTarget> targets, FetchResponse told, BitSet more) {
         if (slots <= 0 || targets.isEmpty()) {
             return 0;
         }
@@ -100,7 +119,7 @@ public final class FetchSessionCache {
             do {
                 id = ThreadLocalRandom.current().nextInt(1, Integer.MAX_VALUE);
             } while (sessions.containsKey(id));
-            sessions.put(id, new FetchSession(id, follower, usesTopicIds, targets, told, now));
+            sessions.put(id, new FetchSession(id, follower, usesTopicIds, this, targets, told, more, now));
             return id;
         }
     }
@@ -123,6 +142,7 @@ public final class FetchSessionCache {
             return false;
         }
         sessions.remove(victim.id());
+        victim.close();
         evictions.incrementAndGet();
         return true;
     }
@@ -135,8 +155,56 @@ public final class FetchSessionCache {
         return (privileged ? 1L << 32 : 0) + size;
     }
 
-    synchronized void remove(int id) {
-        sessions.remove(id);
+    void remove(int id) {
+        FetchSession removed;
+        synchronized (this) {
+            removed = sessions.remove(id);
+        }
+        if (removed != null) {
+            removed.close();
+        }
+    }
+
+    /**
+     * Something happened to {@code tp} (an append, a high watermark, log start or leadership change, its
+     * removal): the consumers' sessions that fetch it learn it may have news, and their parked fetches
+     * are woken. Called by whoever changed it, for every such event.
+     */
+    public void partitionChanged(TopicPartition tp) {
+        Set<SessionPartition> interested = watched.get(tp);
+        if (interested != null) {
+            for (SessionPartition partition : interested) {
+                partition.session().partitionChanged(partition);
+            }
+        }
+    }
+
+    /** The partition's name as events give it, or null if its topic id names no topic here. */
+    TopicPartition topicPartition(FetchTarget target) {
+        String topic = target.topicId() != null && !target.topicId().equals(NO_TOPIC_ID)
+                ? topicNames.apply(target.topicId()) : target.topic();
+        return topic == null || topic.isEmpty() ? null : new TopicPartition(topic, target.asked().partition());
+    }
+
+    void watch(SessionPartition partition) {
+        TopicPartition tp = partition.topicPartition();
+        if (tp != null) {
+            watched.compute(tp, (k, set) -> {
+                Set<SessionPartition> s = set != null ? set : ConcurrentHashMap.newKeySet();
+                s.add(partition);
+                return s;
+            });
+        }
+    }
+
+    void unwatch(SessionPartition partition) {
+        TopicPartition tp = partition.topicPartition();
+        if (tp != null) {
+            watched.computeIfPresent(tp, (k, set) -> {
+                set.remove(partition);
+                return set.isEmpty() ? null : set;
+            });
+        }
     }
 
     /** Sessions open now. */

@@ -1,5 +1,6 @@
 package io.krill.broker.fetch;
 
+import io.krill.log.TopicPartition;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.FetchResponse;
 
@@ -9,26 +10,69 @@ import io.krill.wire.message.FetchResponse;
  * response carries the partition only when one of those moved, it has records, or an error, as Kafka's
  * CachedPartition decides.
  *
- * <p>Not thread-safe: guarded by its session's monitor.
+ * <p>In a consumer's session the partition is also on the session's list of partitions with possible
+ * news ({@link FetchSession#changed}) from the moment something happens to it (an append, a high
+ * watermark, log start or leadership change: {@link FetchSessionCache#partitionChanged}) until a read
+ * finds nothing to tell; an incremental fetch reads only those. It is taken off before a read and put
+ * back after it if the read found news, so a change during the read is never lost.
+ *
+ * <p>Thread-safety: the target and the told offsets are written under the session's monitor and read
+ * without it (volatile); the list of changed partitions is a concurrent set.
  */
-final class SessionPartition {
-    private FetchTarget target;
+public final class SessionPartition {
+    private final FetchSession session;
+    /** The partition by topic name, as events name it; null when its topic id names no topic (always read). */
+    private final TopicPartition topicPartition;
+    private volatile FetchTarget target;
     /** -1 until told, and after an error: the next answer without one is sent whatever it holds. */
-    private long highWatermark = -1;
-    private long lastStableOffset = -1;
-    private long logStartOffset = -1;
+    private volatile long highWatermark = -1;
+    private volatile long lastStableOffset = -1;
+    private volatile long logStartOffset = -1;
+    /** Reads go in this order; a partition answered with records goes to the back (guarded by the session). */
+    long order;
 
-    SessionPartition(FetchTarget target) {
-        this.target = target;
+    SessionPartition(FetchSession session, TopicPartition topicPartition, FetchTarget asked) {
+        this.session = session;
+        this.topicPartition = topicPartition;
+        this.target = new FetchTarget(asked.topic(), asked.topicId(), asked.asked(), this);
     }
 
     FetchTarget target() {
         return target;
     }
 
+    TopicPartition topicPartition() {
+        return topicPartition;
+    }
+
+    FetchSession session() {
+        return session;
+    }
+
     /** The client sent new parameters for the partition (the fetch offset moved, the epoch, the limit). */
     void asked(FetchTarget newer) {
-        this.target = newer;
+        this.target = new FetchTarget(newer.topic(), newer.topicId(), newer.asked(), this);
+    }
+
+    void reading() {
+        session.unchanged(this);
+    }
+
+    void read(FetchResponse.PartitionData data, boolean more) {
+        if (more || topicPartition == null || isNews(data)) {
+            session.changed(this);
+        }
+    }
+
+    /** Whether {@code data} tells the client anything it was not told (without noting it). */
+    private boolean isNews(FetchResponse.PartitionData data) {
+        return (data.records() != null && data.records().sizeInBytes() > 0)
+                || data.errorCode() != Errors.NONE.code()
+                || highWatermark != data.highWatermark()
+                || lastStableOffset != data.lastStableOffset()
+                || logStartOffset != data.logStartOffset()
+                || data.preferredReadReplica() >= 0
+                || data.divergingEpoch().epoch() >= 0;
     }
 
     /**
@@ -37,29 +81,15 @@ final class SessionPartition {
      * always sent; otherwise only a moved high watermark, last stable offset or log start.
      */
     boolean mustSend(FetchResponse.PartitionData data) {
-        boolean send = data.records() != null && data.records().sizeInBytes() > 0;
-        if (highWatermark != data.highWatermark()) {
-            send = true;
-            highWatermark = data.highWatermark();
-        }
-        if (lastStableOffset != data.lastStableOffset()) {
-            send = true;
-            lastStableOffset = data.lastStableOffset();
-        }
-        if (logStartOffset != data.logStartOffset()) {
-            send = true;
-            logStartOffset = data.logStartOffset();
-        }
-        if (data.errorCode() != Errors.NONE.code()) {
-            // told again however the error ends, even if the offsets come back where they were
-            highWatermark = -1;
-            send = true;
-        }
-        return send || data.preferredReadReplica() >= 0 || data.divergingEpoch().epoch() >= 0;
+        boolean send = isNews(data);
+        highWatermark = data.errorCode() != Errors.NONE.code() ? -1 : data.highWatermark();
+        lastStableOffset = data.lastStableOffset();
+        logStartOffset = data.logStartOffset();
+        return send;
     }
 
-    /** Notes what a full response told the client, for the incremental fetches that follow. */
-    void told(FetchResponse.PartitionData data) {
-        mustSend(data);
+    @Override
+    public String toString() {
+        return "SessionPartition[" + target.topic() + "/" + target.topicId() + "-" + target.asked().partition() + "]";
     }
 }

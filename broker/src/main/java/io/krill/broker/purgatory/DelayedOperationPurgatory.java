@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Holds {@link DelayedOperation}s until the event they wait for or their deadline, without a thread per
@@ -29,9 +30,19 @@ public final class DelayedOperationPurgatory<K> implements AutoCloseable {
     private final String name;
     private final Timer timer;
     private final ConcurrentHashMap<K, Watchers> watchersByKey = new ConcurrentHashMap<>();
+    private final Consumer<K> events;
 
     public DelayedOperationPurgatory(String name) {
+        this(name, key -> { });
+    }
+
+    /**
+     * @param events also told of every event ({@link #checkAndComplete}), before the operations watching
+     *               its key: for waiters kept elsewhere (a fetch session's parked fetch)
+     */
+    public DelayedOperationPurgatory(String name, Consumer<K> events) {
         this.name = name;
+        this.events = events;
         ThreadFactory threads = runnable -> {
             Thread thread = new Thread(runnable, "purgatory-" + name);
             thread.setDaemon(true);
@@ -69,6 +80,7 @@ public final class DelayedOperationPurgatory<K> implements AutoCloseable {
 
     /** An event happened on {@code key}: tries every operation watching it. Returns how many completed. */
     public int checkAndComplete(K key) {
+        events.accept(key);
         Watchers watchers = watchersByKey.get(key);
         if (watchers == null) {
             return 0;

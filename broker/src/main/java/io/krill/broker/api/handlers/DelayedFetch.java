@@ -2,6 +2,7 @@ package io.krill.broker.api.handlers;
 
 import io.krill.broker.api.Request;
 import io.krill.broker.fetch.FetchContext;
+import io.krill.broker.fetch.FetchWaiter;
 import io.krill.broker.partition.Partition;
 import io.krill.broker.partition.PartitionManager;
 import io.krill.broker.purgatory.DelayedOperation;
@@ -29,13 +30,18 @@ import java.util.Map;
  * position is built at the first such wake-up, not for fetches that are never woken. With {@code min.bytes}
  * of 1 a partition whose bound moved past the offset asked completes the fetch without that counting read.
  *
+ * <p>A consumer's incremental fetch in a session waits in its session instead
+ * ({@link FetchContext#waitsInSession}): it watches no partition, the session wakes it for any change of
+ * any of its partitions ({@link #partitionChanged}), and each look reads only the session's partitions that
+ * changed.
+ *
  * <p>Thread-safety: {@link #tryComplete} can run on several threads at once (whoever changed a
  * partition). The remembered positions are a hint kept without a lock: a thread stores a value it read
  * from the partition only before a full read of its own, which sees at least that much, so nothing
  * seen is ever skipped; a stale value costs one extra read. The index is immutable once published
  * (racing builders make equal ones). Completion is decided once by the base class.
  */
-final class DelayedFetch extends DelayedOperation {
+final class DelayedFetch extends DelayedOperation implements FetchWaiter {
     private final Request request;
     /** What the fetch reads (its session's partitions as of the request) and how it is answered. */
     private final FetchContext fetch;
@@ -85,7 +91,14 @@ final class DelayedFetch extends DelayedOperation {
 
     @Override
     public boolean tryComplete() {
-        return anyMoved() && enoughToAnswer();
+        return (anyMoved() || fetch.hasChanges()) && enoughToAnswer();
+    }
+
+    @Override
+    public void partitionChanged(TopicPartition tp) {
+        if (!isCompleted()) {
+            tryComplete(tp);
+        }
     }
 
     @Override
@@ -161,6 +174,7 @@ final class DelayedFetch extends DelayedOperation {
 
     @Override
     protected void onComplete() {
+        fetch.unpark(this);
         handler.respond(request, fetch, handler.read(request, fetch, false));
     }
 }

@@ -25,6 +25,7 @@ import io.krill.wire.message.FetchResponse;
 import io.krill.wire.protocol.ApiMessage;
 import io.krill.wire.protocol.ByteBufRecords;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 
 /**
@@ -61,7 +62,7 @@ public final class FetchHandler extends AbstractApiHandler {
     private final FetchSessionCache sessions;
 
     public FetchHandler(BrokerContext context) {
-        this(context, ClientQuotas.DISABLED, new FetchSessionCache(1000));
+        this(context, ClientQuotas.DISABLED, new FetchSessionCache(1000, topicNames(context)));
     }
 
     /**
@@ -75,30 +76,44 @@ public final class FetchHandler extends AbstractApiHandler {
         this.sessions = sessions;
     }
 
+    /** A topic's name by its id in the broker's current metadata, for the fetch sessions. */
+    public static java.util.function.Function<java.util.UUID, String> topicNames(BrokerContext context) {
+        return id -> {
+            TopicImage topic = context.metadata().image().topic(id);
+            return topic == null ? null : topic.name();
+        };
+    }
+
     @Override
     public void handle(Request request) {
         FetchRequest body = request.body();
         FetchContext fetch = sessions.contextFor(body, request.version(), replicaId(request) >= 0,
                 System.currentTimeMillis());
         if (fetch.error() != Errors.NONE) {
-            request.respond(fetch.answer(null, r -> { }));
+            request.respond(fetch.throttled());
             return;
         }
         Read read = read(request, fetch, true);
+        boolean inSession = fetch.waitsInSession();
         if (body.maxWaitMs() <= 0 || read.bytes >= body.minBytes() || read.errors || read.redirected
-                || read.partitions.isEmpty()) {
+                || (read.partitions.isEmpty() && !inSession)) {
             respond(request, fetch, read);
             return;
         }
         read.discard();
         DelayedFetch delayed = new DelayedFetch(body.maxWaitMs(), request, fetch, this, read, context.partitions(),
                 replicaId(request) >= 0, body.isolationLevel() == READ_COMMITTED);
-        context.fetchPurgatory().tryCompleteElseWatch(delayed, read.partitions);
+        // a consumer's incremental fetch is woken by its session, which hears of every change of its partitions
+        fetch.park(delayed);
+        context.fetchPurgatory().tryCompleteElseWatch(delayed, inSession ? List.of() : read.partitions);
     }
 
     /** One pass over the requested partitions: the response as it would be now, and what it holds. */
     static final class Read {
         final FetchResponse response = new FetchResponse();
+        /** What was read, in the order of the response's partitions, and which had more to read. */
+        final List<FetchTarget> targets;
+        final BitSet more = new BitSet();
         final List<TopicPartition> partitions = new ArrayList<>();
         /** The {@link Partition} read for each of {@link #partitions} (a leader, or for a consumer of v11+ any replica), and what was asked of it. */
         final List<Partition> leaders = new ArrayList<>();
@@ -106,15 +121,27 @@ public final class FetchHandler extends AbstractApiHandler {
         final List<LogSliceRecords> records = new ArrayList<>();
         final java.util.Map<String, Long> bytesByTopic = new java.util.HashMap<>(2);
         long bytes;
+        /** Bytes the response may still take (max.bytes, and the quota's bound for a consumer). */
+        int remaining;
         boolean errors;
         /** A partition was answered with a preferred read replica: the consumer is to go there now. */
         boolean redirected;
+
+        Read(List<FetchTarget> targets, int remaining) {
+            this.targets = targets;
+            this.remaining = remaining;
+        }
 
         void discard() {
             for (LogSliceRecords r : records) {
                 r.discard();
             }
         }
+    }
+
+    /** What every partition of one read shares. */
+    private record Reading(Request request, Read read, MetadataImage image, short version, int replicaId,
+                           boolean follower, boolean readCommitted, boolean recordFollowerProgress, long now) {
     }
 
     /**
@@ -127,26 +154,26 @@ public final class FetchHandler extends AbstractApiHandler {
         short version = request.version();
         int replicaId = replicaId(request);
         boolean follower = replicaId >= 0;
-        boolean readCommitted = !follower && body.isolationLevel() == READ_COMMITTED;
         long now = System.currentTimeMillis();
-        MetadataImage image = context.metadata().image();
         Authorization authorization = context.authorization();
         boolean clusterAction = !follower || authorization.cluster(request, AclOperation.CLUSTER_ACTION);
-        Read read = new Read();
         int remaining = body.maxBytes();
         if (!follower) {
             // As Kafka: never more than the quota allows in a window, or the fetch is sure to be throttled.
             remaining = (int) Math.min(remaining, quotas.maxFetchBytes(request, now));
         }
+        Read read = new Read(fetch.targets(), remaining);
+        Reading reading = new Reading(request, read, context.metadata().image(), version, replicaId, follower,
+                !follower && body.isolationLevel() == READ_COMMITTED, recordFollowerProgress, now);
         FetchTarget previous = null;
         FetchResponse.FetchableTopicResponse topicResponse = null;
         TopicImage topic = null;
         boolean readable = false;
-        for (FetchTarget target : fetch.targets()) {
-            FetchRequest.FetchPartition wanted = target.asked();
+        for (int i = 0; i < read.targets.size(); i++) {
+            FetchTarget target = read.targets.get(i);
             if (previous == null || !previous.sameTopic(target)) {
                 // a run of partitions of one topic answers under one topic, as requested
-                topic = version >= 13 ? image.topic(target.topicId()) : image.topic(target.topic());
+                topic = version >= 13 ? reading.image.topic(target.topicId()) : reading.image.topic(target.topic());
                 topicResponse = new FetchResponse.FetchableTopicResponse()
                         .setTopic(target.topic())
                         .setTopicId(target.topicId());
@@ -157,89 +184,109 @@ public final class FetchHandler extends AbstractApiHandler {
             }
             previous = target;
             FetchResponse.PartitionData data = new FetchResponse.PartitionData()
-                    .setPartitionIndex(wanted.partition());
+                    .setPartitionIndex(target.asked().partition());
             topicResponse.partitions().add(data);
+            target.reading();
+            boolean more = readable && readPartition(reading, topic, target.asked(), data);
             if (!readable) {
                 fail(data, Errors.TOPIC_AUTHORIZATION_FAILED);
                 read.errors = true;
-                continue;
             }
-            if (topic == null) {
-                fail(data, version >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION);
-                read.errors = true;
-                continue;
-            }
-            try {
-                // KIP-392: a consumer of version 11 or later may read from a follower; a follower reads
-                // from the leader only.
-                boolean anyReplica = !follower && version >= 11;
-                Partition partition = anyReplica
-                        ? context.partitions().replicaPartition(image, topic.name(), wanted.partition())
-                        : context.partitions().leaderPartition(image, topic.name(), wanted.partition());
-                int preferred = anyReplica ? preferredReadReplica(partition, body.rackId(), wanted.fetchOffset(),
-                        image) : -1;
-                if (preferred >= 0) {
-                    Partition.checkLeaderEpoch(wanted.currentLeaderEpoch(), partition.state());
-                    data.setPreferredReadReplica(preferred).setHighWatermark(partition.highWatermark())
-                            .setLastStableOffset(partition.lastStableOffset())
-                            .setLogStartOffset(partition.logStartOffset()).setRecords(ByteBufRecords.EMPTY);
-                    read.redirected = true;
-                    continue;
-                }
-                read.partitions.add(partition.topicPartition());
-                read.leaders.add(partition);
-                read.asked.add(wanted);
-                if (follower) {
-                    Partition.checkLeaderEpoch(wanted.currentLeaderEpoch(), partition.state());
-                    if (recordFollowerProgress) {
-                        recordFollowerFetch(partition, replicaId, wanted.fetchOffset(), now);
-                    }
-                }
-                int limit = Math.max(0, Math.min(wanted.partitionMaxBytes(), remaining));
-                LogReadResult result = anyReplica
-                        ? partition.readFromReplica(wanted.fetchOffset(), limit, wanted.currentLeaderEpoch(),
-                                read.bytes == 0)
-                        : partition.read(wanted.fetchOffset(), limit, follower, wanted.currentLeaderEpoch(),
-                                read.bytes == 0);
-                long lso = partition.lastStableOffset();
-                data.setHighWatermark(partition.highWatermark())
-                        .setLastStableOffset(lso)
-                        .setLogStartOffset(result.logStartOffset());
-                if (readCommitted && result.nextOffset() > lso) {
-                    // Under read_committed nothing at or past the LSO may go out: re-read bounded by it.
-                    result.records().close();
-                    result = partition.log().read(wanted.fetchOffset(), limit, lso, read.bytes == 0);
-                }
-                // As Kafka: the aborted transactions in range under read_committed, null otherwise.
-                data.setAbortedTransactions(readCommitted
-                        ? aborted(partition, wanted.fetchOffset(), result.nextOffset()) : null);
-                int size = result.records().sizeInBytes();
-                if (size == 0) {
-                    // most partitions of a wide fetch: nothing to send from a file
-                    result.records().close();
-                    data.setRecords(ByteBufRecords.EMPTY);
-                    continue;
-                }
-                LogSliceRecords records = new LogSliceRecords(result.records());
-                data.setRecords(records);
-                read.records.add(records);
-                read.bytes += size;
-                if (!follower) {
-                    read.bytesByTopic.merge(topic.name(), (long) size, Long::sum);
-                }
-                remaining -= size;
-            } catch (RuntimeException e) {
-                Errors error = ErrorMapping.toError(e, request);
-                failRead(data, error);
-                if (version >= 16 && (error == Errors.NOT_LEADER_OR_FOLLOWER
-                        || error == Errors.FENCED_LEADER_EPOCH)) {
-                    pointToLeader(read.response, data, image, topic, wanted.partition(),
-                            request.connection().listenerName());
-                }
-                read.errors = true;
-            }
+            read.more.set(i, more);
+            target.read(data, more);
         }
         return read;
+    }
+
+    /**
+     * Reads one partition into {@code data}; returns whether more is readable than the read took (the
+     * request's or the partition's byte limit cut it short).
+     */
+    private boolean readPartition(Reading reading, TopicImage topic, FetchRequest.FetchPartition wanted,
+                                  FetchResponse.PartitionData data) {
+        Read read = reading.read;
+        short version = reading.version;
+        if (topic == null) {
+            fail(data, version >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION);
+            read.errors = true;
+            return false;
+        }
+        boolean follower = reading.follower;
+        try {
+            // KIP-392: a consumer of version 11 or later may read from a follower; a follower reads
+            // from the leader only.
+            boolean anyReplica = !follower && version >= 11;
+            Partition partition = anyReplica
+                    ? context.partitions().replicaPartition(reading.image, topic.name(), wanted.partition())
+                    : context.partitions().leaderPartition(reading.image, topic.name(), wanted.partition());
+            FetchRequest body = reading.request.body();
+            int preferred = anyReplica ? preferredReadReplica(partition, body.rackId(), wanted.fetchOffset(),
+                    reading.image) : -1;
+            if (preferred >= 0) {
+                Partition.checkLeaderEpoch(wanted.currentLeaderEpoch(), partition.state());
+                data.setPreferredReadReplica(preferred).setHighWatermark(partition.highWatermark())
+                        .setLastStableOffset(partition.lastStableOffset())
+                        .setLogStartOffset(partition.logStartOffset()).setRecords(ByteBufRecords.EMPTY);
+                read.redirected = true;
+                return false;
+            }
+            read.partitions.add(partition.topicPartition());
+            read.leaders.add(partition);
+            read.asked.add(wanted);
+            if (follower) {
+                Partition.checkLeaderEpoch(wanted.currentLeaderEpoch(), partition.state());
+                if (reading.recordFollowerProgress) {
+                    recordFollowerFetch(partition, reading.replicaId, wanted.fetchOffset(), reading.now);
+                }
+            }
+            int limit = Math.max(0, Math.min(wanted.partitionMaxBytes(), read.remaining));
+            LogReadResult result = anyReplica
+                    ? partition.readFromReplica(wanted.fetchOffset(), limit, wanted.currentLeaderEpoch(),
+                            read.bytes == 0)
+                    : partition.read(wanted.fetchOffset(), limit, follower, wanted.currentLeaderEpoch(),
+                            read.bytes == 0);
+            long lso = partition.lastStableOffset();
+            long highWatermark = partition.highWatermark();
+            data.setHighWatermark(highWatermark)
+                    .setLastStableOffset(lso)
+                    .setLogStartOffset(result.logStartOffset());
+            if (reading.readCommitted && result.nextOffset() > lso) {
+                // Under read_committed nothing at or past the LSO may go out: re-read bounded by it.
+                result.records().close();
+                result = partition.log().read(wanted.fetchOffset(), limit, lso, read.bytes == 0);
+            }
+            // As Kafka: the aborted transactions in range under read_committed, null otherwise.
+            data.setAbortedTransactions(reading.readCommitted
+                    ? aborted(partition, wanted.fetchOffset(), result.nextOffset()) : null);
+            long bound = follower ? result.logEndOffset() : reading.readCommitted ? lso : highWatermark;
+            boolean more = result.nextOffset() < bound;
+            int size = result.records().sizeInBytes();
+            if (size == 0) {
+                // most partitions of a wide fetch: nothing to send from a file
+                result.records().close();
+                data.setRecords(ByteBufRecords.EMPTY);
+                return more;
+            }
+            LogSliceRecords records = new LogSliceRecords(result.records());
+            data.setRecords(records);
+            read.records.add(records);
+            read.bytes += size;
+            if (!follower) {
+                read.bytesByTopic.merge(topic.name(), (long) size, Long::sum);
+            }
+            read.remaining -= size;
+            return more;
+        } catch (RuntimeException e) {
+            Errors error = ErrorMapping.toError(e, reading.request);
+            failRead(data, error);
+            if (version >= 16 && (error == Errors.NOT_LEADER_OR_FOLLOWER
+                    || error == Errors.FENCED_LEADER_EPOCH)) {
+                pointToLeader(read.response, data, reading.image, topic, wanted.partition(),
+                        reading.request.connection().listenerName());
+            }
+            read.errors = true;
+            return false;
+        }
     }
 
     /**
@@ -334,7 +381,7 @@ public final class FetchHandler extends AbstractApiHandler {
             }
         }
         read.bytesByTopic.forEach(context.metrics()::fetched);
-        request.respond(fetch.answer(read.response, records -> {
+        request.respond(fetch.answer(read.targets, read.response, read.more, records -> {
             if (records instanceof LogSliceRecords slice) {
                 slice.discard();
             }

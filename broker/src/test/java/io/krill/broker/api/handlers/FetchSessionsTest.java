@@ -55,11 +55,12 @@ class FetchSessionsTest {
     void start() {
         broker = HandlerFixture.start(dir);
         broker.metadata.createTopic(NewTopic.of(TOPIC, PARTITIONS, 1));
-        fetches = new DelayedOperationPurgatory<>("fetch-test");
+        sessions = new FetchSessionCache(10, FetchHandler.topicNames(broker.context));
+        // as the broker wires it: every event on a partition also goes to the fetch sessions
+        fetches = new DelayedOperationPurgatory<>("fetch-test", sessions::partitionChanged);
         BrokerContext base = broker.context;
         BrokerContext context = new BrokerContext(base.configs(), base.metadata(), base.partitions(),
                 base.producePurgatory(), fetches, base.metrics(), base.isrChanger(), base.authorization());
-        sessions = new FetchSessionCache(10);
         handler = new FetchHandler(context, ClientQuotas.DISABLED, sessions);
     }
 
@@ -67,6 +68,12 @@ class FetchSessionsTest {
     void stop() {
         fetches.close();
         broker.close();
+    }
+
+    /** Appends {@code count} records and announces it, as a leader append does. */
+    private void append(int partition, int count) {
+        broker.append(TOPIC, partition, count);
+        fetches.checkAndComplete(new TopicPartition(TOPIC, partition));
     }
 
     private static FetchRequest request(int sessionId, int epoch, Map<Integer, Long> offsets, int... forgotten) {
@@ -120,7 +127,7 @@ class FetchSessionsTest {
         assertEquals(id, idle.sessionId());
         assertEquals(Map.of(), answered(idle), "nothing moved: no partition in the answer");
 
-        broker.append(TOPIC, 2, 3);
+        append(2, 3);
         FetchResponse news = call(request(id, 2, Map.of()));
         assertEquals(List.of(2), List.copyOf(answered(news).keySet()), "only the partition written to");
         FetchResponse.PartitionData data = news.responses().get(0).partitions().get(0);
@@ -129,8 +136,8 @@ class FetchSessionsTest {
 
         // the client moves its offset for partition 2 past the records: nothing new any more
         assertEquals(Map.of(), answered(call(request(id, 3, Map.of(2, 3L)))));
-        broker.append(TOPIC, 0, 1);
-        broker.append(TOPIC, 2, 1);
+        append(0, 1);
+        append(2, 1);
         FetchResponse two = call(request(id, 4, Map.of()));
         assertEquals(List.of(0, 2), List.copyOf(answered(two).keySet()));
         assertEquals(4, sessions.partitions());
@@ -157,8 +164,8 @@ class FetchSessionsTest {
         int id = call(request(0, 0, Map.of(0, 0L, 1, 0L))).sessionId();
         FetchResponse changed = call(request(id, 1, Map.of(3, 0L), 1));
         assertEquals(List.of(3), List.copyOf(answered(changed).keySet()), "a partition new to the session is answered");
-        broker.append(TOPIC, 1, 2);
-        broker.append(TOPIC, 0, 2);
+        append(1, 2);
+        append(0, 2);
         assertEquals(List.of(0), List.copyOf(answered(call(request(id, 2, Map.of()))).keySet()),
                 "partition 1 was forgotten");
         assertEquals(2, sessions.partitions());
@@ -205,8 +212,7 @@ class FetchSessionsTest {
         AtomicReference<ApiMessage> answer = new AtomicReference<>();
         handler.handle(broker.request(handler, VERSION, waiting, KafkaPrincipal.ANONYMOUS, answer));
         assertNull(answer.get(), "nothing new in the session: it waits");
-        broker.append(TOPIC, 3, 2);
-        fetches.checkAndComplete(new TopicPartition(TOPIC, 3));
+        append(3, 2);
         await().atMost(Duration.ofSeconds(10)).until(() -> answer.get() != null);
         FetchResponse response = broker.decodeResponse(handler, VERSION, answer.get());
         assertEquals(List.of(3), List.copyOf(answered(response).keySet()));
@@ -215,7 +221,7 @@ class FetchSessionsTest {
 
     @Test
     void aFullCacheMakesRoomOnlyForASessionWorthMore() {
-        FetchSessionCache one = new FetchSessionCache(1);
+        FetchSessionCache one = new FetchSessionCache(1, FetchHandler.topicNames(broker.context));
         FetchHandler small = new FetchHandler(broker.context, ClientQuotas.DISABLED, one);
         int first = ((FetchResponse) broker.call(small, VERSION, request(0, 0, allFrom(0)))).sessionId();
         assertNotEquals(0, first);
@@ -230,6 +236,32 @@ class FetchSessionsTest {
         assertEquals(1, one.evictions());
         assertEquals(Errors.FETCH_SESSION_ID_NOT_FOUND.code(),
                 ((FetchResponse) broker.call(small, VERSION, request(first, 2, Map.of()))).errorCode());
+    }
+
+    /**
+     * A consumer's incremental fetch reads only the partitions that changed since a read found nothing
+     * new in them (Kafka reads every partition of the session on every fetch).
+     */
+    @Test
+    void aConsumersIncrementalFetchReadsOnlyChangedPartitions() {
+        int id = call(request(0, 0, allFrom(0))).sessionId();
+        assertEquals(List.of(), targets(request(id, 1, Map.of())), "nothing changed: nothing to read");
+        append(1, 2);
+        assertEquals(List.of(1), targets(request(id, 2, Map.of())), "the partition written to");
+        assertEquals(List.of(1), answered(call(request(id, 3, Map.of(1, 2L)))).keySet().stream().toList(),
+                "its new high watermark is told");
+        assertEquals(List.of(1), targets(request(id, 4, Map.of())), "one more look once it was told");
+        assertEquals(Map.of(), answered(call(request(id, 5, Map.of()))));
+        assertEquals(List.of(), targets(request(id, 6, Map.of())), "found with nothing new: off the list");
+        assertEquals(List.of(3), targets(request(id, 7, Map.of(3, 0L))), "a partition the request names is read");
+    }
+
+    /** The partitions an incremental request would read, by index; the request is applied to its session. */
+    private List<Integer> targets(FetchRequest body) {
+        List<Integer> out = new ArrayList<>();
+        sessions.contextFor(body, (short) VERSION, false, System.currentTimeMillis()).targets()
+                .forEach(t -> out.add(t.asked().partition()));
+        return out;
     }
 
     @Test
