@@ -39,6 +39,7 @@ WIDE_BUSY=${BENCH_WIDE_BUSY:-20}                     # ... of which these are wr
 WIDE_RECORDS=${BENCH_WIDE_RECORDS:-150000}
 WIDE_RATE=${BENCH_WIDE_RATE:-5000}
 WIDE_HEADSTART=${BENCH_WIDE_HEADSTART:-10}           # seconds for the consumer to join before writes start
+WIDE_WARMUP=${BENCH_WIDE_WARMUP:-30000}              # records written (and read) before the measured ones
 
 has() { [[ ",$SCENARIOS," == *",$1,"* ]]; }
 
@@ -179,17 +180,19 @@ wide_consumer() { # KIND REP
   create_topic "$B" wide-idle "$((WIDE_PARTITIONS - WIDE_BUSY))" 1
   log "$kind run $rep: a consumer of $WIDE_PARTITIONS partitions tails $WIDE_BUSY written at $WIDE_RATE records/s"
   ( tool "wide-consume-$kind-$rep" org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$B" \
-      --include 'wide-.*' --num-records "$WIDE_RECORDS" --timeout 120000 --hide-header --group "wide-$rep" \
-      | parse_consumer > "$WORK/wide-consume.out" ) &
+      --include 'wide-.*' --num-records "$((WIDE_WARMUP + WIDE_RECORDS))" --timeout 120000 --hide-header \
+      --group "wide-$rep" | parse_consumer > "$WORK/wide-consume.out" ) &
   cpid=$!
   sleep "$WIDE_HEADSTART"
   alive $cpid || die "wide: the consumer ended before any write (see $WORK/logs/wide-consume-$kind-$rep.err)"
+  # the same paths at the same rate first, not measured (the JIT compiles them meanwhile)
+  produce "wide-warmup-$kind-$rep" "$B" wide-busy "$WIDE_WARMUP" "$WIDE_RATE" "$LAT_PROPS" > /dev/null || exit 1
   c0=$(cpu_ticks "$BPID")
   out=$(produce "wide-produce-$kind-$rep" "$B" wide-busy "$WIDE_RECORDS" "$WIDE_RATE" "$LAT_PROPS") || exit 1
   wait $cpid || die "wide: ConsumerPerformance failed (see $WORK/logs/wide-consume-$kind-$rep.err)"
   c1=$(cpu_ticks "$BPID")
   read -r _ _ n _ _ _ < "$WORK/wide-consume.out"
-  [ "${n:-0}" = "$WIDE_RECORDS" ] || die "wide: read ${n:-0} of $WIDE_RECORDS records"
+  [ "${n:-0}" = "$((WIDE_WARMUP + WIDE_RECORDS))" ] || die "wide: read ${n:-0} of $((WIDE_WARMUP + WIDE_RECORDS)) records"
   record wide cpu_per_gb "$kind" "$rep" "$(per_gb $((c1 - c0)) "$WIDE_RECORDS")"
   record wide consumer_cores "$kind" "$rep" "$(client_cores "wide-consume-$kind-$rep")"
   log "$kind run $rep: wide consumer done, broker CPU $(per_gb $((c1 - c0)) "$WIDE_RECORDS") s per GB"
@@ -256,7 +259,7 @@ BENCH_MACHINE="$MACHINE" BENCH_TOOK="$took" BENCH_MODE="$MODE" BENCH_REPEATS="$R
   BENCH_E2E_RECORDS="$E2E_RECORDS" BENCH_E2E_LOAD_RATE="$E2E_LOAD_RATE" \
   BENCH_CLUSTER_RECORDS="$CLUSTER_RECORDS" BENCH_CLUSTER_RATE="$CLUSTER_RATE" \
   BENCH_CLUSTER_LAT_RECORDS="$CLUSTER_LAT_RECORDS" BENCH_WIDE_PARTITIONS="$WIDE_PARTITIONS" \
-  BENCH_WIDE_BUSY="$WIDE_BUSY" BENCH_WIDE_RECORDS="$WIDE_RECORDS" BENCH_WIDE_RATE="$WIDE_RATE" BENCH_HEAP_USED="$HEAP" BENCH_JVM_USED="$JVM_OPTS" \
+  BENCH_WIDE_BUSY="$WIDE_BUSY" BENCH_WIDE_RECORDS="$WIDE_RECORDS" BENCH_WIDE_RATE="$WIDE_RATE" BENCH_WIDE_WARMUP="$WIDE_WARMUP" BENCH_HEAP_USED="$HEAP" BENCH_JVM_USED="$JVM_OPTS" \
   BENCH_KAFKA_VERSION="$KAFKA_VERSION" \
   python3 "$BENCH_DIR/lib/report.py" "$RESULTS" > "$out"
 cat "$out"

@@ -50,8 +50,9 @@ SCENARIOS = [
      lambda: f"one ConsumerPerformance (`--include 'wide-.*'`, default consumer settings) reads "
              f"{int(E('BENCH_WIDE_PARTITIONS')):,} partitions of two topics, RF 1, while ProducerPerformance "
              f"writes {int(E('BENCH_WIDE_RECORDS')):,} records of {E('BENCH_RECORD_SIZE')} B at "
-             f"{int(E('BENCH_WIDE_RATE')):,} records/s to {E('BENCH_WIDE_BUSY')} of them (`{E('BENCH_LAT_PROPS')}`); "
-             f"the broker's CPU from the first write until the consumer has read the last record",
+             f"{int(E('BENCH_WIDE_RATE')):,} records/s to {E('BENCH_WIDE_BUSY')} of them (`{E('BENCH_LAT_PROPS')}`), "
+             f"after {int(E('BENCH_WIDE_WARMUP', '0')):,} written and read the same way, not measured; "
+             f"the broker's CPU from the first measured write until the consumer has read the last record",
      [("cpu_per_gb", "broker CPU s per GB written and read", "lower", ("<=", 0.3)),
       ("consumer_cores", "consumer client's CPU (cores busy, incl. its join)", "lower", None)]),
     ("cluster", "5. Three brokers on this machine, RF 3, min.insync.replicas=2, acks=all",
