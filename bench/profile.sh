@@ -99,10 +99,11 @@ case "$SCENARIO" in
   wide) create_topic "$B" wide-busy "$WIDE_BUSY" 1; create_topic "$B" wide-idle "$((WIDE_PARTITIONS - WIDE_BUSY))" 1
         # the consumer of every partition joins before the recording; the recording covers the writes
         ( tool wide-consume org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$B" --include 'wide-.*' \
-            --num-records "$WIDE_RECORDS" --timeout 120000 --hide-header --group wide | parse_consumer \
-            > "$WORK/wide-consume.out" ) &
+            --num-records "$((${BENCH_WIDE_WARMUP:-30000} + WIDE_RECORDS))" --timeout 120000 --hide-header \
+            --group wide | parse_consumer > "$WORK/wide-consume.out" ) &
         wide_consumer=$!
-        sleep "${BENCH_WIDE_HEADSTART:-10}";;
+        sleep "${BENCH_WIDE_HEADSTART:-10}"
+        perf wide-warmup wide-busy "${BENCH_WIDE_WARMUP:-30000}" "$WIDE_RATE" "$LAT_PROPS" > /dev/null;;
 esac
 
 jcmd "$BPID" JFR.start name=bench settings=profile filename="$jfr_file" > /dev/null

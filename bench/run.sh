@@ -181,7 +181,7 @@ wide_consumer() { # KIND REP
   log "$kind run $rep: a consumer of $WIDE_PARTITIONS partitions tails $WIDE_BUSY written at $WIDE_RATE records/s"
   ( tool "wide-consume-$kind-$rep" org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$B" \
       --include 'wide-.*' --num-records "$((WIDE_WARMUP + WIDE_RECORDS))" --timeout 120000 --hide-header \
-      --group "wide-$rep" | parse_consumer > "$WORK/wide-consume.out" ) &
+      --group "wide-$rep" --print-metrics | parse_consumer > "$WORK/wide-consume.out" ) &
   cpid=$!
   sleep "$WIDE_HEADSTART"
   alive $cpid || die "wide: the consumer ended before any write (see $WORK/logs/wide-consume-$kind-$rep.err)"
@@ -195,6 +195,10 @@ wide_consumer() { # KIND REP
   [ "${n:-0}" = "$((WIDE_WARMUP + WIDE_RECORDS))" ] || die "wide: read ${n:-0} of $((WIDE_WARMUP + WIDE_RECORDS)) records"
   record wide cpu_per_gb "$kind" "$rep" "$(per_gb $((c1 - c0)) "$WIDE_RECORDS")"
   record wide consumer_cores "$kind" "$rep" "$(client_cores "wide-consume-$kind-$rep")"
+  # the consumer's own count of fetch responses (warm-up included), per 1,000 records read
+  record wide fetches_per_1000 "$kind" "$rep" "$(awk -v n=$((WIDE_WARMUP + WIDE_RECORDS)) \
+    '/^consumer-fetch-manager-metrics:fetch-total:/ {printf "%.1f", $NF * 1000 / n; exit}' \
+    "$WORK/logs/wide-consume-$kind-$rep.out")"
   log "$kind run $rep: wide consumer done, broker CPU $(per_gb $((c1 - c0)) "$WIDE_RECORDS") s per GB"
 }
 

@@ -54,7 +54,8 @@ SCENARIOS = [
              f"after {int(E('BENCH_WIDE_WARMUP', '0')):,} written and read the same way, not measured; "
              f"the broker's CPU from the first measured write until the consumer has read the last record",
      [("cpu_per_gb", "broker CPU s per GB written and read", "lower", ("<=", 0.3)),
-      ("consumer_cores", "consumer client's CPU (cores busy, incl. its join)", "lower", None)]),
+      ("consumer_cores", "consumer client's CPU (cores busy, incl. its join)", "lower", None),
+      ("fetches_per_1000", "fetch responses per 1,000 records (the consumer's fetch-total)", None, None)]),
     ("cluster", "5. Three brokers on this machine, RF 3, min.insync.replicas=2, acks=all",
      lambda: f"Kafka: 3 combined KRaft nodes; Krill: 3 brokers + 1 ZooKeeper (its RSS and CPU included). "
              f"6 partitions; {int(E('BENCH_CLUSTER_RECORDS')):,} records unthrottled "
