@@ -127,6 +127,9 @@ final class FetchSession {
 
     private void remove(Key key) {
         SessionPartition partition = partitions.remove(key);
+        if (partition != null) {
+            partition.remove();
+        }
         if (partition != null && tracksChanges()) {
             cache.unwatch(partition);
             changed.remove(partition);
@@ -173,8 +176,8 @@ final class FetchSession {
         List<SessionPartition> list;
         if (tracksChanges()) {
             list = new ArrayList<>(changed);
+            list.removeIf(SessionPartition::removed);
             synchronized (this) {
-                list.removeIf(p -> partitions.get(key(p.target())) != p);
                 list.sort(Comparator.comparingLong(p -> p.order));
             }
         } else {

@@ -30,6 +30,7 @@ public final class SessionPartition {
     private volatile long logStartOffset = -1;
     /** Reads go in this order; a partition answered with records goes to the back (guarded by the session). */
     long order;
+    private volatile boolean removed;
 
     SessionPartition(FetchSession session, TopicPartition topicPartition, FetchTarget asked) {
         this.session = session;
@@ -52,6 +53,15 @@ public final class SessionPartition {
     /** The client sent new parameters for the partition (the fetch offset moved, the epoch, the limit). */
     void asked(FetchTarget newer) {
         this.target = new FetchTarget(newer.topic(), newer.topicId(), newer.asked(), this);
+    }
+
+    /** The partition left its session (forgotten): a read still under way no longer counts it. */
+    void remove() {
+        removed = true;
+    }
+
+    boolean removed() {
+        return removed;
     }
 
     void reading() {

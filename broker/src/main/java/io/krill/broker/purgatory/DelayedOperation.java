@@ -49,15 +49,32 @@ public abstract class DelayedOperation {
 
     /** Completes the operation unless someone else already did; true for the caller that did. */
     public final boolean forceComplete() {
+        return completeWith(null);
+    }
+
+    /**
+     * As {@link #forceComplete()}, handing {@link #onComplete(Object)} what the caller found while
+     * checking (the answer it would send), so that it need not be worked out again. A caller that gets
+     * false keeps what it found (and must release it).
+     */
+    protected final boolean completeWith(Object found) {
         if (completed.compareAndSet(false, true)) {
             Timeout armed = timeout;
             if (armed != null) {
                 armed.cancel();
             }
-            onComplete();
+            onComplete(found);
             return true;
         }
         return false;
+    }
+
+    /**
+     * Sends the result from what {@link #completeWith} was handed (null from {@link #forceComplete()} and
+     * on expiry). By default {@link #onComplete()}. Called once, instead of it.
+     */
+    protected void onComplete(Object found) {
+        onComplete();
     }
 
     /** Remembers the armed deadline so that an early completion frees its timer slot. */
@@ -76,7 +93,7 @@ public abstract class DelayedOperation {
     final void expire() {
         if (completed.compareAndSet(false, true)) {
             onExpiration();
-            onComplete();
+            onComplete(null);
         }
     }
 }

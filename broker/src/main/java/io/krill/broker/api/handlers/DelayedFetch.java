@@ -135,9 +135,13 @@ final class DelayedFetch extends DelayedOperation implements FetchWaiter {
     private boolean enoughToAnswer() {
         FetchRequest body = request.body();
         FetchHandler.Read read = handler.read(request, fetch, false);
-        boolean enough = read.bytes >= body.minBytes() || read.errors;
+        if (read.bytes >= body.minBytes() || read.errors) {
+            if (completeWith(read)) {
+                return true; // answered with this very read
+            }
+        }
         read.discard();
-        return enough && forceComplete();
+        return false;
     }
 
     /** Whether any partition's bounds, log start, leadership or epoch changed since the last look. */
@@ -173,8 +177,14 @@ final class DelayedFetch extends DelayedOperation implements FetchWaiter {
     }
 
     @Override
-    protected void onComplete() {
+    protected void onComplete(Object found) {
         fetch.unpark(this);
-        handler.respond(request, fetch, handler.read(request, fetch, false));
+        handler.respond(request, fetch, found instanceof FetchHandler.Read read ? read
+                : handler.read(request, fetch, false));
+    }
+
+    @Override
+    protected void onComplete() {
+        onComplete(null);
     }
 }
