@@ -228,6 +228,19 @@ cluster_session() { # KIND REP
   record cluster p99_fixed "$kind" "$rep" "$p99"
   record cluster p999_fixed "$kind" "$rep" "$p999"
   log "$kind cluster run $rep: at $CLUSTER_RATE/s p50 $p50 ms, p99 $p99 ms"
+  # everything written above, read from the start by a new group (leaders serve it; the followers idle)
+  local total=$((WARMUP_RECORDS + CLUSTER_RECORDS + CLUSTER_LAT_RECORDS)) cmbps nmsg
+  sync
+  c0=$(cpu_ticks "${CPIDS[@]}")
+  out=$(tool "cluster-consume-$kind-$rep" org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$CB" \
+    --topic cluster-perf --num-records "$total" --timeout 60000 --hide-header --group "cluster-$rep" \
+    | parse_consumer) || die "cluster: ConsumerPerformance failed (see $WORK/logs/cluster-consume-$kind-$rep.err)"
+  c1=$(cpu_ticks "${CPIDS[@]}")
+  read -r _ cmbps nmsg _ _ _ <<< "$out"
+  [ "${nmsg:-0}" -ge "$total" ] || die "cluster consume: read ${nmsg:-0} of $total records"
+  record cluster consume_mbps "$kind" "$rep" "$cmbps"
+  record cluster cpu_per_gb_consumed "$kind" "$rep" "$(per_gb $((c1 - c0)) "$total")"
+  log "$kind cluster run $rep: consumed $total records at $cmbps MB/s"
   stop_cluster "$kind"
 }
 

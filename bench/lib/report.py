@@ -61,7 +61,8 @@ SCENARIOS = [
              f"6 partitions; {int(E('BENCH_CLUSTER_RECORDS')):,} records unthrottled "
              f"(`{E('BENCH_PRODUCE_PROPS')}`), then {int(E('BENCH_CLUSTER_LAT_RECORDS')):,} at "
              f"{int(E('BENCH_CLUSTER_RATE')):,} records/s (`{E('BENCH_LAT_PROPS')}`, steady state after "
-             f"{int(E('BENCH_LAT_WARMUP', '0')):,} records)",
+             f"{int(E('BENCH_LAT_WARMUP', '0')):,} records), then everything read from the start by one "
+             f"ConsumerPerformance",
      [("mbps", "throughput (MB/s)", "higher", (">=", 1.5)),
       ("p99_saturated", "p99 at saturation (ms)", "lower", None),
       ("client_cores", "producer client's CPU (cores busy)", None, None),
@@ -70,6 +71,8 @@ SCENARIOS = [
       ("p999_fixed", "p99.9 at the fixed rate (ms)", "lower", None),
       ("rss_mb", "RSS of all processes, peak (MiB)", "lower", None),
       ("cpu_per_gb", "CPU s per GB produced, all processes", "lower", ("<=", 0.5)),
+      ("consume_mbps", "consume from the start, new group (MB/s, incl. its join)", "higher", None),
+      ("cpu_per_gb_consumed", "CPU s per GB consumed, all processes (incl. the group join)", "lower", ("<=", 0.4)),
       ("ready_s", "start to RF 3 topic in sync + first produce (s)", "lower", None)]),
     ("ready", "6. Ready to produce",
      lambda: "wall time from the broker process's start to the first acknowledged produce (acks=all, "
