@@ -171,10 +171,7 @@ public final class Broker implements AutoCloseable {
         });
         logManager.startup();
         producePurgatory = new DelayedOperationPurgatory<>("produce");
-        fetchSessions = new FetchSessionCache(config.socket().maxIncrementalFetchSessionCacheSlots(), id -> {
-            TopicImage topic = metadata.image().topic(id);
-            return topic == null ? null : topic.name();
-        });
+        fetchSessions = new FetchSessionCache(config.socket().maxIncrementalFetchSessionCacheSlots(), metadata::image);
         // every event that may wake a waiting fetch also tells the consumers' fetch sessions
         fetchPurgatory = new DelayedOperationPurgatory<>("fetch", fetchSessions::partitionChanged);
         saslMechanisms = new SaslMechanisms(this::config, () -> metadata.image());

@@ -1,5 +1,7 @@
 package io.krill.broker.fetch;
 
+import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.TopicImage;
 import io.krill.log.TopicPartition;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.FetchRequest;
@@ -14,7 +16,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The broker's incremental fetch sessions (KIP-227), at most {@code max.incremental.fetch.session.cache.slots}
@@ -39,7 +41,7 @@ public final class FetchSessionCache {
     private static final UUID NO_TOPIC_ID = new UUID(0, 0);
 
     private final int slots;
-    private final Function<UUID, String> topicNames;
+    private final Supplier<MetadataImage> images;
     private final Map<Integer, FetchSession> sessions = new HashMap<>();
     /** The consumers' session partitions, by the partition whose events they follow. */
     private final ConcurrentHashMap<TopicPartition, Set<SessionPartition>> watched = new ConcurrentHashMap<>();
@@ -47,12 +49,12 @@ public final class FetchSessionCache {
 
     /**
      * @param slots      the most sessions kept; 0 serves every fetch sessionless
-     * @param topicNames a topic's name by its id (null if none), as of the broker's metadata: events name
-     *                   partitions by topic name, sessions of v13+ by topic id
+     * @param images     the broker's current metadata, for topic names by id: events name partitions by
+     *                   topic name, sessions of v13+ by topic id
      */
-    public FetchSessionCache(int slots, Function<UUID, String> topicNames) {
+    public FetchSessionCache(int slots, Supplier<MetadataImage> images) {
         this.slots = slots;
-        this.topicNames = topicNames;
+        this.images = images;
     }
 
     /**
@@ -181,8 +183,11 @@ public final class FetchSessionCache {
 
     /** The partition's name as events give it, or null if its topic id names no topic here. */
     TopicPartition topicPartition(FetchTarget target) {
-        String topic = target.topicId() != null && !target.topicId().equals(NO_TOPIC_ID)
-                ? topicNames.apply(target.topicId()) : target.topic();
+        String topic = target.topic();
+        if (target.topicId() != null && !target.topicId().equals(NO_TOPIC_ID)) {
+            TopicImage byId = images.get().topic(target.topicId());
+            topic = byId == null ? null : byId.name();
+        }
         return topic == null || topic.isEmpty() ? null : new TopicPartition(topic, target.asked().partition());
     }
 

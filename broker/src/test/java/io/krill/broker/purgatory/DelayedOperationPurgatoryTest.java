@@ -82,6 +82,49 @@ class DelayedOperationPurgatoryTest {
         assertEquals(0, purgatory.watched());
     }
 
+    /** Completes with what its check found; remembers what each completion was handed. */
+    private static final class FindingOperation extends DelayedOperation {
+        final ConcurrentLinkedQueue<Object> handed = new ConcurrentLinkedQueue<>();
+
+        FindingOperation(long delayMs) {
+            super(delayMs);
+        }
+
+        @Override
+        public boolean tryComplete() {
+            return false;
+        }
+
+        boolean found(Object what) {
+            return completeWith(what);
+        }
+
+        @Override
+        protected void onComplete(Object found) {
+            handed.add(found == null ? "nothing" : found);
+        }
+
+        @Override
+        protected void onComplete() {
+            throw new AssertionError("onComplete(Object) is called instead");
+        }
+    }
+
+    /** A check that found the answer hands it to the completion (a waiting fetch does not read twice); a loser keeps its own. */
+    @Test
+    void completionIsHandedWhatTheWinningCheckFound() {
+        FindingOperation op = new FindingOperation(10_000);
+        assertFalse(purgatory.tryCompleteElseWatch(op, List.of("a")));
+        assertTrue(op.found("first"));
+        assertFalse(op.found("second"), "completed already: the second finder keeps (and releases) its own");
+        assertEquals(List.of("first"), List.copyOf(op.handed));
+
+        FindingOperation expiring = new FindingOperation(20);
+        assertFalse(purgatory.tryCompleteElseWatch(expiring, List.of("b")));
+        await().atMost(Duration.ofSeconds(5)).until(() -> !expiring.handed.isEmpty());
+        assertEquals(List.of("nothing"), List.copyOf(expiring.handed), "an expiry hands nothing: the answer is worked out then");
+    }
+
     @Test
     void expiresAtItsDeadlineExactlyOnce() {
         CountingOperation op = new CountingOperation(50, new AtomicInteger(), 1);

@@ -62,7 +62,7 @@ public final class FetchHandler extends AbstractApiHandler {
     private final FetchSessionCache sessions;
 
     public FetchHandler(BrokerContext context) {
-        this(context, ClientQuotas.DISABLED, new FetchSessionCache(1000, topicNames(context)));
+        this(context, ClientQuotas.DISABLED, new FetchSessionCache(1000, context.metadata()::image));
     }
 
     /**
@@ -74,14 +74,6 @@ public final class FetchHandler extends AbstractApiHandler {
         this.context = context;
         this.quotas = quotas;
         this.sessions = sessions;
-    }
-
-    /** A topic's name by its id in the broker's current metadata, for the fetch sessions. */
-    public static java.util.function.Function<java.util.UUID, String> topicNames(BrokerContext context) {
-        return id -> {
-            TopicImage topic = context.metadata().image().topic(id);
-            return topic == null ? null : topic.name();
-        };
     }
 
     @Override

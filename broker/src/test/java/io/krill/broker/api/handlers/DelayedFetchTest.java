@@ -8,6 +8,7 @@ import io.krill.broker.BrokerContext;
 import io.krill.broker.purgatory.DelayedOperationPurgatory;
 import io.krill.controller.metadata.NewTopic;
 import io.krill.log.TopicPartition;
+import io.krill.wire.error.Errors;
 import io.krill.wire.message.FetchRequest;
 import io.krill.wire.message.FetchResponse;
 import io.krill.wire.protocol.ApiMessage;
@@ -91,6 +92,23 @@ class DelayedFetchTest {
         assertEquals(3, data.highWatermark());
         assertEquals(0, response.responses().get(0).partitions().get(0).records().sizeInBytes());
         assertEquals(true, data.records().sizeInBytes() > 0, "partition 2's records are in the answer");
+    }
+
+    /**
+     * A partition deleted while a fetch waits on it: its removal wakes the fetch (the broker announces
+     * it), which sees the partition is no longer hosted although none of its offsets moved, and answers.
+     */
+    @Test
+    void aPartitionRemovedWhileWaitingIsAnsweredWhenItsRemovalWakesTheFetch() {
+        AtomicReference<ApiMessage> answer = fetch(1);
+        assertNull(answer.get(), "nothing to read: it waits");
+        broker.metadata.deleteTopic(TOPIC);
+        await().atMost(Duration.ofSeconds(10)).until(() -> broker.partitions.partition(TOPIC, 1) == null);
+        assertNull(answer.get(), "not woken yet");
+        wake(1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> answer.get() != null);
+        FetchResponse response = broker.decodeResponse(handler, 12, answer.get());
+        assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), response.responses().get(0).partitions().get(1).errorCode());
     }
 
     @Test

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.krill.broker.BrokerContext;
+import io.krill.broker.fetch.FetchContext;
 import io.krill.broker.fetch.FetchSessionCache;
 import io.krill.broker.purgatory.DelayedOperationPurgatory;
 import io.krill.broker.quota.ClientQuotas;
@@ -55,7 +56,7 @@ class FetchSessionsTest {
     void start() {
         broker = HandlerFixture.start(dir);
         broker.metadata.createTopic(NewTopic.of(TOPIC, PARTITIONS, 1));
-        sessions = new FetchSessionCache(10, FetchHandler.topicNames(broker.context));
+        sessions = new FetchSessionCache(10, broker.metadata::image);
         // as the broker wires it: every event on a partition also goes to the fetch sessions
         fetches = new DelayedOperationPurgatory<>("fetch-test", sessions::partitionChanged);
         BrokerContext base = broker.context;
@@ -221,7 +222,7 @@ class FetchSessionsTest {
 
     @Test
     void aFullCacheMakesRoomOnlyForASessionWorthMore() {
-        FetchSessionCache one = new FetchSessionCache(1, FetchHandler.topicNames(broker.context));
+        FetchSessionCache one = new FetchSessionCache(1, broker.metadata::image);
         FetchHandler small = new FetchHandler(broker.context, ClientQuotas.DISABLED, one);
         int first = ((FetchResponse) broker.call(small, VERSION, request(0, 0, allFrom(0)))).sessionId();
         assertNotEquals(0, first);
@@ -266,8 +267,11 @@ class FetchSessionsTest {
 
     @Test
     void versionsBeforeSevenHaveNoSessions() {
-        FetchResponse old = broker.call(handler, 6, request(0, 0, allFrom(0)).setSessionEpoch(-1));
-        assertEquals(PARTITIONS, answered(old).size());
+        // what a v6 request's session fields would say if the version were not looked at: open a session
+        FetchContext old = sessions.contextFor(request(0, 0, allFrom(0)), (short) 6, false, System.currentTimeMillis());
+        assertTrue(old instanceof FetchContext.Sessionless, "v6: sessionless, whatever the fields say: " + old);
+        FetchResponse answered = broker.call(handler, 6, request(0, 0, allFrom(0)).setSessionEpoch(-1));
+        assertEquals(PARTITIONS, answered(answered).size());
         assertEquals(0, sessions.size());
     }
 }
