@@ -342,13 +342,8 @@ final class ReplicaFetcher implements Runnable {
                 .setMinBytes(context.fetchMinBytes())
                 .setMaxBytes(context.fetchResponseMaxBytes())
                 .setIsolationLevel((byte) 0));
-        FetchResponse response;
-        try {
-            response = connection.call(ApiKeys.FETCH, FETCH_VERSION, request);
-        } catch (IOException | RuntimeException e) {
-            session.failed();
-            throw e;
-        }
+        // a failed call ends in disconnect(), which makes the session's next request a full one
+        FetchResponse response = connection.call(ApiKeys.FETCH, FETCH_VERSION, request);
         Errors whole = session.answered(response);
         if (ReplicaFetchSession.endsSession(whole)) {
             LOG.info("{}: fetch session {} ended ({}); starting a new one", name, request.sessionId(), whole);
