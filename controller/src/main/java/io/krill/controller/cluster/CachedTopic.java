@@ -5,7 +5,7 @@ import io.krill.controller.metadata.TopicImage;
 import java.util.Arrays;
 
 /**
- * One topic in {@link MetadataWatcher}'s cache, with the ZooKeeper modification zxids that order re-reads.
+ * One topic in {@link TopicCache}, with the ZooKeeper modification zxids that order re-reads.
  *
  * <p>Not thread-safe: confined to the watcher's notification thread; its image is immutable.
  */

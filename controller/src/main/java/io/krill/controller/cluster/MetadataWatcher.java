@@ -3,8 +3,6 @@ package io.krill.controller.cluster;
 import io.krill.controller.metadata.BrokerInfo;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataListener;
-import io.krill.controller.metadata.PartitionState;
-import io.krill.controller.metadata.TopicImage;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -71,7 +69,8 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     private int controllerId = -1;
     private final Map<Integer, BrokerInfo> registered = new HashMap<>();
     private Set<Integer> live = Set.of();
-    private final Map<String, CachedTopic> topics = new HashMap<>();
+    /** The topics and their partition records, and which topic nodes are watched. */
+    private final TopicCache topics;
     private final Map<String, Map<String, String>> entityConfigs = new HashMap<>();
     private boolean dirty;
     /** The last image handed to the notifier. */
@@ -79,11 +78,8 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     private final Set<String> changedTopics = new java.util.LinkedHashSet<>();
     /** Whether this batch's events say a topic node was created or deleted (the topics' list changed). */
     private boolean topicListChanged;
-    /** Topic nodes this session has a persistent watch on. */
-    private final Set<String> watchedTopics = new HashSet<>();
     /** The digests this batch's events named: how changed partition records are learned. */
     private final DigestsSeen digests = new DigestsSeen();
-    private volatile long recordsFromDigests;
     private volatile long missedDigests;
 
     /**
@@ -101,6 +97,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
 
     MetadataWatcher(ZkPaths paths, SessionFence fence, int nodeId) {
         this.paths = paths;
+        this.topics = new TopicCache(paths, () -> session);
         this.fence = fence;
         this.ownLiveInstance = paths.liveInstances() + "/" + ZkPaths.instanceName(nodeId);
         this.image = new MetadataImage(null, -1, List.of(), List.of());
@@ -133,7 +130,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
 
     /** How many changed partition records were taken from digests instead of being read: for tests. */
     long recordsFromDigests() {
-        return recordsFromDigests;
+        return topics.recordsFromDigests();
     }
 
     /** How many times a missed digest made this watcher read every partition record again: for tests. */
@@ -148,7 +145,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
 
     /** Re-reads a topic (after this broker changed it) and completes once the image shows it. */
     CompletableFuture<MetadataImage> refreshTopic(String name) {
-        return submit(() -> reloadTopic(name, false));
+        return submit(() -> topics.reloadTopic(name, false));
     }
 
     /**
@@ -187,13 +184,13 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     /** Like {@link #refreshTopics}, but completes as soon as the image that shows them is published. */
     CompletableFuture<MetadataImage> refreshTopicsPublished(Collection<String> names) {
         List<String> copy = List.copyOf(names);
-        return submit(() -> reloadTopics(copy, false), true);
+        return submit(() -> topics.reloadTopics(copy, false), true);
     }
 
     /** Re-reads several topics in one task and completes once the image shows them all. */
     CompletableFuture<MetadataImage> refreshTopics(Collection<String> names) {
         List<String> copy = List.copyOf(names);
-        return submit(() -> reloadTopics(copy, false));
+        return submit(() -> topics.reloadTopics(copy, false));
     }
 
     CompletableFuture<MetadataImage> refreshEntityConfig(String entity) {
@@ -201,7 +198,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     }
 
     CompletableFuture<MetadataImage> refreshPartition(String topic, int partition) {
-        return submit(() -> reloadPartition(topic, partition));
+        return submit(() -> topics.reloadPartition(topic, partition));
     }
 
     CompletableFuture<MetadataImage> refreshBrokers() {
@@ -323,7 +320,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
             }
             long started = System.nanoTime();
             int changedTopicCount = changedTopics.size();
-            long digestedBefore = recordsFromDigests;
+            long digestedBefore = topics.recordsFromDigests();
             readChanged();
             long read = System.nanoTime();
             MetadataImage published = publish();
@@ -331,7 +328,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
             if (applied - started >= SLOW_BATCH_NANOS) {
                 LOG.info("metadata: {} changed topic(s) and {} changed partition record(s) from digests"
                         + " read in {} ms, the new image built in {} ms", changedTopicCount,
-                        recordsFromDigests - digestedBefore, TimeUnit.NANOSECONDS.toMillis(read - started),
+                        topics.recordsFromDigests() - digestedBefore, TimeUnit.NANOSECONDS.toMillis(read - started),
                         TimeUnit.NANOSECONDS.toMillis(applied - read));
             }
             List<CompletableFuture<MetadataImage>> afterApply = null;
@@ -376,59 +373,27 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
             if (listChanged) {
                 Set<String> now = new HashSet<>(session.childrenOrEmpty(paths.topics()));
                 for (String name : now) {
-                    if (!topics.containsKey(name)) {
+                    if (!topics.names().contains(name)) {
                         names.add(name);
                     }
                 }
-                for (String name : topics.keySet()) {
+                for (String name : topics.names()) {
                     if (!now.contains(name)) {
                         names.add(name);
                     }
                 }
             }
-            reloadTopics(new java.util.LinkedHashSet<>(names), false);
-            boolean missed = !applyDigests(read) | digests.takeMissed();
+            topics.reloadTopics(new java.util.LinkedHashSet<>(names), false);
+            boolean missed = !topics.applyDigests(read) | digests.takeMissed();
             if (missed) {
                 missedDigests++;
                 LOG.info("metadata: a multi's digest was rewritten before it was read; reading every partition record again");
-                reloadTopics(new ArrayList<>(topics.keySet()), true);
+                topics.reloadTopics(new ArrayList<>(topics.names()), true);
             }
         } catch (RuntimeException e) {
             LOG.warn("metadata refresh failed ({}); reading everything again in {} ms", e.toString(), RETRY_DELAY_MS);
             scheduleResync();
         }
-    }
-
-    /**
-     * Takes each digest's records into the cache, unless the cache already holds a later one of that
-     * partition, or the record is of a deleted (or deleted and re-created) topic.
-     *
-     * @return false when a record could not be placed though its topic is the one cached (the caller
-     *         reads everything again)
-     */
-    private boolean applyDigests(List<DigestsSeen.Digest> read) {
-        boolean placed = true;
-        long fromDigests = 0;
-        for (DigestsSeen.Digest digest : read) {
-            for (PartitionDigest.Entry entry : digest.entries()) {
-                CachedTopic cached = topics.get(entry.topic());
-                if (cached == null || !entry.topicId().equals(cached.record.id())) {
-                    continue; // deleted since; or the digest is of an earlier topic of that name
-                }
-                int partition = entry.state().partition();
-                if (partition >= cached.partitions.length) {
-                    placed = false; // cannot happen: a growth's own event comes first and was read above
-                    continue;
-                }
-                if (digest.zxid() > cached.partitionMzxids[partition]) {
-                    cached.setPartition(partition, entry.state(), digest.zxid());
-                    dirty = true;
-                }
-                fromDigests++;
-            }
-        }
-        recordsFromDigests += fromDigests;
-        return placed;
     }
 
     /** Runs one task; false when it failed (its future is failed and a full re-read scheduled) or has no future. */
@@ -465,7 +430,8 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
     }
 
     private MetadataImage publish() {
-        if (!dirty) {
+        boolean topicsChanged = topics.takeChanged();
+        if (!dirty && !topicsChanged) {
             return image;
         }
         dirty = false;
@@ -475,11 +441,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
                 brokers.add(broker);
             }
         }
-        List<TopicImage> topicImages = new ArrayList<>(topics.size());
-        for (CachedTopic topic : topics.values()) {
-            topicImages.add(topic.image());
-        }
-        MetadataImage next = new MetadataImage(clusterId, controllerId, brokers, topicImages, entityConfigs);
+        MetadataImage next = new MetadataImage(clusterId, controllerId, brokers, topics.images(), entityConfigs);
         image = next;
         return next;
     }
@@ -534,7 +496,7 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         zk.watchRecursively(List.of(paths.clusterId(), paths.entityConfigs(), paths.partitionDigests(),
                 paths.liveInstances(), paths.instanceConfigs(), paths.controllerLeader()));
         zk.watchAll(List.of(paths.topics()));
-        watchedTopics.clear(); // after a session expiry the server has forgotten them: re-added as read
+        topics.forgetWatches();
         digests.clear();
         topicListChanged = false;
         reloadClusterId();
@@ -542,14 +504,9 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
         reloadLive();
         reloadController();
         Set<String> names = new HashSet<>(zk.childrenOrEmpty(paths.topics()));
-        for (String name : new ArrayList<>(topics.keySet())) {
-            if (!names.contains(name)) {
-                topics.remove(name);
-                dirty = true;
-            }
-        }
+        topics.retainOnly(names);
         changedTopics.removeAll(names);
-        reloadTopics(names, true);
+        topics.reloadTopics(names, true);
         entityConfigs.clear();
         for (String node : zk.childrenOrEmpty(paths.entityConfigs())) {
             reloadEntityConfig(ZkPaths.entityOfNode(node));
@@ -635,137 +592,4 @@ final class MetadataWatcher implements ZkSession.Listener, AutoCloseable {
      * Re-reads a topic node; its partitions too when {@code all} or when they are new (otherwise their
      * own events keep them current).
      */
-    private void reloadTopic(String name, boolean all) {
-        reloadTopics(List.of(name), all);
-    }
-
-    /**
-     * {@link #reloadTopic} for several topics in two pipelined rounds, whatever their number: every
-     * topic node, then every partition node to read. A burst of a hundred creations, or a resync, then
-     * costs two round trips instead of two per topic, which on a loaded ZooKeeper (tens of ms each) was
-     * most of a large CreateTopics.
-     */
-    private void reloadTopics(Collection<String> names, boolean all) {
-        if (names.isEmpty()) {
-            return;
-        }
-        List<String> topicPaths = new ArrayList<>(names.size());
-        List<String> toWatch = new ArrayList<>();
-        for (String name : names) {
-            topicPaths.add(paths.topic(name));
-            if (!watchedTopics.contains(name)) {
-                toWatch.add(paths.topic(name));
-            }
-        }
-        // the watch before the read: a change in between is not missed
-        session.watchAll(toWatch);
-        for (String name : names) {
-            watchedTopics.add(name);
-        }
-        Stat[] topicStats = newStats(topicPaths.size());
-        byte[][] topicData = session.readAll(topicPaths, topicStats);
-        List<TopicRead> reads = new ArrayList<>();
-        List<String> partitionPaths = new ArrayList<>();
-        int i = 0;
-        for (String name : names) {
-            byte[] data = topicData[i];
-            Stat stat = topicStats[i++];
-            CachedTopic cached = topics.get(name);
-            if (data == null) {
-                if (topics.remove(name) != null) {
-                    dirty = true;
-                }
-                if (watchedTopics.remove(name)) {
-                    session.unwatchLater(paths.topic(name)); // a re-creation is seen on the topics' list
-                }
-                continue;
-            }
-            if (!all && cached != null && stat.getMzxid() == cached.mzxid) {
-                continue;
-            }
-            MetadataRecords.TopicRecord record = MetadataRecords.decodeTopic(name, data);
-            boolean sameTopic = !all && cached != null && cached.record.id().equals(record.id());
-            if (!all && !sameTopic && stat.getCzxid() == stat.getMzxid()
-                    && record.initialStates().size() == record.partitionCount()) {
-                // A new topic whose node is as created: its partition nodes were created in the same
-                // multi (one zxid), and a later change of any comes in a digest whose event is after
-                // this one.
-                PartitionState[] partitions = record.initialStates().toArray(PartitionState[]::new);
-                long[] partitionMzxids = new long[partitions.length];
-                java.util.Arrays.fill(partitionMzxids, stat.getCzxid());
-                topics.put(name, new CachedTopic(record, stat.getMzxid(), partitions, partitionMzxids));
-                dirty = true;
-                continue;
-            }
-            TopicRead read = new TopicRead(name, record, stat.getMzxid(), new PartitionState[record.partitionCount()],
-                    new long[record.partitionCount()], partitionPaths.size(), new ArrayList<>());
-            for (int p = 0; p < read.partitions.length; p++) {
-                if (sameTopic && p < cached.partitions.length) {
-                    read.partitions[p] = cached.partitions[p];
-                    read.partitionMzxids[p] = cached.partitionMzxids[p];
-                } else {
-                    partitionPaths.add(paths.partition(name, p));
-                    read.toRead.add(p);
-                }
-            }
-            reads.add(read);
-        }
-        Stat[] stats = newStats(partitionPaths.size());
-        byte[][] partitionData = session.readAll(partitionPaths, stats);
-        next:
-        for (TopicRead read : reads) {
-            for (int k = 0; k < read.toRead.size(); k++) {
-                int at = read.firstRead + k;
-                if (partitionData[at] == null) {
-                    // Deleted under us (a topic is created and deleted in one multi-op): the deletion's
-                    // own event removes it.
-                    continue next;
-                }
-                int p = read.toRead.get(k);
-                read.partitions[p] = MetadataRecords.decodePartition(p, partitionData[at]);
-                read.partitionMzxids[p] = stats[at].getMzxid();
-            }
-            topics.put(read.name, new CachedTopic(read.record, read.mzxid, read.partitions, read.partitionMzxids));
-            dirty = true;
-        }
-    }
-
-    /** One topic of {@link #reloadTopics} between its two rounds; its partition reads start at {@code firstRead}. */
-    private record TopicRead(String name, MetadataRecords.TopicRecord record, long mzxid, PartitionState[] partitions,
-                             long[] partitionMzxids, int firstRead, List<Integer> toRead) {
-    }
-
-    private static Stat[] newStats(int n) {
-        Stat[] stats = new Stat[n];
-        for (int i = 0; i < n; i++) {
-            stats[i] = new Stat();
-        }
-        return stats;
-    }
-
-    private void reloadPartition(String name, int partition) {
-        CachedTopic cached = topics.get(name);
-        if (cached == null || partition >= cached.partitions.length) {
-            return; // the topic's own event (creation, growth) reads it
-        }
-        Stat stat = new Stat();
-        applyPartition(name, partition, session.readOrNull(paths.partition(name, partition), stat), stat);
-    }
-
-    private void applyPartition(String name, int partition, byte[] data, Stat stat) {
-        CachedTopic cached = topics.get(name);
-        if (cached == null || partition >= cached.partitions.length) {
-            return;
-        }
-        if (data == null || stat.getMzxid() <= cached.partitionMzxids[partition]) {
-            return;
-        }
-        MetadataRecords.PartitionRecord record = MetadataRecords.decodePartitionRecord(partition, data);
-        if (!record.topicId().equals(cached.record.id())) {
-            reloadTopic(name, true); // the topic was deleted and created again
-            return;
-        }
-        cached.setPartition(partition, record.state(), stat.getMzxid());
-        dirty = true;
-    }
 }
