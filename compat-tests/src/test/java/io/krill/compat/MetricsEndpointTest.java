@@ -3,8 +3,6 @@ package io.krill.compat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,6 +24,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import io.krill.compat.support.FreePorts;
 
 /**
  * A Prometheus scrape of the broker's /metrics after real traffic from stock clients: request counts
@@ -33,18 +32,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * and partition, JVM metrics; /health and /ready answer 200.
  */
 class MetricsEndpointTest {
-    private static final int HTTP_PORT = freePort();
+    private static final int HTTP_PORT = FreePorts.next();
 
     @RegisterExtension
     static final KrillBrokerExtension KRILL = new KrillBrokerExtension().with("krill.http.port", Integer.toString(HTTP_PORT));
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     private static HttpResponse<String> get(String path) throws Exception {
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +27,7 @@ import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import io.krill.compat.support.FreePorts;
 
 /**
  * The README's run command, as a user runs it: {@code bin/krill-server-start.sh} with the shipped
@@ -48,12 +48,6 @@ class StartScriptTest {
             try (Stream<Path> paths = Files.walk(dataDir)) {
                 paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
         }
     }
 
@@ -88,7 +82,7 @@ class StartScriptTest {
     void startsServesStopsCleanlyAndRestartsWithItsData() throws Exception {
         dataDir = Files.createTempDirectory("krill-script");
         Path log = dataDir.resolve("server.out");
-        int port = freePort();
+        int port = FreePorts.next();
         startAndAwaitPort(port, log);
 
         Properties props = new Properties();
@@ -127,7 +121,7 @@ class StartScriptTest {
     void aClientConnectingAsTheBrokerStartsIsServedOnceItIsReady() throws Exception {
         dataDir = Files.createTempDirectory("krill-early");
         Path log = dataDir.resolve("server.out");
-        int port = freePort();
+        int port = FreePorts.next();
         startAndAwaitPort(port, log);
         boolean readyBefore = Files.readString(log).lines()
                 .anyMatch(line -> line.contains("Krill broker") && line.contains(" ready in "));

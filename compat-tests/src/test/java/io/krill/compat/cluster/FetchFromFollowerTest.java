@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.krill.compat.support.Clients;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -29,6 +27,7 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import io.krill.compat.support.FreePorts;
 
 /**
  * KIP-392 fetch from follower with the stock consumer: three brokers in racks r1-r3 with Kafka's
@@ -39,12 +38,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(300)
 class FetchFromFollowerTest {
     private static final String TOPIC = "ffr";
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
 
     /** krill_topic_bytes_out_total of the topic on one broker (consumer bytes only), 0 if absent. */
     private static double bytesOut(int httpPort) throws Exception {
@@ -60,7 +53,7 @@ class FetchFromFollowerTest {
     void aConsumerReadsFromTheFollowerInItsRack() throws Exception {
         Map<Integer, Integer> httpPorts = new HashMap<>();
         for (int id = 1; id <= 3; id++) {
-            httpPorts.put(id, freePort());
+            httpPorts.put(id, FreePorts.next());
         }
         try (KrillCluster cluster = KrillCluster.start("fetch-from-follower", 3,
                 Map.of("replica.selector.class", "org.apache.kafka.common.replica.RackAwareReplicaSelector"),

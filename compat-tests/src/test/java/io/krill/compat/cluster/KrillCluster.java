@@ -6,7 +6,6 @@ import io.krill.compat.TestFiles;
 import io.krill.controller.cluster.EmbeddedZooKeeper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,6 +31,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.requests.MetadataResponse.PartitionMetadata;
+import io.krill.compat.support.FreePorts;
 
 /**
  * A Krill cluster for tests: one ZooKeeper in this JVM (a fresh chroot per cluster) and N brokers, each a
@@ -118,7 +118,7 @@ public final class KrillCluster implements AutoCloseable {
             cluster = new KrillCluster(name, dir, zk, config);
             Path script = distributionScript();
             for (int id = 1; id <= size; id++) {
-                int port = freePort();
+                int port = FreePorts.next();
                 Map<String, String> brokerConfig = new HashMap<>(config);
                 brokerConfig.put("node.id", Integer.toString(id));
                 brokerConfig.put("listeners", "PLAINTEXT://127.0.0.1:" + port);
@@ -162,14 +162,6 @@ public final class KrillCluster implements AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException("no distribution under " + target
                     + ": build it with mvn -pl broker -am package", e);
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 

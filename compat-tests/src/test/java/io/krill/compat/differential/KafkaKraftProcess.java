@@ -6,8 +6,6 @@ import io.krill.compat.TestFiles;
 import io.krill.compat.support.BrokerApis;
 import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +24,7 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import org.opentest4j.TestAbortedException;
+import io.krill.compat.support.FreePorts;
 
 /**
  * Apache Kafka 4.4 as the reference broker: one KRaft node (broker and controller combined) in a JVM of
@@ -81,8 +80,8 @@ public final class KafkaKraftProcess implements BeforeAllCallback, AfterAllCallb
     @Override
     public void beforeAll(ExtensionContext context) throws IOException {
         dir = Files.createTempDirectory("kafka-kraft");
-        port = freePort();
-        controllerPort = freePort();
+        port = FreePorts.next();
+        controllerPort = FreePorts.next();
         shutdownHook = new Thread(this::destroy, "kafka-kraft-cleanup");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
         CompletableFuture<Void> future = new CompletableFuture<>();
@@ -364,14 +363,6 @@ public final class KafkaKraftProcess implements BeforeAllCallback, AfterAllCallb
             entries.addAll(server);
         }
         return String.join(File.pathSeparator, entries);
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /** Carries Kafka's recent log lines on a failed test's exception. */

@@ -7,7 +7,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,6 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import io.krill.compat.support.FreePorts;
 
 /**
  * The cluster's ZooKeeper as its own process (the distribution's {@code bin/zookeeper-server-start.sh}), on
@@ -34,7 +34,7 @@ final class ZooKeeperProcess implements AutoCloseable {
 
     ZooKeeperProcess(Path distribution, String host, Path dir) {
         this.host = host;
-        this.port = freePort();
+        this.port = FreePorts.next();
         this.script = distribution.resolve("bin/zookeeper-server-start.sh");
         this.config = dir.resolve("zookeeper.properties");
         this.logFile = dir.resolve("zookeeper.log");
@@ -48,15 +48,6 @@ final class ZooKeeperProcess implements AutoCloseable {
         try {
             Files.writeString(config, properties);
             Files.writeString(logFile, "");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** A port free on every address of this machine now (ZooKeeper binds only the bridge address). */
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -6,9 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.krill.compat.cluster.KrillCluster;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -44,6 +41,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import io.krill.compat.support.FreePorts;
 
 /**
  * Three broker processes secured as docs/security.md describes: clients on a SASL_SSL listener with
@@ -85,8 +83,8 @@ class SecureClusterTest {
         // Sessions end every 3 s: clients and the brokers' own fetchers and marker senders re-authenticate.
         config.put("connections.max.reauth.ms", "3000");
         cluster = KrillCluster.start("secure", 3, config, (id, plaintextPort) -> {
-            int client = freePort();
-            int internal = freePort();
+            int client = FreePorts.next();
+            int internal = FreePorts.next();
             CLIENT_PORTS.put(id, client);
             String listeners = "PLAINTEXT://127.0.0.1:" + plaintextPort + ",CLIENT://127.0.0.1:" + client
                     + ",INTERNAL://127.0.0.1:" + internal;
@@ -120,14 +118,6 @@ class SecureClusterTest {
             if (pki != null) {
                 pki.close();
             }
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 
