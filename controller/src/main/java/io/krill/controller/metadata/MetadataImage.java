@@ -19,6 +19,8 @@ public final class MetadataImage {
     private final Map<UUID, TopicImage> topicsById;
     /** Entity configs by entity name; see {@link MetadataStore#updateEntityConfigsAsync}. */
     private final Map<String, Map<String, String>> entityConfigs;
+    /** Parsed from {@link #entityConfigs} on first use; a benign race may parse twice. */
+    private volatile FinalizedFeatures features;
 
     public MetadataImage(String clusterId, int controllerId, Collection<BrokerInfo> brokers,
                          Collection<TopicImage> topics) {
@@ -72,6 +74,16 @@ public final class MetadataImage {
             }
         });
         return result;
+    }
+
+    /** The cluster's feature levels ({@link FinalizedFeatures#DEFAULTS} until one was changed). */
+    public FinalizedFeatures finalizedFeatures() {
+        FinalizedFeatures parsed = features;
+        if (parsed == null) {
+            parsed = FinalizedFeatures.fromConfigs(entityConfigs(FinalizedFeatures.ENTITY));
+            features = parsed;
+        }
+        return parsed;
     }
 
     public Map<String, Map<String, String>> allEntityConfigs() {
