@@ -10,6 +10,7 @@ import io.krill.broker.api.handlers.AddPartitionsToTxnHandler;
 import io.krill.broker.api.handlers.AlterClientQuotasHandler;
 import io.krill.broker.api.handlers.AlterConfigsHandler;
 import io.krill.broker.api.handlers.ApiVersionsHandler;
+import io.krill.broker.api.handlers.UpdateFeaturesHandler;
 import io.krill.broker.api.handlers.SaslAuthenticateHandler;
 import io.krill.broker.api.handlers.SaslHandshakeHandler;
 import io.krill.broker.api.handlers.CreatePartitionsHandler;
@@ -213,7 +214,7 @@ public final class Broker implements AutoCloseable {
         metrics.bindFetchSessions(fetchSessions);
         AtomicReference<ApiHandlerRegistry> registry = new AtomicReference<>();
         List<ApiHandler> handlers = List.of(
-                new ApiVersionsHandler(registry::get, config.nodeId(), () -> metadata.image().clusterId()),
+                new ApiVersionsHandler(registry::get, config.nodeId(), metadata::image),
                 new MetadataHandler(context),
                 new ProduceHandler(context, new TransactionalProduceCheck(transactionVerifier), quotas),
                 new FetchHandler(context, quotas, fetchSessions),
@@ -233,6 +234,7 @@ public final class Broker implements AutoCloseable {
                 new DescribeClusterHandler(context),
                 new DescribeTopicPartitionsHandler(context),
                 new ElectLeadersHandler(context),
+                new UpdateFeaturesHandler(context, config.nodeId()),
                 new AlterPartitionReassignmentsHandler(context),
                 new ListPartitionReassignmentsHandler(context),
                 new FindCoordinatorHandler(context, groupCoordinator, transactionCoordinator),

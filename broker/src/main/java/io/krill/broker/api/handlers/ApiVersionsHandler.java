@@ -4,6 +4,9 @@ import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.ApiHandler;
 import io.krill.broker.api.ApiHandlerRegistry;
 import io.krill.broker.api.Request;
+import io.krill.broker.feature.SupportedFeatures;
+import io.krill.controller.metadata.FinalizedFeatures;
+import io.krill.controller.metadata.MetadataImage;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.ApiVersionsRequest;
@@ -26,17 +29,18 @@ public final class ApiVersionsHandler extends AbstractApiHandler {
 
     private final Supplier<ApiHandlerRegistry> registry;
     private final int nodeId;
-    private final Supplier<String> clusterId;
+    private final Supplier<MetadataImage> image;
 
     /**
      * {@code registry} is read lazily: this handler is itself in the table it reports. {@code nodeId} and
-     * {@code clusterId} answer KIP-1242's check that a client reached the broker it meant to.
+     * the image's cluster id answer KIP-1242's check that a client reached the broker it meant to; the
+     * image's finalized features are reported from v3.
      */
-    public ApiVersionsHandler(Supplier<ApiHandlerRegistry> registry, int nodeId, Supplier<String> clusterId) {
+    public ApiVersionsHandler(Supplier<ApiHandlerRegistry> registry, int nodeId, Supplier<MetadataImage> image) {
         super(ApiKeys.API_VERSIONS, 0, 5);
         this.registry = registry;
         this.nodeId = nodeId;
-        this.clusterId = clusterId;
+        this.image = image;
     }
 
     @Override
@@ -47,12 +51,35 @@ public final class ApiVersionsHandler extends AbstractApiHandler {
             request.respond(errorResponse(request, Errors.INVALID_REQUEST));
             return;
         }
+        MetadataImage current = image.get();
         if (request.version() >= 5 && body.clusterId() != null && body.nodeId() >= 0
-                && (!body.clusterId().equals(clusterId.get()) || body.nodeId() != nodeId)) {
+                && (!body.clusterId().equals(current.clusterId()) || body.nodeId() != nodeId)) {
             request.respond(supported(registry.get()).setErrorCode(Errors.REBOOTSTRAP_REQUIRED.code()));
             return;
         }
-        request.respond(supported(registry.get()));
+        ApiVersionsResponse response = supported(registry.get());
+        if (request.version() >= 3) {
+            withFeatures(response, current.finalizedFeatures(), request.version());
+        }
+        request.respond(response);
+    }
+
+    /**
+     * KIP-584's fields: the features this broker supports (below v4 without those whose minimum is 0, which
+     * v3 clients cannot read: KAFKA-17011) and the cluster's finalized levels with their epoch, from which a
+     * client keeps the newest any broker told it.
+     */
+    private static void withFeatures(ApiVersionsResponse response, FinalizedFeatures finalized, short version) {
+        SupportedFeatures.ranges().forEach((name, range) -> {
+            if (version >= 4 || range[0] > 0) {
+                response.supportedFeatures().add(new ApiVersionsResponse.SupportedFeatureKey().setName(name)
+                        .setMinVersion(range[0]).setMaxVersion(range[1]));
+            }
+        });
+        response.setFinalizedFeaturesEpoch(finalized.epoch());
+        finalized.levels().forEach((name, level) -> response.finalizedFeatures().add(
+                new ApiVersionsResponse.FinalizedFeatureKey().setName(name).setMinVersionLevel(level)
+                        .setMaxVersionLevel(level)));
     }
 
     /**
