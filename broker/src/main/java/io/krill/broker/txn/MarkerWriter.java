@@ -15,10 +15,11 @@ interface MarkerWriter {
     /**
      * What to write: a marker of {@code producerId} at {@code producerEpoch} and {@code coordinatorEpoch}
      * to each of {@code partitions}, as long as {@code wanted} says so (it turns false when this broker
-     * stops coordinating the transaction).
+     * stops coordinating the transaction). {@code transactionVersion} 2 tells the leaders the epoch was
+     * bumped for this marker (WriteTxnMarkers v2, KIP-1228), which they check.
      */
     record Markers(String transactionalId, long producerId, short producerEpoch, boolean commit, int coordinatorEpoch,
-                   Set<TopicPartition> partitions, BooleanSupplier wanted) {
+                   Set<TopicPartition> partitions, BooleanSupplier wanted, byte transactionVersion) {
         public Markers {
             partitions = Set.copyOf(partitions);
         }

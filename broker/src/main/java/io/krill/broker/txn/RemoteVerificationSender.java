@@ -26,13 +26,13 @@ import org.slf4j.LoggerFactory;
  * The broker's {@link TransactionVerifier.Remote}: asks the transaction coordinator on another broker
  * whether partitions are in a producer's open transaction, with AddPartitionsToTxn v5 VerifyOnly (the
  * brokers' batched form, KIP-890) over the inter-broker listener, as Kafka's partition leaders and
- * group coordinators do.
+ * group coordinators do; or, for transaction version 2, adds them (VerifyOnly false).
  *
  * <p>Why a thread per destination ({@code txn-verifier-<node>-to-<destination>}): the connection is
  * blocking, and request threads must never wait on another broker; they only queue a verification and
  * are answered through its future. Each thread takes everything queued for its broker and sends it as
- * one request, one entry per transactional id (verifications of the same producer and epoch share it;
- * another producer id or epoch of an id already in the request waits for the next one).
+ * one request, one entry per transactional id (verifications of the same producer and epoch, all adds or
+ * all checks, share it; anything else for an id already in the request waits for the next one).
  *
  * <p>Failures, as Kafka's leaders read them: a connection that fails or times out is NETWORK_EXCEPTION
  * for everything it carried (callers make it retriable); a top-level CLUSTER_AUTHORIZATION_FAILED is
@@ -56,7 +56,7 @@ public final class RemoteVerificationSender implements TransactionVerifier.Remot
 
     /** One verification waiting for its answer. */
     private record Pending(String transactionalId, long producerId, short producerEpoch, Set<TopicPartition> partitions,
-                           CompletableFuture<Map<TopicPartition, Errors>> future) {
+                           boolean add, CompletableFuture<Map<TopicPartition, Errors>> future) {
         void answer(Map<TopicPartition, Errors> errors, Errors missing) {
             Map<TopicPartition, Errors> result = new LinkedHashMap<>();
             for (TopicPartition tp : partitions) {
@@ -95,8 +95,9 @@ public final class RemoteVerificationSender implements TransactionVerifier.Remot
 
     @Override
     public CompletableFuture<Map<TopicPartition, Errors>> verify(int brokerId, String transactionalId, long producerId,
-                                                                short producerEpoch, Set<TopicPartition> partitions) {
-        Pending pending = new Pending(transactionalId, producerId, producerEpoch, Set.copyOf(partitions),
+                                                                short producerEpoch, Set<TopicPartition> partitions,
+                                                                boolean add) {
+        Pending pending = new Pending(transactionalId, producerId, producerEpoch, Set.copyOf(partitions), add,
                 new CompletableFuture<>());
         if (outbox.isClosed()) {
             pending.fail(Errors.NETWORK_EXCEPTION);
@@ -129,7 +130,7 @@ public final class RemoteVerificationSender implements TransactionVerifier.Remot
             if (sameId == null) {
                 byId.put(p.transactionalId(), new ArrayList<>(List.of(p)));
             } else if (sameId.get(0).producerId() == p.producerId()
-                    && sameId.get(0).producerEpoch() == p.producerEpoch()) {
+                    && sameId.get(0).producerEpoch() == p.producerEpoch() && sameId.get(0).add() == p.add()) {
                 sameId.add(p);
             } else {
                 later.add(p);
@@ -184,7 +185,7 @@ public final class RemoteVerificationSender implements TransactionVerifier.Remot
                 .setTransactionalId(first.transactionalId())
                 .setProducerId(first.producerId())
                 .setProducerEpoch(first.producerEpoch())
-                .setVerifyOnly(true);
+                .setVerifyOnly(!first.add());
         byTopic.forEach((topic, indexes) -> txn.topics().add(new AddPartitionsToTxnRequest.AddPartitionsToTxnTopic()
                 .setName(topic).setPartitions(new ArrayList<>(indexes))));
         return txn;

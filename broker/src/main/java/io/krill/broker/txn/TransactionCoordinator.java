@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * coordinator. After a load, transactions found prepared (PrepareCommit, PrepareAbort) have their
  * markers written again: a coordinator that died mid-commit is finished by its successor, never half.
  *
- * <p><b>Flow (Kafka's transaction protocol v1; KIP-890 part 2 is not offered).</b> InitProducerId gives
+ * <p><b>Flow (Kafka's transaction protocols 1 and 2).</b> InitProducerId gives
  * a transactional id a producer id (new ones from the {@link ProducerIdManager}) and bumps its epoch,
  * fencing older producers; an open transaction is aborted first (the epoch is bumped for that too, and
  * the caller told CONCURRENT_TRANSACTIONS until the abort completes); an exhausted epoch rotates to a new
@@ -54,7 +54,9 @@ import org.slf4j.LoggerFactory;
  * EndTxn writes PrepareCommit/PrepareAbort, answers, and has the {@link MarkerWriter} write markers to
  * every partition; once all are acknowledged the transaction is CompleteCommit/CompleteAbort. Every
  * transition is written (acks=all) before it takes effect; one at a time per transactional id, others
- * get CONCURRENT_TRANSACTIONS.
+ * get CONCURRENT_TRANSACTIONS. Transaction version 2 (KIP-890 part 2): partitions are added implicitly by
+ * the leaders a Produce v12+ reaches and the group coordinator of a TxnOffsetCommit v5+, and EndTxn v5
+ * ends every transaction at the next epoch, answering the producer with it ({@link EndResult}).
  *
  * <p><b>Timers.</b> Every {@code transaction.abort.timed.out.transaction.cleanup.interval.ms} open
  * transactions older than their timeout are fenced (epoch bumped) and aborted. Every
@@ -98,6 +100,13 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
     public record InitResult(Errors error, long producerId, short producerEpoch) {
         static InitResult failed(Errors error) {
             return new InitResult(error, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
+        }
+    }
+
+    /** The answer to EndTxn: from v5 (transaction version 2) the producer id and epoch to go on with. */
+    public record EndResult(Errors error, long producerId, short producerEpoch) {
+        static EndResult failed(Errors error) {
+            return new EndResult(error, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
         }
     }
 
@@ -379,6 +388,16 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
      */
     public void addPartitions(String transactionalId, long producerId, short producerEpoch,
                               Set<TopicPartition> partitions, Consumer<Errors> callback) {
+        addPartitions(transactionalId, producerId, producerEpoch, partitions, false, callback);
+    }
+
+    /**
+     * As {@link #addPartitions(String, long, short, Set, Consumer)}; {@code implicit} when a partition leader
+     * or group coordinator adds the partition for a Produce v12+ or TxnOffsetCommit v5+ of transaction
+     * version 2 (KIP-890 part 2): a transaction opened so is ended with an epoch bump.
+     */
+    public void addPartitions(String transactionalId, long producerId, short producerEpoch,
+                              Set<TopicPartition> partitions, boolean implicit, Consumer<Errors> callback) {
         if (transactionalId == null || transactionalId.isEmpty()) {
             callback.accept(Errors.INVALID_REQUEST);
             return;
@@ -411,9 +430,12 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
                 Set<TopicPartition> all = new HashSet<>(v.partitions());
                 all.addAll(partitions);
                 long now = now();
-                long start = v.state() == TransactionState.ONGOING ? v.txnStartTimestamp() : now;
+                boolean opening = v.state() != TransactionState.ONGOING;
+                long start = opening ? now : v.txnStartTimestamp();
+                byte version = opening ? (byte) (implicit ? 2 : 1) : v.transactionVersion();
                 TransactionValue next = new TransactionValue(v.producerId(), v.previousProducerId(), v.producerEpoch(),
-                        v.lastProducerEpoch(), v.timeoutMs(), TransactionState.ONGOING, all, start, now);
+                        v.lastProducerEpoch(), v.timeoutMs(), TransactionState.ONGOING, all, start, now,
+                        RecordBatch.NO_PRODUCER_ID, version);
                 write(shard, md, next, callback);
             }
         }
@@ -469,51 +491,122 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
 
     // ------------------------------------------------------------------ EndTxn
 
-    /** EndTxn from the producer: answered once PrepareCommit/PrepareAbort is written; markers follow. */
+    /** EndTxn v0-4 from the producer (transaction version 1): answered once PrepareCommit/PrepareAbort is written. */
     public void endTransaction(String transactionalId, long producerId, short producerEpoch, boolean commit,
                                Consumer<Errors> callback) {
+        endTransaction(transactionalId, producerId, producerEpoch, commit, false, result -> callback.accept(result.error()));
+    }
+
+    /**
+     * EndTxn from the producer: answered once PrepareCommit/PrepareAbort is written; markers follow. With
+     * {@code bumpEpoch} (EndTxn v5, transaction version 2, KIP-890 part 2) the transaction is ended at the
+     * producer's epoch + 1, so its markers fence every late write of the transaction, and the answer gives
+     * the producer that epoch (or, when the epoch is exhausted, a new producer id at epoch 0; the old one
+     * stays known for retries). A version 2 abort with no transaction open still bumps the epoch, fencing
+     * writes the producer may have in flight. A retry of an end that was made (the producer's epoch is the
+     * one before the bump) is answered as the first time once complete, CONCURRENT_TRANSACTIONS until then.
+     */
+    public void endTransaction(String transactionalId, long producerId, short producerEpoch, boolean commit,
+                               boolean bumpEpoch, Consumer<EndResult> callback) {
         if (transactionalId == null || transactionalId.isEmpty()) {
-            callback.accept(Errors.INVALID_REQUEST);
+            callback.accept(EndResult.failed(Errors.INVALID_REQUEST));
             return;
         }
         Shard shard;
         try {
             shard = shardFor(transactionalId);
         } catch (ApiException e) {
-            callback.accept(e.error());
+            callback.accept(EndResult.failed(e.error()));
             return;
         }
         TransactionMetadata md = shard.txns.get(transactionalId);
         if (md == null) {
-            callback.accept(Errors.INVALID_PRODUCER_ID_MAPPING);
+            callback.accept(EndResult.failed(Errors.INVALID_PRODUCER_ID_MAPPING));
             return;
         }
         synchronized (md) {
             TransactionValue v = md.current();
+            if (bumpEpoch && isRetryOfBumpedEnd(v, producerId, producerEpoch)) {
+                callback.accept(answerRetriedEnd(md, v, commit));
+                return;
+            }
             if (v.producerId() != producerId) {
-                callback.accept(Errors.INVALID_PRODUCER_ID_MAPPING);
+                callback.accept(EndResult.failed(Errors.INVALID_PRODUCER_ID_MAPPING));
                 return;
             }
             if (producerEpoch != v.producerEpoch()) {
-                callback.accept(Errors.PRODUCER_FENCED);
+                callback.accept(EndResult.failed(Errors.PRODUCER_FENCED));
                 return;
             }
             if (md.hasPendingTransition()) {
-                callback.accept(Errors.CONCURRENT_TRANSACTIONS);
+                callback.accept(EndResult.failed(Errors.CONCURRENT_TRANSACTIONS));
                 return;
             }
+            TransactionState prepare = commit ? TransactionState.PREPARE_COMMIT : TransactionState.PREPARE_ABORT;
+            if (bumpEpoch && (v.state() == TransactionState.ONGOING || (!commit && v.state().isIdle()))) {
+                TransactionValue prepared = bumped(v, prepare);
+                long nextId = prepared.nextProducerId() != RecordBatch.NO_PRODUCER_ID ? prepared.nextProducerId()
+                        : prepared.producerId();
+                short nextEpoch = prepared.nextProducerId() != RecordBatch.NO_PRODUCER_ID ? 0 : prepared.producerEpoch();
+                prepare(shard, md, prepared, error -> callback.accept(error == Errors.NONE
+                        ? new EndResult(Errors.NONE, nextId, nextEpoch) : EndResult.failed(error)));
+                return;
+            }
+            Consumer<Errors> v1 = error -> callback.accept(EndResult.failed(error));
             switch (v.state()) {
-                case ONGOING -> {
-                    TransactionState prepare = commit ? TransactionState.PREPARE_COMMIT : TransactionState.PREPARE_ABORT;
-                    prepare(shard, md, v.withState(prepare, now()), callback);
-                }
-                case COMPLETE_COMMIT -> callback.accept(commit ? Errors.NONE : Errors.INVALID_TXN_STATE);
-                case COMPLETE_ABORT -> callback.accept(commit ? Errors.INVALID_TXN_STATE : Errors.NONE);
-                case PREPARE_COMMIT -> callback.accept(commit ? Errors.CONCURRENT_TRANSACTIONS : Errors.INVALID_TXN_STATE);
-                case PREPARE_ABORT -> callback.accept(commit ? Errors.INVALID_TXN_STATE : Errors.CONCURRENT_TRANSACTIONS);
-                default -> callback.accept(Errors.INVALID_TXN_STATE);
+                case ONGOING -> prepare(shard, md, v.withState(prepare, now()), v1);
+                case COMPLETE_COMMIT -> v1.accept(commit ? Errors.NONE : Errors.INVALID_TXN_STATE);
+                case COMPLETE_ABORT -> v1.accept(commit ? Errors.INVALID_TXN_STATE : Errors.NONE);
+                case PREPARE_COMMIT -> v1.accept(commit ? Errors.CONCURRENT_TRANSACTIONS : Errors.INVALID_TXN_STATE);
+                case PREPARE_ABORT -> v1.accept(commit ? Errors.INVALID_TXN_STATE : Errors.CONCURRENT_TRANSACTIONS);
+                default -> v1.accept(Errors.INVALID_TXN_STATE);
             }
         }
+    }
+
+    /**
+     * The Prepare* state that ends {@code v}'s transaction (or, for an abort, fences the idle producer) at
+     * the next epoch, with a new producer id to go on with when that epoch is the last one.
+     */
+    private TransactionValue bumped(TransactionValue v, TransactionState prepare) {
+        short epoch = (short) (v.producerEpoch() + 1);
+        long next = epoch >= Short.MAX_VALUE ? producerIds.getAsLong() : RecordBatch.NO_PRODUCER_ID;
+        if (next != RecordBatch.NO_PRODUCER_ID) {
+            LOG.info("Producer epoch of producer id {} exhausted: it continues as producer id {} after this transaction",
+                    v.producerId(), next);
+        }
+        long start = v.state() == TransactionState.ONGOING ? v.txnStartTimestamp() : now();
+        return new TransactionValue(v.producerId(), v.previousProducerId(), epoch, v.producerEpoch(), v.timeoutMs(),
+                prepare, v.partitions(), start, now(), next, (byte) 2);
+    }
+
+    /**
+     * Whether {@code producerId}/{@code producerEpoch} are those a version 2 end was asked with before its
+     * bump: the transaction's Prepare* or Complete* state carries the epoch before the bump as the last
+     * epoch, and either the same producer id at the bumped epoch or, after a rotation, the old id as the
+     * previous one and the new id at epoch 0.
+     */
+    private static boolean isRetryOfBumpedEnd(TransactionValue v, long producerId, short producerEpoch) {
+        if (!v.bumpsEpochPerTransaction() || producerEpoch != v.lastProducerEpoch()
+                || !(v.state().isPreparing() || v.state() == TransactionState.COMPLETE_COMMIT
+                || v.state() == TransactionState.COMPLETE_ABORT)) {
+            return false;
+        }
+        boolean sameId = producerId == v.producerId() && v.producerEpoch() == producerEpoch + 1;
+        boolean rotated = producerId == v.previousProducerId() && v.producerEpoch() == 0
+                && !v.state().isPreparing();
+        return sameId || rotated;
+    }
+
+    private static EndResult answerRetriedEnd(TransactionMetadata md, TransactionValue v, boolean commit) {
+        boolean committing = v.state() == TransactionState.PREPARE_COMMIT || v.state() == TransactionState.COMPLETE_COMMIT;
+        if (committing != commit) {
+            return EndResult.failed(Errors.INVALID_TXN_STATE);
+        }
+        if (v.state().isPreparing() || md.hasPendingTransition()) {
+            return EndResult.failed(Errors.CONCURRENT_TRANSACTIONS);
+        }
+        return new EndResult(Errors.NONE, v.producerId(), v.producerEpoch());
     }
 
     /**
@@ -526,7 +619,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
         short epoch = v.producerEpoch() == Short.MAX_VALUE ? v.producerEpoch() : (short) (v.producerEpoch() + 1);
         TransactionValue next = new TransactionValue(v.producerId(), v.previousProducerId(), epoch,
                 RecordBatch.NO_PRODUCER_EPOCH, v.timeoutMs(), TransactionState.PREPARE_ABORT, v.partitions(),
-                v.txnStartTimestamp(), now());
+                v.txnStartTimestamp(), now(), RecordBatch.NO_PRODUCER_ID, v.transactionVersion());
         prepare(shard, md, next, callback);
     }
 
@@ -548,7 +641,8 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
         }
         boolean commit = prepared.state() == TransactionState.PREPARE_COMMIT;
         markers.write(new MarkerWriter.Markers(md.transactionalId(), prepared.producerId(), prepared.producerEpoch(),
-                        commit, shard.coordinatorEpoch, prepared.partitions(), () -> isCurrent(shard)),
+                        commit, shard.coordinatorEpoch, prepared.partitions(), () -> isCurrent(shard),
+                        prepared.bumpsEpochPerTransaction() ? (byte) 2 : (byte) 1),
                 () -> complete(shard, md, prepared));
     }
 
@@ -564,9 +658,13 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
             }
             TransactionState done = prepared.state() == TransactionState.PREPARE_COMMIT
                     ? TransactionState.COMPLETE_COMMIT : TransactionState.COMPLETE_ABORT;
-            TransactionValue next = new TransactionValue(prepared.producerId(), prepared.previousProducerId(),
-                    prepared.producerEpoch(), prepared.lastProducerEpoch(), prepared.timeoutMs(), done, Set.of(),
-                    prepared.txnStartTimestamp(), now());
+            boolean rotating = prepared.nextProducerId() != RecordBatch.NO_PRODUCER_ID;
+            TransactionValue next = new TransactionValue(
+                    rotating ? prepared.nextProducerId() : prepared.producerId(),
+                    rotating ? prepared.producerId() : prepared.previousProducerId(),
+                    rotating ? 0 : prepared.producerEpoch(), prepared.lastProducerEpoch(), prepared.timeoutMs(), done,
+                    Set.of(), prepared.txnStartTimestamp(), now(), RecordBatch.NO_PRODUCER_ID,
+                    prepared.transactionVersion());
             write(shard, md, next, error -> {
                 if (error == Errors.NONE) {
                     LOG.debug("Transactional id {}: {}", md.transactionalId(), done.displayName());

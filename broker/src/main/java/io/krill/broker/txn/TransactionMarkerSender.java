@@ -45,8 +45,8 @@ public final class TransactionMarkerSender implements MarkerWriter, AutoCloseabl
     private static final Logger LOG = LoggerFactory.getLogger(TransactionMarkerSender.class);
     static final long RETRY_BACKOFF_MS = 100;
     private static final int MAX_MARKERS_PER_REQUEST = 1000;
-    /** WriteTxnMarkers v1 (flexible), which every Krill broker serves. */
-    private static final short MARKERS_VERSION = 1;
+    /** WriteTxnMarkers v2 (with the transaction version, KIP-1228), which every Krill broker serves. */
+    private static final short MARKERS_VERSION = 2;
     private static final int MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
     private final Supplier<MetadataImage> image;
@@ -258,7 +258,8 @@ public final class TransactionMarkerSender implements MarkerWriter, AutoCloseabl
                 .setProducerId(markers.producerId())
                 .setProducerEpoch(markers.producerEpoch())
                 .setTransactionResult(markers.commit())
-                .setCoordinatorEpoch(markers.coordinatorEpoch());
+                .setCoordinatorEpoch(markers.coordinatorEpoch())
+                .setTransactionVersion(markers.transactionVersion());
         byTopic.forEach((topic, indexes) -> marker.topics().add(new WriteTxnMarkersRequest.WritableTxnMarkerTopic()
                 .setName(topic).setPartitionIndexes(indexes)));
         return marker;

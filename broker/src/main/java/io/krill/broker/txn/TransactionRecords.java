@@ -1,6 +1,7 @@
 package io.krill.broker.txn;
 
 import io.krill.log.TopicPartition;
+import io.krill.wire.record.RecordBatch;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
@@ -20,19 +21,21 @@ import java.util.TreeSet;
  *
  * <pre>
  * key   := int16 keyType (1 = transaction), string transactionalId
- * value := int16 version (0),
+ * value := int16 version (1; 0 is read too),
  *          int64 producerId, int64 previousProducerId, int16 producerEpoch, int16 lastProducerEpoch,
  *          int32 timeoutMs, int8 state ({@link TransactionState#id()}),
  *          int64 txnStartTimestamp, int64 lastUpdateTimestamp,
- *          int32 topicCount, topicCount x (string topic, int32 partitionCount, partitionCount x int32)
+ *          int32 topicCount, topicCount x (string topic, int32 partitionCount, partitionCount x int32),
+ *          [version 1+] int64 nextProducerId, int8 transactionVersion
  * </pre>
+ * A version 0 value (written before transaction version 2) reads as nextProducerId -1, transaction version 1.
  *
  * <p>A reader skips keys of an unknown type (a later Krill's record: {@link #readTransactionalId} returns
  * null) and rejects unknown value versions, which it cannot interpret safely. Stateless; thread-safe.
  */
 public final class TransactionRecords {
     public static final short TRANSACTION_KEY = 1;
-    static final short VALUE_VERSION = 0;
+    static final short VALUE_VERSION = 1;
 
     private TransactionRecords() {
     }
@@ -74,6 +77,8 @@ public final class TransactionRecords {
             buf.writeInt(partitions.size());
             partitions.forEach(buf::writeInt);
         });
+        buf.writeLong(value.nextProducerId());
+        buf.writeByte(value.transactionVersion());
         return toBytes(buf);
     }
 
@@ -83,7 +88,7 @@ public final class TransactionRecords {
     public static TransactionValue readValue(ByteBuf buf) {
         try {
             short version = buf.readShort();
-            if (version != VALUE_VERSION) {
+            if (version < 0 || version > VALUE_VERSION) {
                 throw new IllegalArgumentException("unknown transaction value version " + version);
             }
             long producerId = buf.readLong();
@@ -109,8 +114,10 @@ public final class TransactionRecords {
                     partitions.add(new TopicPartition(topic, buf.readInt()));
                 }
             }
+            long nextProducerId = version >= 1 ? buf.readLong() : RecordBatch.NO_PRODUCER_ID;
+            byte transactionVersion = version >= 1 ? buf.readByte() : 1;
             return new TransactionValue(producerId, previousProducerId, producerEpoch, lastProducerEpoch, timeoutMs,
-                    state, partitions, txnStart, lastUpdate);
+                    state, partitions, txnStart, lastUpdate, nextProducerId, transactionVersion);
         } catch (IndexOutOfBoundsException e) {
             throw new IllegalArgumentException("truncated transaction value", e);
         }

@@ -12,6 +12,7 @@ import java.util.Set;
  *   Empty / CompleteCommit / CompleteAbort --AddPartitions/AddOffsets--> Ongoing
  *   Ongoing --EndTxn(commit)--> PrepareCommit --markers written--> CompleteCommit
  *   Ongoing --EndTxn(abort), timeout, fencing--> PrepareAbort --markers written--> CompleteAbort
+ *   Empty / Complete* --EndTxn v5 (abort)--> PrepareAbort (epoch bumped, no partitions) --> CompleteAbort
  *   Empty / Complete* --InitProducerId--> Empty (epoch bumped)
  *   Empty / Complete* --transactional.id.expiration.ms--> Dead (tombstoned, forgotten)
  * </pre>
@@ -83,7 +84,9 @@ public enum TransactionState {
         return switch (this) {
             case EMPTY -> EnumSet.of(EMPTY, COMPLETE_COMMIT, COMPLETE_ABORT);
             case ONGOING -> EnumSet.of(ONGOING, EMPTY, COMPLETE_COMMIT, COMPLETE_ABORT);
-            case PREPARE_COMMIT, PREPARE_ABORT -> EnumSet.of(ONGOING);
+            case PREPARE_COMMIT -> EnumSet.of(ONGOING);
+            // Transaction version 2 aborts an idle producer too: the epoch bump fences its writes in flight.
+            case PREPARE_ABORT -> EnumSet.of(ONGOING, EMPTY, COMPLETE_COMMIT, COMPLETE_ABORT);
             case COMPLETE_COMMIT -> EnumSet.of(PREPARE_COMMIT);
             case COMPLETE_ABORT -> EnumSet.of(PREPARE_ABORT);
             case DEAD -> EnumSet.of(EMPTY, COMPLETE_COMMIT, COMPLETE_ABORT);

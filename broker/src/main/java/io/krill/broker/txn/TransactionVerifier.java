@@ -32,12 +32,17 @@ public final class TransactionVerifier {
     @FunctionalInterface
     public interface Remote {
         /**
-         * @return completes with an error per partition of {@code partitions} (NONE when verified), never
-         *     failed; network failures are NETWORK_EXCEPTION
+         * @param add adds the partitions to the transaction (transaction version 2) instead of checking them
+         * @return completes with an error per partition of {@code partitions} (NONE when verified or added),
+         *     never failed; network failures are NETWORK_EXCEPTION
          */
         CompletableFuture<Map<TopicPartition, Errors>> verify(int brokerId, String transactionalId, long producerId,
-                                                             short producerEpoch, Set<TopicPartition> partitions);
+                                                             short producerEpoch, Set<TopicPartition> partitions,
+                                                             boolean add);
     }
+
+    /** The first TxnOffsetCommit version that adds the group's partition to the transaction (KIP-890 part 2). */
+    public static final short TXN_OFFSET_COMMIT_ADDS_VERSION = 5;
 
     private final int nodeId;
     private final TransactionCoordinator coordinator;
@@ -67,24 +72,55 @@ public final class TransactionVerifier {
         if (transactionalId == null || !enabled()) {
             return CompletableFuture.completedFuture(all(partitions, Errors.NONE));
         }
+        return ask(transactionalId, producerId, producerEpoch, partitions, false);
+    }
+
+    /**
+     * Adds {@code partitions} to the transaction of {@code transactionalId} (transaction version 2: a Produce
+     * v12+ or TxnOffsetCommit v5+ stands for the AddPartitionsToTxn the producer no longer sends), once the
+     * coordinator has written them: completes with an error per partition (NONE when added). Done whether
+     * or not verification is enabled, since nothing else adds them.
+     */
+    public CompletableFuture<Map<TopicPartition, Errors>> add(String transactionalId, long producerId,
+                                                             short producerEpoch, Set<TopicPartition> partitions) {
+        if (transactionalId == null || transactionalId.isEmpty()) {
+            return CompletableFuture.completedFuture(all(partitions, Errors.INVALID_TXN_STATE));
+        }
+        return ask(transactionalId, producerId, producerEpoch, partitions, true);
+    }
+
+    private CompletableFuture<Map<TopicPartition, Errors>> ask(String transactionalId, long producerId,
+                                                              short producerEpoch, Set<TopicPartition> partitions,
+                                                              boolean add) {
         int leader = coordinatorOf(transactionalId);
         if (leader == nodeId) {
-            return CompletableFuture.completedFuture(coordinator.verify(transactionalId, producerId, producerEpoch,
-                    partitions));
+            if (!add) {
+                return CompletableFuture.completedFuture(coordinator.verify(transactionalId, producerId, producerEpoch,
+                        partitions));
+            }
+            CompletableFuture<Map<TopicPartition, Errors>> added = new CompletableFuture<>();
+            coordinator.addPartitions(transactionalId, producerId, producerEpoch, partitions, true,
+                    error -> added.complete(all(partitions, error)));
+            return added;
         }
         if (leader == PartitionState.NO_LEADER) {
             return CompletableFuture.completedFuture(all(partitions, Errors.COORDINATOR_NOT_AVAILABLE));
         }
-        return remote.verify(leader, transactionalId, producerId, producerEpoch, partitions);
+        return remote.verify(leader, transactionalId, producerId, producerEpoch, partitions, add);
     }
 
     /**
      * The verification of a TxnOffsetCommit of {@code version} to the group's partition
-     * {@code offsetsPartition}, as that request answers it (NONE to go on).
+     * {@code offsetsPartition}, as that request answers it (NONE to go on); from v5 (transaction version 2)
+     * the partition is added to the transaction instead, as AddOffsetsToTxn did.
      */
     public CompletableFuture<Errors> verifyTxnOffsetCommit(TopicPartition offsetsPartition, String transactionalId,
                                                            long producerId, short producerEpoch, short version) {
-        return verify(transactionalId, producerId, producerEpoch, Set.of(offsetsPartition)).thenApply(errors ->
+        Set<TopicPartition> partitions = Set.of(offsetsPartition);
+        CompletableFuture<Map<TopicPartition, Errors>> asked = version >= TXN_OFFSET_COMMIT_ADDS_VERSION
+                ? add(transactionalId, producerId, producerEpoch, partitions)
+                : verify(transactionalId, producerId, producerEpoch, partitions);
+        return asked.thenApply(errors ->
                 VerificationErrors.forTxnOffsetCommit(errors.getOrDefault(offsetsPartition, Errors.NONE), version));
     }
 

@@ -30,6 +30,8 @@ import java.util.concurrent.CompletableFuture;
  * <p>Thread-safe: stateless besides the verifier it asks.
  */
 public final class TransactionalProduceCheck {
+    /** The first Produce version that adds its partitions to the transaction (KIP-890 part 2). */
+    public static final short PRODUCE_ADDS_VERSION = 12;
     private final TransactionVerifier verifier;
 
     /** The producer and epoch of a transactional batch. */
@@ -41,16 +43,18 @@ public final class TransactionalProduceCheck {
     }
 
     /**
-     * The producer of {@code records} when the batch must be verified before it is appended to
-     * {@code partition}, or null when it need not be (not transactional, verification off, or the
-     * producer's transaction already open there at this epoch).
+     * The producer of {@code records} when the batch must be verified (or, from Produce v12, added to the
+     * transaction) before it is appended to {@code partition}, or null when it need not be (not
+     * transactional, verification off below v12, or the producer's transaction already open there at this
+     * epoch: with transaction version 2 every transaction has an epoch of its own).
      *
      * @param transactionalId the produce request's transactional id (null for non-transactional producers)
      * @param records         the partition's batch as validated (one batch, header read only)
      * @throws ApiException INVALID_TXN_STATE for a transactional batch sent without a transactional id
      */
-    public Producer toVerify(String transactionalId, Partition partition, ByteBuf records) {
-        if (!verifier.enabled() || records.readableBytes() < RecordBatch.HEADER_SIZE) {
+    public Producer toVerify(String transactionalId, Partition partition, ByteBuf records, short version) {
+        boolean adds = version >= PRODUCE_ADDS_VERSION;
+        if ((!adds && !verifier.enabled()) || records.readableBytes() < RecordBatch.HEADER_SIZE) {
             return null;
         }
         RecordBatch batch = new RecordBatch().wrap(records, records.readerIndex());
@@ -71,14 +75,16 @@ public final class TransactionalProduceCheck {
     }
 
     /**
-     * Verifies {@code partitions} in the producer's transaction: completes with the error each partition
-     * of a Produce of {@code version} answers (NONE: append it); at once when this broker coordinates the
-     * transactional id, else later on the verifier's thread. Never fails.
+     * Verifies {@code partitions} in the producer's transaction, or from v12 adds them to it: completes with
+     * the error each partition of a Produce of {@code version} answers (NONE: append it); a verification at
+     * once when this broker coordinates the transactional id, else later on another thread. Never fails.
      */
     public CompletableFuture<Map<TopicPartition, Errors>> verify(String transactionalId, Producer producer,
                                                                 Set<TopicPartition> partitions, short version) {
-        return verifier.verify(transactionalId, producer.producerId(), producer.epoch(), partitions)
-                .thenApply(errors -> {
+        CompletableFuture<Map<TopicPartition, Errors>> asked = version >= PRODUCE_ADDS_VERSION
+                ? verifier.add(transactionalId, producer.producerId(), producer.epoch(), partitions)
+                : verifier.verify(transactionalId, producer.producerId(), producer.epoch(), partitions);
+        return asked.thenApply(errors -> {
                     Map<TopicPartition, Errors> told = new LinkedHashMap<>();
                     for (TopicPartition tp : partitions) {
                         told.put(tp, VerificationErrors.forProduce(errors.getOrDefault(tp, Errors.NONE), version));

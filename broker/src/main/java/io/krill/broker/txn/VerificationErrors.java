@@ -34,15 +34,16 @@ public final class VerificationErrors {
 
     /**
      * The error a Produce of {@code version} answers for a batch whose verification ended with
-     * {@code coordinatorError}: a coordinator that cannot answer now (moving, loading, unreachable, or
-     * ending the previous transaction) becomes NOT_ENOUGH_REPLICAS, a retriable error every producer
-     * retries without refreshing its metadata.
+     * {@code coordinatorError}: a coordinator that cannot answer now (moving, loading, unreachable, ending
+     * the previous transaction, or failing to write an implicit add of transaction version 2) becomes
+     * NOT_ENOUGH_REPLICAS, a retriable error every producer retries without refreshing its metadata.
      */
     public static Errors forProduce(Errors coordinatorError, short version) {
         Errors error = asLeaderReadsIt(coordinatorError, version >= PRODUCE_ABORTABLE_VERSION);
         return switch (error) {
             case NETWORK_EXCEPTION, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR,
-                    CONCURRENT_TRANSACTIONS -> Errors.NOT_ENOUGH_REPLICAS;
+                    CONCURRENT_TRANSACTIONS, REQUEST_TIMED_OUT, NOT_LEADER_OR_FOLLOWER, NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+                    KAFKA_STORAGE_ERROR -> Errors.NOT_ENOUGH_REPLICAS;
             default -> error;
         };
     }

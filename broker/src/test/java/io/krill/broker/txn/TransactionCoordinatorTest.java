@@ -90,6 +90,25 @@ class TransactionCoordinatorTest {
         return result.get();
     }
 
+    private Errors addImplicitly(long pid, short epoch, TopicPartition... partitions) {
+        AtomicReference<Errors> result = new AtomicReference<>();
+        coordinator.addPartitions(ID, pid, epoch, Set.of(partitions), true, result::set);
+        return result.get();
+    }
+
+    private TransactionCoordinator.EndResult endV2(long pid, short epoch, boolean commit) {
+        AtomicReference<TransactionCoordinator.EndResult> result = new AtomicReference<>();
+        coordinator.endTransaction(ID, pid, epoch, commit, true, result::set);
+        assertNotNull(result.get(), "answered at once on the in-memory log");
+        return result.get();
+    }
+
+    /** Completes the last marker job, as the leaders acknowledging every marker. */
+    private void markersWritten() {
+        markers.get(markers.size() - 1).onWritten().run();
+        timer.advance(0);
+    }
+
     private String state() {
         return coordinator.describe(ID).transactionState();
     }
@@ -286,5 +305,94 @@ class TransactionCoordinatorTest {
         ListTransactionsResponse unknown = coordinator.list(Set.of("Bogus"), Set.of(), -1, null);
         assertEquals(List.of("Bogus"), unknown.unknownStateFilters());
         assertEquals(0, unknown.transactionStates().size());
+    }
+
+    // ------------------------------------------------------------------ transaction version 2 (KIP-890 part 2)
+
+    @Test
+    void versionTwoEndsEveryTransactionAtTheNextEpochWithMarkersOfThatEpoch() {
+        TransactionCoordinator.InitResult pid = init();
+        short e = pid.producerEpoch();
+        assertEquals(Errors.NONE, addImplicitly(pid.producerId(), e, A0));
+        TransactionCoordinator.EndResult ended = endV2(pid.producerId(), e, true);
+        assertEquals(new TransactionCoordinator.EndResult(Errors.NONE, pid.producerId(), (short) (e + 1)), ended);
+        MarkerWriter.Markers job = markers.get(0).markers();
+        assertEquals(e + 1, job.producerEpoch(), "markers at the bumped epoch fence late writes of epoch " + e);
+        assertEquals(2, job.transactionVersion());
+        assertEquals(Errors.CONCURRENT_TRANSACTIONS, addImplicitly(pid.producerId(), (short) (e + 1), A1),
+                "the next transaction waits for the markers");
+        assertEquals(Errors.CONCURRENT_TRANSACTIONS, endV2(pid.producerId(), e, true).error(), "a retry while prepared");
+        markersWritten();
+        assertEquals("CompleteCommit", state());
+        assertEquals(ended, endV2(pid.producerId(), e, true), "a retry after completion is answered the same");
+        assertEquals(Errors.INVALID_TXN_STATE, endV2(pid.producerId(), e, false).error(), "an abort retried as commit");
+
+        assertEquals(Errors.PRODUCER_FENCED, addImplicitly(pid.producerId(), e, A1),
+                "a late write of the ended transaction cannot open the next one");
+        assertEquals(Errors.NONE, addImplicitly(pid.producerId(), (short) (e + 1), A1));
+        assertEquals("Ongoing", state());
+        assertEquals(Set.of(A1), lastWritten().partitions(), "the next transaction holds only its own partitions");
+        assertEquals(new TransactionCoordinator.EndResult(Errors.NONE, pid.producerId(), (short) (e + 2)),
+                endV2(pid.producerId(), (short) (e + 1), false));
+        markersWritten();
+        assertEquals("CompleteAbort", state());
+    }
+
+    @Test
+    void versionTwoAbortWithoutAnOpenTransactionStillBumpsTheEpoch() {
+        TransactionCoordinator.InitResult pid = init();
+        short e = pid.producerEpoch();
+        assertEquals(new TransactionCoordinator.EndResult(Errors.NONE, pid.producerId(), (short) (e + 1)),
+                endV2(pid.producerId(), e, false));
+        assertTrue(markers.get(0).markers().partitions().isEmpty());
+        markersWritten();
+        assertEquals("CompleteAbort", state());
+        assertEquals(Errors.PRODUCER_FENCED, addImplicitly(pid.producerId(), e, A0),
+                "a write in flight at the old epoch cannot open a transaction");
+        assertEquals(Errors.INVALID_TXN_STATE, endV2(pid.producerId(), (short) (e + 1), true).error(),
+                "nothing to commit");
+    }
+
+    @Test
+    void versionTwoEndAtTheLastEpochContinuesWithANewProducerId() {
+        long first = 7;
+        short epoch = (short) (Short.MAX_VALUE - 3);
+        // A long-lived producer near the end of its epochs, as the coordinator finds it in its log.
+        log.append(0, List.of(new CoordinatorLog.Entry(TransactionRecords.key(ID), TransactionRecords.value(
+                new TransactionValue(first, -1, epoch, (short) -1, 10_000, TransactionState.COMPLETE_COMMIT, Set.of(),
+                        -1, 0, -1, (byte) 2)))));
+        coordinator = start(NODE, COORDINATOR_EPOCH + 1);
+        while (epoch < Short.MAX_VALUE - 1) {
+            assertEquals(Errors.NONE, addImplicitly(first, epoch, A0));
+            TransactionCoordinator.EndResult ended = endV2(first, epoch, true);
+            assertEquals(new TransactionCoordinator.EndResult(Errors.NONE, first, (short) (epoch + 1)), ended);
+            markersWritten();
+            epoch = ended.producerEpoch();
+        }
+        assertEquals(Errors.NONE, addImplicitly(first, epoch, A0));
+        TransactionCoordinator.EndResult rotated = endV2(first, epoch, true);
+        assertEquals(Errors.NONE, rotated.error());
+        assertTrue(rotated.producerId() != first, "a new producer id");
+        assertEquals(0, rotated.producerEpoch());
+        assertEquals(Short.MAX_VALUE, markers.get(markers.size() - 1).markers().producerEpoch(),
+                "the markers still fence the old id's last epoch");
+        markersWritten();
+        assertEquals(rotated, endV2(first, epoch, true), "a retry with the old id is answered with the new one");
+        assertEquals(Errors.NONE, addImplicitly(rotated.producerId(), (short) 0, A1));
+        assertEquals(Errors.INVALID_PRODUCER_ID_MAPPING, addImplicitly(first, epoch, A1));
+    }
+
+    @Test
+    void aPreparedVersionTwoEndIsFinishedWithItsMarkersAfterACoordinatorMove() {
+        TransactionCoordinator.InitResult pid = init();
+        assertEquals(Errors.NONE, addImplicitly(pid.producerId(), pid.producerEpoch(), A0));
+        assertEquals(Errors.NONE, endV2(pid.producerId(), pid.producerEpoch(), true).error());
+        markers.clear();
+        coordinator.onChange(image(NODE, COORDINATOR_EPOCH), image(2, COORDINATOR_EPOCH + 1));
+        coordinator.onChange(image(2, COORDINATOR_EPOCH + 1), image(NODE, COORDINATOR_EPOCH + 2));
+        timer.advance(0);
+        assertEquals(1, markers.size(), "the new coordinator writes the markers again");
+        assertEquals(pid.producerEpoch() + 1, markers.get(0).markers().producerEpoch());
+        assertEquals(2, markers.get(0).markers().transactionVersion());
     }
 }

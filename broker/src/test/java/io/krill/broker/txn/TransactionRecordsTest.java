@@ -28,9 +28,24 @@ class TransactionRecordsTest {
         byte[] value = TransactionRecords.value(new TransactionValue(1, -1, (short) 0, (short) -1, 1, TransactionState.EMPTY,
                 Set.of(), -1, 0));
         byte[] future = value.clone();
-        future[1] = 1;
+        future[1] = 2;
         assertThrows(IllegalArgumentException.class, () -> TransactionRecords.readValue(Unpooled.wrappedBuffer(future)));
         assertThrows(IllegalArgumentException.class, () -> TransactionRecords.readValue(Unpooled.wrappedBuffer(
                 Arrays.copyOf(value, value.length - 3))));
+    }
+
+    @Test
+    void versionTwoFieldsRoundTripAndAVersionZeroValueReadsAsTransactionVersionOne() {
+        TransactionValue rotating = new TransactionValue(7, 3, Short.MAX_VALUE, (short) (Short.MAX_VALUE - 1), 1000,
+                TransactionState.PREPARE_COMMIT, Set.of(new io.krill.log.TopicPartition("t", 2)), 5, 6, 42, (byte) 2);
+        assertEquals(rotating, TransactionRecords.readValue(Unpooled.wrappedBuffer(TransactionRecords.value(rotating))));
+        TransactionValue old = new TransactionValue(1, -1, (short) 0, (short) -1, 1, TransactionState.EMPTY, Set.of(), -1, 0);
+        byte[] v1 = TransactionRecords.value(old);
+        byte[] v0 = Arrays.copyOf(v1, v1.length - 9);
+        v0[1] = 0;
+        TransactionValue read = TransactionRecords.readValue(Unpooled.wrappedBuffer(v0));
+        assertEquals(old, read);
+        assertEquals(-1, read.nextProducerId());
+        assertEquals(1, read.transactionVersion());
     }
 }

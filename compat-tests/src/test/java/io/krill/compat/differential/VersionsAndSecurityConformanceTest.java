@@ -45,7 +45,6 @@ class VersionsAndSecurityConformanceTest extends DifferentialTest {
             Map.entry(40, "ExpireDelegationToken: delegation tokens not supported"),
             Map.entry(41, "DescribeDelegationToken: delegation tokens not supported"),
             Map.entry(55, "DescribeQuorum: KRaft only; Krill's metadata quorum is ZooKeeper"),
-            Map.entry(57, "UpdateFeatures: feature versioning, issue 22"),
             Map.entry(64, "UnregisterBroker: KRaft only"),
             Map.entry(74, "ListConfigResources: listing config resources (client-metrics ones with issue 24)"),
             Map.entry(76, "ShareGroupHeartbeat: share groups, issue 23"),
@@ -73,13 +72,12 @@ class VersionsAndSecurityConformanceTest extends DifferentialTest {
             8, 9,    // OffsetCommit v10: not yet
             9, 9,    // OffsetFetch v10: not yet
             15, 5,   // DescribeGroups v6: not yet
-            26, 4,   // EndTxn v5: transaction version 2, issue 22
-            28, 4,   // TxnOffsetCommit v5-6: transaction version 2, issue 22
+            28, 5,   // TxnOffsetCommit v6: topic ids instead of names (KIP-1319), not yet
             42, 2);  // DeleteGroups v3: not yet
 
     /**
-     * The API table both brokers answer to ApiVersions: equal, apart from the declared lists above. The
-     * features (supported and finalized, v3+) are issue 22's and not compared yet.
+     * The API table both brokers answer to ApiVersions: equal, apart from the declared lists above (the
+     * features are compared by {@link #apiVersionsFeaturesAreKafkasMinusTheDeclaredGaps}).
      */
     @Test
     void apiVersionsTableIsKafkasMinusTheDeclaredGaps() {
@@ -120,6 +118,65 @@ class VersionsAndSecurityConformanceTest extends DifferentialTest {
         Coverage.INSTANCE.record("ApiVersions", (short) -1, "the API table, apart from the declared gaps",
                 problems.isEmpty() ? "match" : "DIFFERENT: " + problems);
         assertTrue(problems.isEmpty(), "ApiVersions tables:\n  " + String.join("\n  ", problems));
+    }
+
+    /**
+     * Kafka 4.4's features that Krill does not offer, with the reason; every other feature must have
+     * Kafka's supported range and, on a new cluster, Kafka's finalized level.
+     */
+    private static final Map<String, String> FEATURES_NOT_OFFERED = Map.of(
+            "metadata.version", "KRaft's metadata log: Krill keeps metadata in ZooKeeper and Helix",
+            "kraft.version", "KRaft only",
+            "share.version", "share groups, issue 23",
+            "streams.version", "streams groups (KIP-1071), not planned yet",
+            "eligible.leader.replicas.version", "eligible leader replicas: issue 22, not merged yet");
+
+    /**
+     * ApiVersions' supported and finalized features (v3+, KIP-584): the same ranges and new-cluster levels
+     * as Kafka 4.4 for every feature Krill offers, none that Kafka lacks, and a finalized-features epoch.
+     */
+    @Test
+    void apiVersionsFeaturesAreKafkasMinusTheDeclaredGaps() {
+        ApiVersionsResponseData kafka = (ApiVersionsResponseData) kafka().send(ApiKeys.API_VERSIONS,
+                ClientRequests.apiVersions()).data();
+        ApiVersionsResponseData krill = (ApiVersionsResponseData) krill().send(ApiKeys.API_VERSIONS,
+                ClientRequests.apiVersions()).data();
+        List<String> problems = new ArrayList<>();
+        Map<String, String> kafkaSupported = new TreeMap<>();
+        kafka.supportedFeatures().forEach(f -> kafkaSupported.put(f.name(), f.minVersion() + "-" + f.maxVersion()));
+        Map<String, String> krillSupported = new TreeMap<>();
+        krill.supportedFeatures().forEach(f -> krillSupported.put(f.name(), f.minVersion() + "-" + f.maxVersion()));
+        Map<String, String> kafkaFinalized = new TreeMap<>();
+        kafka.finalizedFeatures().forEach(f -> kafkaFinalized.put(f.name(), f.minVersionLevel() + "-" + f.maxVersionLevel()));
+        Map<String, String> krillFinalized = new TreeMap<>();
+        krill.finalizedFeatures().forEach(f -> krillFinalized.put(f.name(), f.minVersionLevel() + "-" + f.maxVersionLevel()));
+        assertTrue(kafkaSupported.containsKey("transaction.version"), "Kafka reports its features: " + kafkaSupported);
+        for (String feature : kafkaSupported.keySet()) {
+            if (FEATURES_NOT_OFFERED.containsKey(feature) || feature.startsWith("test.") || feature.startsWith("unit.")) {
+                continue;
+            }
+            if (!kafkaSupported.get(feature).equals(krillSupported.get(feature))) {
+                problems.add(feature + " supported: Kafka " + kafkaSupported.get(feature) + ", Krill "
+                        + krillSupported.get(feature));
+            }
+            if (!java.util.Objects.equals(kafkaFinalized.get(feature), krillFinalized.get(feature))) {
+                problems.add(feature + " finalized: Kafka " + kafkaFinalized.get(feature) + ", Krill "
+                        + krillFinalized.get(feature));
+            }
+        }
+        for (String feature : krillSupported.keySet()) {
+            if (!kafkaSupported.containsKey(feature)) {
+                problems.add(feature + " is supported by Krill, not by Kafka 4.4");
+            }
+        }
+        if (krill.finalizedFeaturesEpoch() < 0) {
+            problems.add("Krill's finalized features epoch is " + krill.finalizedFeaturesEpoch());
+        }
+        Coverage.INSTANCE.record("ApiVersions", (short) -1, "supported and finalized features",
+                problems.isEmpty() ? "match" : "DIFFERENT: " + problems);
+        assertTrue(problems.isEmpty(), "features (Kafka supported " + kafkaSupported + ", finalized "
+                + kafkaFinalized + "; Krill supported " + krillSupported + ", finalized " + krillFinalized + "):\n  "
+                + String.join("\n  ", problems));
     }
 
     private static Map<Integer, short[]> table(BrokerSide side) {

@@ -20,6 +20,10 @@ import java.util.List;
  * without state (new, or expired) may start at any sequence. Markers ({@link AppendOrigin#COORDINATOR}
  * and replication alike) are checked for an older producer epoch or an older coordinator epoch
  * ({@link TransactionCoordinatorFencedException}) unless the origin is {@link AppendOrigin#REPLICATION}.
+ * A marker of transaction version 2 ({@link AppendOrigin#COORDINATOR_BUMPED_EPOCH}) must carry an epoch above
+ * the producer's, since the coordinator bumps it to end every transaction; the same epoch is accepted only
+ * when no transaction is open here (the marker was already applied: a retry), never to end a transaction
+ * of that epoch, which would be the next transaction's (KIP-1228).
  */
 public final class ProducerAppendInfo {
     private final long producerId;
@@ -86,6 +90,10 @@ public final class ProducerAppendInfo {
             long timestamp) {
         if (origin != AppendOrigin.REPLICATION) {
             checkEpoch(markerEpoch);
+            if (origin == AppendOrigin.COORDINATOR_BUMPED_EPOCH && markerEpoch == epoch && txnFirstOffset >= 0) {
+                throw new InvalidProducerEpochException("transaction version 2 marker for producer " + producerId
+                        + " at epoch " + markerEpoch + " cannot end the transaction open at that same epoch");
+            }
             if (markerCoordinatorEpoch < coordinatorEpoch) {
                 throw new TransactionCoordinatorFencedException("marker for producer " + producerId
                         + " from coordinator epoch " + markerCoordinatorEpoch + " older than " + coordinatorEpoch);

@@ -89,6 +89,34 @@ class ProducerStateManagerTest {
         assertThrows(TransactionCoordinatorFencedException.class, () -> old.appendEndTxnMarker(false, (short) 0, 2, 13, 0));
     }
 
+    private static CompletedTxn marker(ProducerStateManager m, long pid, AppendOrigin origin, short epoch, long offset) {
+        ProducerAppendInfo info = m.prepareUpdate(pid, origin);
+        CompletedTxn txn = info.appendEndTxnMarker(false, epoch, 0, offset, 0);
+        m.update(info);
+        m.completeTxn(txn);
+        return txn;
+    }
+
+    @Test
+    void aTransactionVersionTwoMarkerMustCarryABumpedEpoch() throws IOException {
+        ProducerStateManager m = new ProducerStateManager(dir, 60_000);
+        AppendOrigin v2 = AppendOrigin.COORDINATOR_BUMPED_EPOCH;
+        data(m, 1, (short) 4, 0, 0, 0, true, AppendOrigin.CLIENT);
+        assertThrows(InvalidProducerEpochException.class, () -> marker(m, 1, v2, (short) 4, 1),
+                "the same epoch cannot end the transaction open at that epoch");
+        assertEquals(new CompletedTxn(1, 0, 1, false), marker(m, 1, v2, (short) 5, 1));
+        assertEquals(5, m.lastEntry(1).orElseThrow().producerEpoch());
+        marker(m, 1, v2, (short) 5, 2); // a repeat with no transaction open: harmless
+        data(m, 1, (short) 5, 0, 0, 3, true, AppendOrigin.CLIENT); // the next transaction, at the bumped epoch
+        assertThrows(InvalidProducerEpochException.class, () -> marker(m, 1, v2, (short) 5, 4),
+                "a stale marker of the last transaction cannot end the next one");
+        assertThrows(InvalidProducerEpochException.class, () -> data(m, 1, (short) 4, 1, 1, 4, true, AppendOrigin.CLIENT),
+                "a late write of the ended transaction is fenced");
+        assertEquals(OptionalLong.of(3), m.firstUnstableOffset());
+        marker(m, 1, AppendOrigin.COORDINATOR, (short) 5, 4); // version 1 keeps the epoch
+        assertEquals(OptionalLong.empty(), m.firstUnstableOffset());
+    }
+
     @Test
     void snapshotRoundTripAndCorruptSnapshotFallback() throws IOException {
         ProducerStateManager m = new ProducerStateManager(dir, 60_000);

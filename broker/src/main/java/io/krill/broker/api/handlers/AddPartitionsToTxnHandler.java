@@ -26,7 +26,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * AddPartitionsToTxn v0-5. v0-3 are the producers' form: one transaction whose partitions are added
  * (the transaction opens with the first); v4-5 are the brokers' batched form (KIP-890 part 1), each
- * transaction either added or, with VerifyOnly, checked (NONE or INVALID_TXN_STATE per partition).
+ * transaction either added (for a Produce v12+ or TxnOffsetCommit v5+ of transaction version 2, KIP-890
+ * part 2) or, with VerifyOnly, checked (NONE or INVALID_TXN_STATE per partition).
  * Partitions of topics that do not exist are UNKNOWN_TOPIC_OR_PARTITION and the rest of that
  * transaction OPERATION_NOT_ATTEMPTED, as in Kafka. PRODUCER_FENCED is INVALID_PRODUCER_EPOCH below v2.
  *
@@ -122,7 +123,8 @@ public final class AddPartitionsToTxnHandler extends AbstractApiHandler {
             future.complete(results(coordinator.verify(transactionalId, producerId, producerEpoch, partitions)));
             return future;
         }
-        coordinator.addPartitions(transactionalId, producerId, producerEpoch, partitions, error -> {
+        // v4+ without VerifyOnly: a leader or group coordinator adding for a transaction of version 2.
+        coordinator.addPartitions(transactionalId, producerId, producerEpoch, partitions, !client, error -> {
             Errors answered = TxnErrors.forVersion(error, version, 2);
             Map<TopicPartition, Errors> errors = new LinkedHashMap<>();
             partitions.forEach(tp -> errors.put(tp, answered));

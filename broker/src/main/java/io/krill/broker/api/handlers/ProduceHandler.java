@@ -136,7 +136,7 @@ public final class ProduceHandler extends AbstractApiHandler {
                             partition.topicPartition());
                     appendingTo = null; // Kafka verifies a transaction before it appends
                     TransactionalProduceCheck.Producer producer = transactionCheck == null ? null
-                            : transactionCheck.toVerify(body.transactionalId(), partition, records);
+                            : transactionCheck.toVerify(body.transactionalId(), partition, records, request.version());
                     Append append = new Append(topic.name(), partition, records, partitionResponse);
                     if (producer == null) {
                         append(append, acks, statuses);

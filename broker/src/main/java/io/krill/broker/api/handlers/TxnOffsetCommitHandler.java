@@ -17,11 +17,12 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * TxnOffsetCommit v0-4 at the group coordinator: the transaction is verified with its coordinator (the
- * group must have been added to it with AddOffsetsToTxn; KIP-890 part 1), then the offsets are written
- * as a transactional batch of the producer and become the group's committed offsets only when the
- * transaction's commit marker reaches the group's partition. v5 (TV2: implies AddOffsetsToTxn) and v6
- * (topic ids) are not served: clients on transaction version 1 do not send them.
+ * TxnOffsetCommit v0-5 at the group coordinator: the transaction is verified with its coordinator (the
+ * group must have been added to it with AddOffsetsToTxn; KIP-890 part 1), or from v5 (transaction version
+ * 2, KIP-890 part 2, where the producer sends no AddOffsetsToTxn) the group's partition is added to it;
+ * then the offsets are written as a transactional batch of the producer and become the group's committed
+ * offsets only when the transaction's commit marker reaches the group's partition. v6 (topic ids instead
+ * of names, KIP-1319) is not served yet.
  *
  * <p>Thread-safe: stateless.
  */
@@ -31,7 +32,7 @@ public final class TxnOffsetCommitHandler extends AbstractApiHandler {
     private final MetadataStore metadata;
 
     public TxnOffsetCommitHandler(GroupCoordinator coordinator, Authorization authorization, MetadataStore metadata) {
-        super(ApiKeys.TXN_OFFSET_COMMIT, 0, 4);
+        super(ApiKeys.TXN_OFFSET_COMMIT, 0, 5);
         this.coordinator = coordinator;
         this.authorization = authorization;
         this.metadata = metadata;

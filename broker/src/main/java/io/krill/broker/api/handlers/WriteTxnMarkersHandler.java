@@ -33,7 +33,9 @@ import java.util.List;
  * range in the transaction index. The answer waits until the in-sync replicas have the markers (acks=all,
  * up to {@code request.timeout.ms}); then markers on {@code __consumer_offsets} partitions are reported
  * to the group coordinator, which makes the transaction's offsets visible or drops them. Errors are per
- * partition. v2's TransactionVersion is read and ignored: Krill serves transaction version 1.
+ * partition. A v2 marker of transaction version 2 must carry an epoch above the transaction's (the
+ * coordinator bumped it to end the transaction, KIP-1228), so a stale marker cannot end the producer's
+ * next transaction.
  *
  * <p>Thread-safe: stateless.
  */
@@ -103,7 +105,8 @@ public final class WriteTxnMarkersHandler extends AbstractApiHandler {
             batch = builder.build();
         }
         try {
-            return partition.appendRecordsToLeader(batch, -1, AppendOrigin.COORDINATOR);
+            return partition.appendRecordsToLeader(batch, -1, marker.transactionVersion() >= 2
+                    ? AppendOrigin.COORDINATOR_BUMPED_EPOCH : AppendOrigin.COORDINATOR);
         } finally {
             batch.release();
         }
