@@ -54,12 +54,14 @@ public interface CoordinatorLog {
                                                 List<Entry> entries);
 
     /**
-     * Whether producer {@code producerId} has a transaction open in partition {@code partition}: it
-     * wrote there with {@link #appendTransactional} since its last marker. Such a producer was verified
-     * when it first wrote in this transaction. By default false, for coordinators that never write
-     * transactionally.
+     * Whether producer {@code producerId} has a transaction open in partition {@code partition} at
+     * {@code producerEpoch}: it wrote there with {@link #appendTransactional} at that epoch since its last
+     * marker. Such a producer was verified (or added) when it first wrote in this transaction. The epoch
+     * matters for transaction version 2, where the next transaction runs at the next epoch and its write
+     * must not join the previous one before that one's marker. By default false, for coordinators that
+     * never write transactionally.
      */
-    default boolean hasOngoingTransaction(int partition, long producerId) {
+    default boolean hasOngoingTransaction(int partition, long producerId, short producerEpoch) {
         return false;
     }
 

@@ -129,10 +129,10 @@ public final class PartitionCoordinatorLog implements CoordinatorLog {
     }
 
     @Override
-    public boolean hasOngoingTransaction(int partitionIndex, long producerId) {
+    public boolean hasOngoingTransaction(int partitionIndex, long producerId, short producerEpoch) {
         Partition partition = partitions.partition(topic, partitionIndex);
         return partition != null && partition.log().producerState(producerId)
-                .map(ProducerStateEntry::hasOngoingTxn).orElse(false);
+                .map(state -> state.hasOngoingTxn() && state.producerEpoch() == producerEpoch).orElse(false);
     }
 
     @Override

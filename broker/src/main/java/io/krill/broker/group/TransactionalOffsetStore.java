@@ -60,7 +60,7 @@ final class TransactionalOffsetStore {
             callback.accept(txnCommitError(request, e.error()));
             return;
         }
-        if (log.hasOngoingTransaction(shard.partition, request.producerId())) {
+        if (log.hasOngoingTransaction(shard.partition, request.producerId(), request.producerEpoch())) {
             writeTransactionalOffsets(shard, request, callback);
             return;
         }

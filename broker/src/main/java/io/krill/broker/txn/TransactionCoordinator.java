@@ -538,7 +538,9 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
                 callback.accept(EndResult.failed(Errors.PRODUCER_FENCED));
                 return;
             }
-            if (md.hasPendingTransition()) {
+            if (md.hasPendingTransition() || (bumpEpoch && v.state().isPreparing())) {
+                // Version 2: the previous transaction's markers (which gave the producer this epoch) are still
+                // being written; this end is the next transaction's and waits for them.
                 callback.accept(EndResult.failed(Errors.CONCURRENT_TRANSACTIONS));
                 return;
             }

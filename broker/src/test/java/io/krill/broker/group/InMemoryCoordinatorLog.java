@@ -95,7 +95,7 @@ final class InMemoryCoordinatorLog implements CoordinatorLog {
     }
 
     @Override
-    public boolean hasOngoingTransaction(int partition, long producerId) {
+    public boolean hasOngoingTransaction(int partition, long producerId, short producerEpoch) {
         return ongoing.getOrDefault(partition, Set.of()).contains(producerId);
     }
 

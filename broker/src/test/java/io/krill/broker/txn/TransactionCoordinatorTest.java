@@ -322,6 +322,8 @@ class TransactionCoordinatorTest {
         assertEquals(Errors.CONCURRENT_TRANSACTIONS, addImplicitly(pid.producerId(), (short) (e + 1), A1),
                 "the next transaction waits for the markers");
         assertEquals(Errors.CONCURRENT_TRANSACTIONS, endV2(pid.producerId(), e, true).error(), "a retry while prepared");
+        assertEquals(Errors.CONCURRENT_TRANSACTIONS, endV2(pid.producerId(), (short) (e + 1), false).error(),
+                "the next transaction's abort waits for the markers that gave it its epoch");
         markersWritten();
         assertEquals("CompleteCommit", state());
         assertEquals(ended, endV2(pid.producerId(), e, true), "a retry after completion is answered the same");
