@@ -184,7 +184,7 @@ class TransactionsConformanceTest extends DifferentialTest {
     /**
      * KIP-890 part 1 at the group coordinator: a TxnOffsetCommit of a producer that did not add the
      * group's offsets to its transaction (AddOffsetsToTxn) is verified with the transaction coordinator
-     * and refused (INVALID_TXN_STATE, TRANSACTION_ABORTABLE from v4).
+     * and refused (INVALID_TXN_STATE, TRANSACTION_ABORTABLE from v4); from v5 (part 2) it adds them.
      */
     @Test
     void txnOffsetCommitWithoutAddOffsetsToTxn() {
@@ -194,11 +194,20 @@ class TransactionsConformanceTest extends DifferentialTest {
             side.keep(side.initTransactional("diff-txn-toc"));
         });
         sequence("TxnOffsetCommit of a producer that did not add the group's offsets", ApiKeys.TXN_OFFSET_COMMIT)
+                .upTo(4)
                 .request((side, version) -> TransactionRequests.txnOffsetCommit("diff-txn-toc", "diff-toc-group",
                         producer(side, "diff-txn-toc").producerId(), producer(side, "diff-txn-toc").epoch(),
                         "diff-toc-topic", 1L))
                 .expect("/topics/0/partitions/0/errorCode",
                         version -> version >= 4 ? Errors.TRANSACTION_ABORTABLE : Errors.INVALID_TXN_STATE)
+                .run();
+        // Transaction version 2 (KIP-890 part 2): from v5 the request stands for AddOffsetsToTxn.
+        sequence("TxnOffsetCommit v5+ adds the group's offsets to the transaction", ApiKeys.TXN_OFFSET_COMMIT)
+                .from(5)
+                .request((side, version) -> TransactionRequests.txnOffsetCommit("diff-txn-toc", "diff-toc-group",
+                        producer(side, "diff-txn-toc").producerId(), producer(side, "diff-txn-toc").epoch(),
+                        "diff-toc-topic", 1L))
+                .expect("/topics/0/partitions/0/errorCode", Errors.NONE)
                 .run();
     }
 

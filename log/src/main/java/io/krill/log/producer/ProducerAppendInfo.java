@@ -15,8 +15,9 @@ import java.util.List;
  *
  * <p>Checks for {@link AppendOrigin#CLIENT} data batches (kept simple; the exactly-once work refines):
  * an epoch older than the current one is fenced ({@link InvalidProducerEpochException}); a newer epoch
- * must start at sequence 0 (unless the producer had no state); the same epoch must continue at last
- * sequence + 1 (wrapping after Integer.MAX_VALUE), else {@link OutOfOrderSequenceException}. A producer
+ * must start at sequence 0 (unless the producer had no state), and so must an epoch a marker set; the same
+ * epoch must continue at last sequence + 1 (wrapping after Integer.MAX_VALUE), else
+ * {@link OutOfOrderSequenceException}. A producer
  * without state (new, or expired) may start at any sequence. Markers ({@link AppendOrigin#COORDINATOR}
  * and replication alike) are checked for an older producer epoch or an older coordinator epoch
  * ({@link TransactionCoordinatorFencedException}) unless the origin is {@link AppendOrigin#REPLICATION}.
@@ -126,6 +127,12 @@ public final class ProducerAppendInfo {
             return;
         }
         if (batches.isEmpty()) {
+            // The epoch is known but no batch of it is (a marker bumped it, transaction version 2): the
+            // producer starts that epoch at 0, as Kafka requires; a later batch first would be a gap.
+            if (firstSeq != 0 && epoch != RecordBatch.NO_PRODUCER_EPOCH) {
+                throw new OutOfOrderSequenceException("producer " + producerId + " epoch " + batchEpoch
+                        + " has no batch yet: sequence " + firstSeq + " is not 0");
+            }
             return;
         }
         int last = batches.get(batches.size() - 1).lastSeq();

@@ -107,6 +107,8 @@ class ProducerStateManagerTest {
         assertEquals(new CompletedTxn(1, 0, 1, false), marker(m, 1, v2, (short) 5, 1));
         assertEquals(5, m.lastEntry(1).orElseThrow().producerEpoch());
         marker(m, 1, v2, (short) 5, 2); // a repeat with no transaction open: harmless
+        assertThrows(OutOfOrderSequenceException.class, () -> data(m, 1, (short) 5, 4, 9, 3, true, AppendOrigin.CLIENT),
+                "the epoch the marker set starts at sequence 0: a later batch overtaking the first is a gap");
         data(m, 1, (short) 5, 0, 0, 3, true, AppendOrigin.CLIENT); // the next transaction, at the bumped epoch
         assertThrows(InvalidProducerEpochException.class, () -> marker(m, 1, v2, (short) 5, 4),
                 "a stale marker of the last transaction cannot end the next one");
