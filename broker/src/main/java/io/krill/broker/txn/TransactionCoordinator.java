@@ -420,6 +420,12 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
                 callback.accept(Errors.INVALID_PRODUCER_ID_MAPPING);
             } else if (v.producerEpoch() != producerEpoch) {
                 callback.accept(Errors.PRODUCER_FENCED);
+            } else if (md.hasPendingTransition() && md.pending().state() == TransactionState.ONGOING
+                    && md.pending().producerId() == producerId && md.pending().producerEpoch() == producerEpoch) {
+                // Another add of this transaction is being written (leaders of several partitions add at
+                // once with transaction version 2): take this one up when it is, instead of a retry.
+                md.afterTransition(() -> addPartitions(transactionalId, producerId, producerEpoch, partitions,
+                        implicit, callback));
             } else if (md.hasPendingTransition() || v.state().isPreparing()) {
                 callback.accept(Errors.CONCURRENT_TRANSACTIONS);
             } else if (v.state() == TransactionState.ONGOING && v.partitions().containsAll(partitions)) {
@@ -692,7 +698,9 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
         log.append(shard.partition, List.of(new CoordinatorLog.Entry(TransactionRecords.key(md.transactionalId()),
                 value))).whenComplete((ok, failure) -> {
                     Errors error;
+                    List<Runnable> waiting;
                     synchronized (md) {
+                        waiting = md.takeWaiting();
                         if (failure != null) {
                             md.abandonTransition();
                             error = writeError(failure);
@@ -708,6 +716,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
                         }
                     }
                     done.accept(error);
+                    waiting.forEach(Runnable::run);
                 });
     }
 

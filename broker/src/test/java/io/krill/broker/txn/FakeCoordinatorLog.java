@@ -9,13 +9,44 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** A {@link CoordinatorLog} in memory: appends commit at once unless a failure is armed. */
+/**
+ * A {@link CoordinatorLog} in memory: appends commit at once unless a failure is armed or appends are held
+ * ({@link #hold}: they complete on {@link #release}, as writes waiting for the in-sync replicas).
+ */
 final class FakeCoordinatorLog implements CoordinatorLog {
     final Map<Integer, List<Entry>> partitions = new ConcurrentHashMap<>();
     volatile Errors failNext;
+    private final List<Runnable> held = new ArrayList<>();
+    private boolean holding;
+
+    /** From now on appends wait for {@link #release}. */
+    synchronized void hold() {
+        holding = true;
+    }
+
+    /** Completes the held appends in order and stops holding. */
+    void release() {
+        List<Runnable> ready;
+        synchronized (this) {
+            holding = false;
+            ready = new ArrayList<>(held);
+            held.clear();
+        }
+        ready.forEach(Runnable::run);
+    }
 
     @Override
     public CompletableFuture<Void> append(int partition, List<Entry> entries) {
+        synchronized (this) {
+            if (holding) {
+                CompletableFuture<Void> later = new CompletableFuture<>();
+                held.add(() -> {
+                    partitions.computeIfAbsent(partition, p -> new ArrayList<>()).addAll(entries);
+                    later.complete(null);
+                });
+                return later;
+            }
+        }
         Errors failure = failNext;
         if (failure != null) {
             failNext = null;

@@ -397,4 +397,25 @@ class TransactionCoordinatorTest {
         assertEquals(pid.producerEpoch() + 1, markers.get(0).markers().producerEpoch());
         assertEquals(2, markers.get(0).markers().transactionVersion());
     }
+
+    @Test
+    void addsOfPartitionsArrivingWhileAnotherAddIsWrittenWaitForItInsteadOfBeingRefused() {
+        TransactionCoordinator.InitResult pid = init();
+        log.hold();
+        AtomicReference<Errors> first = new AtomicReference<>();
+        AtomicReference<Errors> second = new AtomicReference<>();
+        coordinator.addPartitions(ID, pid.producerId(), pid.producerEpoch(), Set.of(A0), true, first::set);
+        coordinator.addPartitions(ID, pid.producerId(), pid.producerEpoch(), Set.of(A1), true, second::set);
+        assertNull(first.get(), "being written");
+        assertNull(second.get(), "waits for the first, not CONCURRENT_TRANSACTIONS");
+        assertEquals(Errors.PRODUCER_FENCED, addImplicitly(pid.producerId(), (short) (pid.producerEpoch() + 1), A1),
+                "another epoch is still refused at once");
+        log.release();
+        timer.advance(0);
+        log.release();
+        timer.advance(0);
+        assertEquals(Errors.NONE, first.get());
+        assertEquals(Errors.NONE, second.get());
+        assertEquals(Set.of(A0, A1), lastWritten().partitions());
+    }
 }
