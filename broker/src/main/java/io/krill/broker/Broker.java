@@ -88,6 +88,7 @@ import io.krill.controller.cluster.ZooKeeperMetadataStore;
 import io.krill.controller.cluster.ZooKeeperStoreConfig;
 import io.krill.controller.local.LocalMetadataStore;
 import io.krill.controller.metadata.BrokerInfo;
+import io.krill.controller.metadata.FinalizedFeatures;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataListener;
 import io.krill.controller.metadata.MetadataStore;
@@ -106,6 +107,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -213,6 +215,8 @@ public final class Broker implements AutoCloseable {
 
         metrics.bindFetchSessions(fetchSessions);
         AtomicReference<ApiHandlerRegistry> registry = new AtomicReference<>();
+        BooleanSupplier consumerProtocol = () -> metadata.image().finalizedFeatures()
+                .level(FinalizedFeatures.GROUP_VERSION) >= 1;
         List<ApiHandler> handlers = List.of(
                 new ApiVersionsHandler(registry::get, config.nodeId(), metadata::image),
                 new MetadataHandler(context),
@@ -248,8 +252,8 @@ public final class Broker implements AutoCloseable {
                 new DescribeGroupsHandler(groupCoordinator, context.authorization()),
                 new ListGroupsHandler(groupCoordinator, context.authorization()),
                 new DeleteGroupsHandler(groupCoordinator, context.authorization()),
-                new ConsumerGroupHeartbeatHandler(groupCoordinator, context.authorization()),
-                new ConsumerGroupDescribeHandler(groupCoordinator, context.authorization()),
+                new ConsumerGroupHeartbeatHandler(groupCoordinator, context.authorization(), consumerProtocol),
+                new ConsumerGroupDescribeHandler(groupCoordinator, context.authorization(), consumerProtocol),
                 new AddPartitionsToTxnHandler(context, transactionCoordinator),
                 new AddOffsetsToTxnHandler(transactionCoordinator, groupCoordinator, context.authorization()),
                 new EndTxnHandler(transactionCoordinator, context.authorization()),

@@ -87,8 +87,13 @@ final class Campaign {
         Path historyFile = runDir.resolve("history.jsonl");
 
         HistoryChecker.Verdict verdict;
+        short transactionVersion;
         Watchdog watchdog = new Watchdog(settings);
         try (FaultCluster cluster = FaultCluster.start(settings.brokers(), SMALL_DISK_MB)) {
+            // The transactions run on the protocol the cluster finalizes (version 2 unless changed).
+            transactionVersion = cluster.admin().describeFeatures().featureMetadata().get(30, TimeUnit.SECONDS)
+                    .finalizedFeatures().get("transaction.version").maxVersionLevel();
+            LOG.info("transactions run at transaction.version {}", transactionVersion);
             try (History history = new History(historyFile)) {
                 try {
                     runCampaign(cluster, history);
@@ -111,7 +116,8 @@ final class Campaign {
         Files.writeString(runDir.getParent().resolve("summaries.log"),
                 LocalDateTime.now() + " seed " + settings.seed() + ", " + settings.brokers() + " brokers, "
                         + settings.partitions() + "+" + settings.ballastPartitions() + " partitions, "
-                        + settings.kinds() + ", " + settings.minutes() + " min (" + String.format("%.1f", wallMinutes)
+                        + settings.kinds() + ", transaction.version " + transactionVersion + ", "
+                        + settings.minutes() + " min (" + String.format("%.1f", wallMinutes)
                         + " in all): " + summary + "\n",
                 StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         if (verdict.clean() && !settings.keep()) {

@@ -11,6 +11,7 @@ import io.krill.wire.message.ApiKeys;
 import io.krill.wire.message.ConsumerGroupDescribeRequest;
 import io.krill.wire.message.ConsumerGroupDescribeResponse;
 import io.krill.wire.protocol.ApiMessage;
+import java.util.function.BooleanSupplier;
 
 /**
  * ConsumerGroupDescribe v0-1 (KIP-848): per group its state (lower case, as Kafka: empty, assigning,
@@ -26,14 +27,22 @@ public final class ConsumerGroupDescribeHandler extends AbstractApiHandler {
     private final GroupCoordinator coordinator;
     private final Authorization authorization;
 
-    public ConsumerGroupDescribeHandler(GroupCoordinator coordinator, Authorization authorization) {
+    /** Whether the cluster's {@code group.version} is at least 1: with 0, Kafka serves the API to no one. */
+    private final BooleanSupplier protocolEnabled;
+
+    public ConsumerGroupDescribeHandler(GroupCoordinator coordinator, Authorization authorization, BooleanSupplier protocolEnabled) {
         super(ApiKeys.CONSUMER_GROUP_DESCRIBE, 0, 1);
         this.coordinator = coordinator;
         this.authorization = authorization;
+        this.protocolEnabled = protocolEnabled;
     }
 
     @Override
     public void handle(Request request) {
+        if (!protocolEnabled.getAsBoolean()) {
+            request.respond(errorResponse(request, Errors.UNSUPPORTED_VERSION));
+            return;
+        }
         ConsumerGroupDescribeRequest body = request.body();
         ConsumerGroupDescribeResponse response = new ConsumerGroupDescribeResponse();
         for (String groupId : body.groupIds()) {

@@ -12,6 +12,7 @@ import io.krill.wire.message.ConsumerGroupHeartbeatResponse;
 import io.krill.wire.protocol.ApiMessage;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BooleanSupplier;
 
 /**
  * ConsumerGroupHeartbeat (KIP-848 consumer protocol): join, leave, session and incremental assignment
@@ -26,14 +27,22 @@ public final class ConsumerGroupHeartbeatHandler extends AbstractApiHandler {
     private final GroupCoordinator coordinator;
     private final Authorization authorization;
 
-    public ConsumerGroupHeartbeatHandler(GroupCoordinator coordinator, Authorization authorization) {
+    /** Whether the cluster's {@code group.version} is at least 1: with 0, Kafka serves the API to no one. */
+    private final BooleanSupplier protocolEnabled;
+
+    public ConsumerGroupHeartbeatHandler(GroupCoordinator coordinator, Authorization authorization, BooleanSupplier protocolEnabled) {
         super(ApiKeys.CONSUMER_GROUP_HEARTBEAT, 0, 1);
         this.coordinator = coordinator;
         this.authorization = authorization;
+        this.protocolEnabled = protocolEnabled;
     }
 
     @Override
     public void handle(Request request) {
+        if (!protocolEnabled.getAsBoolean()) {
+            request.respond(errorResponse(request, Errors.UNSUPPORTED_VERSION));
+            return;
+        }
         ConsumerGroupHeartbeatRequest body = request.body();
         authorization.requireGroup(request, AclOperation.READ, body.groupId());
         if (body.subscribedTopicNames() != null) {
