@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
@@ -78,6 +79,8 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
     private final CoordinatorTimer timer;
     private final LongSupplier producerIds;
     private final MarkerWriter markers;
+    /** The broker lost (or may have lost) its coordination session: answer nothing from memory. */
+    private final BooleanSupplier fenced;
     private final Map<Integer, Shard> shards = new ConcurrentHashMap<>();
     private volatile int partitionCount;
     private volatile boolean closed;
@@ -131,7 +134,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
                 context.config().listeners().interBrokerListenerName(), connector, config.requestTimeoutMs() + 10_000,
                 timer);
         TransactionCoordinator coordinator = new TransactionCoordinator(context.nodeId(), config, log, timer,
-                producerIds::nextProducerId, sender);
+                producerIds::nextProducerId, sender, context.metadata()::isFenced);
         coordinator.owned.add(sender);
         coordinator.owned.add(timer);
         return coordinator;
@@ -139,8 +142,9 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
 
     /** @param producerIds hands out unused producer ids (the broker's {@link ProducerIdManager}) */
     TransactionCoordinator(int nodeId, TransactionConfig config, CoordinatorLog log, CoordinatorTimer timer,
-                           LongSupplier producerIds, MarkerWriter markers) {
+                           LongSupplier producerIds, MarkerWriter markers, BooleanSupplier fenced) {
         this.nodeId = nodeId;
+        this.fenced = fenced;
         this.config = config;
         this.log = log;
         this.timer = timer;
@@ -274,6 +278,12 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
     }
 
     private Shard shardFor(String transactionalId) {
+        if (fenced.getAsBoolean()) {
+            // Cut off from the cluster: another broker may have loaded this id's newer state, and an
+            // answer from ours (say, "already committed") could be wrong. Clients look up the coordinator.
+            throw new ApiException(Errors.NOT_COORDINATOR, "Broker " + nodeId + " is cut off from the cluster; "
+                    + "another broker may coordinate " + transactionalId);
+        }
         Shard shard = shards.get(partitionFor(transactionalId));
         if (shard == null) {
             throw new ApiException(Errors.NOT_COORDINATOR, "This broker is not the transaction coordinator of "
@@ -551,7 +561,13 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
                 return;
             }
             TransactionState prepare = commit ? TransactionState.PREPARE_COMMIT : TransactionState.PREPARE_ABORT;
-            if (bumpEpoch && (v.state() == TransactionState.ONGOING || (!commit && v.state().isIdle()))) {
+            if (bumpEpoch && commit && v.state() != TransactionState.ONGOING) {
+                // Not a retry (that carries the epoch before the bump): at this epoch nothing was added, or
+                // it is another coordinator's. NONE here would tell the producer its writes committed.
+                callback.accept(EndResult.failed(Errors.INVALID_TXN_STATE));
+                return;
+            }
+            if (bumpEpoch && (v.state() == TransactionState.ONGOING || v.state().isIdle())) {
                 TransactionValue prepared = bumped(v, prepare);
                 long nextId = prepared.nextProducerId() != RecordBatch.NO_PRODUCER_ID ? prepared.nextProducerId()
                         : prepared.producerId();

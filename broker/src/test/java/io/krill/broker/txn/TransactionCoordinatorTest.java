@@ -39,6 +39,7 @@ class TransactionCoordinatorTest {
     private FakeCoordinatorLog log;
     private final List<Job> markers = new ArrayList<>();
     private final AtomicLong nextProducerId = new AtomicLong(100);
+    private final java.util.concurrent.atomic.AtomicBoolean fenced = new java.util.concurrent.atomic.AtomicBoolean();
     private TransactionCoordinator coordinator;
 
     private record Job(MarkerWriter.Markers markers, Runnable onWritten) {
@@ -55,7 +56,7 @@ class TransactionCoordinatorTest {
         TransactionConfig config = new TransactionConfig(1, (short) 1, 1, 1 << 20, 1 << 20, MAX_TIMEOUT, EXPIRATION,
                 ABORT_CHECK, 60_000, true, 30_000);
         TransactionCoordinator c = new TransactionCoordinator(NODE, config, log, timer, nextProducerId::getAndIncrement,
-                (m, done) -> markers.add(new Job(m, done)));
+                (m, done) -> markers.add(new Job(m, done)), fenced::get);
         c.startup(image(leader, epoch));
         timer.advance(0);
         return c;
@@ -417,5 +418,29 @@ class TransactionCoordinatorTest {
         assertEquals(Errors.NONE, first.get());
         assertEquals(Errors.NONE, second.get());
         assertEquals(Set.of(A0, A1), lastWritten().partitions());
+    }
+
+    /**
+     * The loss the fault campaign found: a producer's EndTxn reached its old coordinator, cut off from the
+     * cluster, whose state from before the transaction said "CompleteCommit" at the producer's epoch; it
+     * answered NONE, and the transaction (opened at the new coordinator by the leaders' implicit adds) was
+     * aborted later. A version 2 commit at the current epoch with nothing open is not a retry.
+     */
+    @Test
+    void aVersionTwoCommitWithNothingOpenIsNotAcknowledgedAndAFencedCoordinatorAnswersNothing() {
+        TransactionCoordinator.InitResult pid = init();
+        short e = pid.producerEpoch();
+        assertEquals(Errors.NONE, addImplicitly(pid.producerId(), e, A0));
+        TransactionCoordinator.EndResult ended = endV2(pid.producerId(), e, true);
+        markersWritten();
+        short next = ended.producerEpoch();
+        assertEquals(Errors.INVALID_TXN_STATE, endV2(pid.producerId(), next, true).error(),
+                "a commit of the next epoch with nothing added");
+        fenced.set(true);
+        assertEquals(Errors.NOT_COORDINATOR, endV2(pid.producerId(), next, false).error());
+        assertEquals(Errors.NOT_COORDINATOR, addImplicitly(pid.producerId(), next, A0));
+        assertEquals(Errors.NOT_COORDINATOR, init().error());
+        fenced.set(false);
+        assertEquals(Errors.NONE, addImplicitly(pid.producerId(), next, A0));
     }
 }
