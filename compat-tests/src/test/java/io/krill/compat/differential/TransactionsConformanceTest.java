@@ -1,5 +1,6 @@
 package io.krill.compat.differential;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.krill.wire.message.ApiKeys;
@@ -151,6 +152,25 @@ class TransactionsConformanceTest extends DifferentialTest {
         sequence("EndTxn with a wrong producer epoch", ApiKeys.END_TXN)
                 .request((side, version) -> TransactionRequests.endTxn("diff-txn-end",
                         producer(side, "diff-txn-end").producerId(), (short) 9, false))
+                .run();
+    }
+
+    /**
+     * Transaction version 2 (EndTxn v5): an abort with no transaction open is done, at the next epoch,
+     * which the answer carries (it fences whatever the producer had in flight).
+     */
+    @Test
+    void endTxnV5AbortWithNoTransactionOpen() {
+        both(side -> side.keep(side.initTransactional("diff-txn-end-v5")));
+        sequence("EndTxn v5 abort with no transaction open", ApiKeys.END_TXN)
+                .from(5)
+                .upTo(5)
+                .request((side, version) -> TransactionRequests.endTxn("diff-txn-end-v5",
+                        producer(side, "diff-txn-end-v5").producerId(), producer(side, "diff-txn-end-v5").epoch(),
+                        false))
+                .expect("/errorCode", Errors.NONE)
+                .check(answers -> assertEquals(answers.kafka().get("producerEpoch").asInt(),
+                        answers.krill().get("producerEpoch").asInt(), "the epoch after the abort"))
                 .run();
     }
 
