@@ -78,10 +78,8 @@ class GroupApiVersionsTest {
         broker.close();
     }
 
-    @SuppressWarnings("unchecked")
     private static <T extends ApiMessage> T call(ApiKeys api, short version, ApiMessage request) throws Exception {
-        int id = client.send(api, version, request);
-        return (T) client.receive(api, version, id);
+        return client.call(api, version, request);
     }
 
     @Test

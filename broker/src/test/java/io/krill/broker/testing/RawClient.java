@@ -76,6 +76,11 @@ public final class RawClient implements AutoCloseable {
     }
 
     /** True if the broker closed the connection (end of stream) within the socket timeout. */
+    /** Sends {@code body} and reads its answer: one request at a time. */
+    public <T extends ApiMessage> T call(ApiKeys api, short version, ApiMessage body) throws IOException {
+        return receive(api, version, send(api, version, body));
+    }
+
     public boolean isClosedByPeer() throws IOException {
         return isClosedByPeer(10_000);
     }

@@ -79,10 +79,8 @@ class TransactionApiVersionsTest {
         broker.close();
     }
 
-    @SuppressWarnings("unchecked")
     private static <T extends ApiMessage> T call(ApiKeys api, short version, ApiMessage request) throws Exception {
-        int id = client.send(api, version, request);
-        return (T) client.receive(api, version, id);
+        return client.call(api, version, request);
     }
 
     private static InitProducerIdResponse init(short version, long pid, short epoch) throws Exception {

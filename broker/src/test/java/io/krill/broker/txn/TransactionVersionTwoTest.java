@@ -66,10 +66,8 @@ class TransactionVersionTwoTest {
         broker.close();
     }
 
-    @SuppressWarnings("unchecked")
     private static <T extends ApiMessage> T call(ApiKeys api, short version, ApiMessage request) throws Exception {
-        int id = client.send(api, version, request);
-        return (T) client.receive(api, version, id);
+        return client.call(api, version, request);
     }
 
     private static short produce(long pid, short epoch, int sequence, String value) throws Exception {

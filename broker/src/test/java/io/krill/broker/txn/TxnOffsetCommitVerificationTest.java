@@ -63,10 +63,8 @@ class TxnOffsetCommitVerificationTest {
         broker.close();
     }
 
-    @SuppressWarnings("unchecked")
     private static <T extends ApiMessage> T call(ApiKeys api, short version, ApiMessage request) throws Exception {
-        int id = client.send(api, version, request);
-        return (T) client.receive(api, version, id);
+        return client.call(api, version, request);
     }
 
     /** COORDINATOR_NOT_AVAILABLE while the internal topic is created on first use: a client retries. */
