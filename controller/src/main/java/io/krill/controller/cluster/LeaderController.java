@@ -1,5 +1,6 @@
 package io.krill.controller.cluster;
 
+import io.krill.controller.metadata.FinalizedFeatures;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
@@ -50,6 +51,8 @@ final class LeaderController {
     // guarded by this
     private boolean pendingAll;
     private final Set<String> pendingTopics = new HashSet<>();
+    /** Topics whose ELRs the next pass clears (their min.insync.replicas changed). */
+    private final Set<String> elrClears = new HashSet<>();
     private boolean scheduled;
 
     /** @param active whether this broker may act as the controller now (joined, open, unfenced, elected) */
@@ -91,7 +94,11 @@ final class LeaderController {
         if (!acting) {
             return;
         }
-        if (startedActing || previous == null || !liveIds(previous).equals(liveIds(current))) {
+        if (previous != null) {
+            noteMinIsrChanges(previous, current);
+        }
+        if (startedActing || previous == null || !liveIds(previous).equals(liveIds(current))
+                || !previous.finalizedFeatures().equals(current.finalizedFeatures())) {
             schedule(true, List.of());
             return;
         }
@@ -102,6 +109,33 @@ final class LeaderController {
             }
         }
         if (!changed.isEmpty()) {
+            schedule(false, changed);
+        }
+    }
+
+    /**
+     * A topic whose effective {@code min.insync.replicas} changed (its own, or the cluster-wide default it
+     * follows) has its ELR cleared by the next pass, as Kafka clears it: the ELR was kept against the old
+     * minimum.
+     */
+    private void noteMinIsrChanges(MetadataImage previous, MetadataImage current) {
+        if (current.finalizedFeatures().level(FinalizedFeatures.ELIGIBLE_LEADER_REPLICAS_VERSION) < 1) {
+            return;
+        }
+        List<String> changed = new ArrayList<>();
+        for (TopicImage topic : current.topics()) {
+            TopicImage before = previous.topic(topic.name());
+            if (before != null && before.id().equals(topic.id()) && context.minInsyncReplicas(previous, before)
+                    != context.minInsyncReplicas(current, topic)) {
+                changed.add(topic.name());
+            }
+        }
+        if (!changed.isEmpty()) {
+            LOG.info("controller {}: min.insync.replicas changed for {} topic(s); their ELRs are cleared",
+                    context.nodeId(), changed.size());
+            synchronized (this) {
+                elrClears.addAll(changed);
+            }
             schedule(false, changed);
         }
     }
@@ -173,14 +207,18 @@ final class LeaderController {
             live.removeAll(probe.crashed());
         }
         IntPredicate isLive = live::contains;
+        Set<String> clearing;
+        synchronized (this) {
+            clearing = new HashSet<>(elrClears);
+            elrClears.clear();
+        }
         List<TopicPartitionKey> changing = new ArrayList<>();
         for (TopicImage topic : image.topics()) {
-            if (!all && !topics.contains(topic.name())) {
+            if (!all && !topics.contains(topic.name()) && !clearing.contains(topic.name())) {
                 continue;
             }
-            boolean unclean = context.uncleanElection(topic);
             for (PartitionState state : topic.partitions()) {
-                if (LeaderElection.elect(state, isLive, unclean) != null) {
+                if (decide(image, topic, state, isLive, clearing) != null) {
                     changing.add(new TopicPartitionKey(topic.name(), state.partition()));
                 }
             }
@@ -194,13 +232,16 @@ final class LeaderController {
         List<TopicPartitionKey> leaderChanges = new ArrayList<>();
         List<TopicPartitionKey> isrChanges = new ArrayList<>();
         for (TopicPartitionKey key : changing) {
-            PartitionState state = image.topic(key.topic()).partition(key.partition());
-            PartitionState next = LeaderElection.elect(state, isLive, context.uncleanElection(image.topic(key.topic())));
+            TopicImage topic = image.topic(key.topic());
+            PartitionState state = topic.partition(key.partition());
+            PartitionState next = decide(image, topic, state, isLive, clearing);
             (next.leader() != state.leader() ? leaderChanges : isrChanges).add(key);
         }
         java.util.function.BiFunction<String, PartitionState, PartitionState> rule = (name, fresh) -> {
-            TopicImage topic = context.image().topic(name);
-            return LeaderElection.elect(fresh, isLive, topic != null && context.uncleanElection(topic));
+            MetadataImage now = context.image();
+            TopicImage topic = now.topic(name);
+            return topic == null ? LeaderElection.elect(fresh, isLive, false)
+                    : decide(now, topic, fresh, isLive, clearing);
         };
         // The image is what the pass decided on: its records stand for the first round of reads.
         Map<TopicPartitionKey, PartitionState> written = new java.util.LinkedHashMap<>(
@@ -227,10 +268,26 @@ final class LeaderController {
                         + " {} without an eligible leader)", context.nodeId(), written.size(), live,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), leaderChanges.size(), leadersMs, leaderless);
         if (LOG.isDebugEnabled()) {
-            written.forEach((key, state) -> LOG.debug("{}: leader {} epoch {}, ISR {}", key, state.leader(),
-                    state.leaderEpoch(), state.isr()));
+            written.forEach((key, state) -> LOG.debug("{}: leader {} epoch {}, ISR {}, ELR {}, last known ELR {}", key,
+                    state.leader(), state.leaderEpoch(), state.isr(), state.eligibleLeaderReplicas(),
+                    state.lastKnownElr()));
         }
         return written.size();
+    }
+
+    /**
+     * What {@link LeaderElection#elect} writes for {@code state} under its topic's settings; an ELR being
+     * cleared (the topic's {@code min.insync.replicas} changed) counts as a change.
+     */
+    private PartitionState decide(MetadataImage image, TopicImage topic, PartitionState state, IntPredicate live,
+                                  Set<String> clearing) {
+        PartitionState base = clearing.contains(topic.name()) ? EligibleLeaderReplicas.cleared(state) : state;
+        PartitionState next = LeaderElection.elect(base, live, context.uncleanElection(topic),
+                context.elrSettings(image, topic));
+        if (base == state || next != null) {
+            return next; // built on base, whose epochs are state's
+        }
+        return base.withIsr(base.isr());
     }
 
     private static Set<Integer> liveIds(MetadataImage image) {
