@@ -114,19 +114,22 @@ final class LeaderController {
     }
 
     /**
-     * A topic whose effective {@code min.insync.replicas} changed (its own, or the cluster-wide default it
-     * follows) has its ELR cleared by the next pass, as Kafka clears it: the ELR was kept against the old
-     * minimum.
+     * A topic whose effective {@code min.insync.replicas} changed (its own, or the cluster-wide default) has
+     * its ELR cleared by the next pass, as Kafka clears it: the ELR was kept against the old minimum.
      */
     private void noteMinIsrChanges(MetadataImage previous, MetadataImage current) {
         if (current.finalizedFeatures().level(FinalizedFeatures.ELIGIBLE_LEADER_REPLICAS_VERSION) < 1) {
             return;
         }
+        // A change of the cluster-wide default clears every ELR, as in Kafka, overridden topics included.
+        boolean clusterDefault = !java.util.Objects.equals(
+                previous.entityConfigs("").get(StoreContext.MIN_ISR_CONFIG),
+                current.entityConfigs("").get(StoreContext.MIN_ISR_CONFIG));
         List<String> changed = new ArrayList<>();
         for (TopicImage topic : current.topics()) {
             TopicImage before = previous.topic(topic.name());
-            if (before != null && before.id().equals(topic.id()) && context.minInsyncReplicas(previous, before)
-                    != context.minInsyncReplicas(current, topic)) {
+            if (before != null && before.id().equals(topic.id()) && (clusterDefault
+                    || context.minInsyncReplicas(previous, before) != context.minInsyncReplicas(current, topic))) {
                 changed.add(topic.name());
             }
         }
@@ -189,9 +192,17 @@ final class LeaderController {
         if (context.isClosed() || !active.getAsBoolean()) {
             return;
         }
+        Set<String> clearing;
+        synchronized (this) {
+            clearing = new HashSet<>(elrClears);
+            elrClears.clear();
+        }
         try {
-            pass(all, topics);
+            pass(all, topics, clearing);
         } catch (ZkUnavailableException | IllegalStateException e) {
+            synchronized (this) {
+                elrClears.addAll(clearing); // the retry's full pass clears them
+            }
             LOG.warn("controller {}: election pass failed ({}); again in {} ms", context.nodeId(), e.toString(),
                     RETRY_MS);
             CompletableFuture.delayedExecutor(RETRY_MS, TimeUnit.MILLISECONDS, controllerWork)
@@ -201,24 +212,27 @@ final class LeaderController {
 
     /** One election pass; returns how many partitions it changed. */
     int pass(boolean all, Set<String> topics) {
+        return pass(all, topics, Set.of());
+    }
+
+    /** One election pass that also clears the ELRs of {@code clearing}; returns how many partitions it changed. */
+    private int pass(boolean all, Set<String> topics, Set<String> clearing) {
         MetadataImage image = context.image();
         Set<Integer> live = liveIds(image);
         if (probe != null) {
             live.removeAll(probe.crashed());
         }
         IntPredicate isLive = live::contains;
-        Set<String> clearing;
-        synchronized (this) {
-            clearing = new HashSet<>(elrClears);
-            elrClears.clear();
-        }
         List<TopicPartitionKey> changing = new ArrayList<>();
         for (TopicImage topic : image.topics()) {
             if (!all && !topics.contains(topic.name()) && !clearing.contains(topic.name())) {
                 continue;
             }
+            boolean unclean = context.uncleanElection(topic);
+            ElrSettings elr = context.elrSettings(image, topic);
+            boolean clear = clearing.contains(topic.name());
             for (PartitionState state : topic.partitions()) {
-                if (decide(image, topic, state, isLive, clearing) != null) {
+                if (decide(state, isLive, unclean, elr, clear) != null) {
                     changing.add(new TopicPartitionKey(topic.name(), state.partition()));
                 }
             }
@@ -234,14 +248,16 @@ final class LeaderController {
         for (TopicPartitionKey key : changing) {
             TopicImage topic = image.topic(key.topic());
             PartitionState state = topic.partition(key.partition());
-            PartitionState next = decide(image, topic, state, isLive, clearing);
+            PartitionState next = decide(state, isLive, context.uncleanElection(topic),
+                    context.elrSettings(image, topic), clearing.contains(topic.name()));
             (next.leader() != state.leader() ? leaderChanges : isrChanges).add(key);
         }
         java.util.function.BiFunction<String, PartitionState, PartitionState> rule = (name, fresh) -> {
             MetadataImage now = context.image();
             TopicImage topic = now.topic(name);
             return topic == null ? LeaderElection.elect(fresh, isLive, false)
-                    : decide(now, topic, fresh, isLive, clearing);
+                    : decide(fresh, isLive, context.uncleanElection(topic), context.elrSettings(now, topic),
+                            clearing.contains(name));
         };
         // The image is what the pass decided on: its records stand for the first round of reads.
         Map<TopicPartitionKey, PartitionState> written = new java.util.LinkedHashMap<>(
@@ -279,11 +295,10 @@ final class LeaderController {
      * What {@link LeaderElection#elect} writes for {@code state} under its topic's settings; an ELR being
      * cleared (the topic's {@code min.insync.replicas} changed) counts as a change.
      */
-    private PartitionState decide(MetadataImage image, TopicImage topic, PartitionState state, IntPredicate live,
-                                  Set<String> clearing) {
-        PartitionState base = clearing.contains(topic.name()) ? EligibleLeaderReplicas.cleared(state) : state;
-        PartitionState next = LeaderElection.elect(base, live, context.uncleanElection(topic),
-                context.elrSettings(image, topic));
+    private static PartitionState decide(PartitionState state, IntPredicate live, boolean unclean, ElrSettings elr,
+                                         boolean clearElr) {
+        PartitionState base = clearElr ? EligibleLeaderReplicas.cleared(state) : state;
+        PartitionState next = LeaderElection.elect(base, live, unclean, elr);
         if (base == state || next != null) {
             return next; // built on base, whose epochs are state's
         }

@@ -107,6 +107,18 @@ class EligibleLeaderReplicasClusterTest {
         assertEquals(List.of(2, 3), cluster.awaitPartition("b", 0, s -> true).eligibleLeaderReplicas(),
                 "another topic's minimum did not change");
 
+        // A change of the cluster-wide default clears every ELR, even of a topic that overrides it (Kafka's rule).
+        cluster.store(3).updateEntityConfigsAsync("", configs -> {
+            Map<String, String> next = new HashMap<>(configs);
+            next.put("min.insync.replicas", "1");
+            return next;
+        }).get(30, TimeUnit.SECONDS);
+        cluster.awaitPartition("b", 0, s -> s.eligibleLeaderReplicas().isEmpty());
+
+        PartitionState regrown = cluster.awaitPartition("b", 0, PartitionState::hasLeader);
+        regrown = cluster.store(1).alterPartition("b", regrown, regrown.withIsr(List.of(1, 2)));
+        assertEquals(List.of(2), shrinkIsr("b", List.of(1)).eligibleLeaderReplicas(), "b's own minimum is still 2");
+
         setElrLevel(0);
         PartitionState off = cluster.awaitPartition("b", 0, s -> !s.hasEligibleLeaderReplicas());
         assertEquals(1, off.leader());
