@@ -80,7 +80,7 @@ public final class LogManager implements AutoCloseable {
     private volatile LogCleaner cleaner;
     private volatile boolean started;
     private volatile boolean closed;
-    /** A dir with logs had no clean-shutdown marker at start-up: the previous run did not close them. */
+    /** A dir had no clean-shutdown marker at start-up: the previous run did not close it, or it is new. */
     private volatile boolean uncleanShutdown;
 
     /**
@@ -107,9 +107,10 @@ public final class LogManager implements AutoCloseable {
     // =============================================================== start-up
 
     /**
-     * Whether {@link #startup()} found a log dir holding logs without its clean-shutdown marker: the previous
-     * run ended without closing them (kill -9, power loss), so records it had not flushed may be gone. The
-     * broker tells the controller, which then no longer counts it as an eligible leader replica.
+     * Whether {@link #startup()} found a log dir without its clean-shutdown marker: the previous run ended
+     * without closing it (kill -9, power loss), so records it had not flushed may be gone, or the dir is new
+     * (a first start, or a replaced disk that lost everything). The broker tells the controller, which then
+     * no longer counts it as an eligible leader replica (harmless on a first start: it is in no ELR yet).
      */
     public boolean hadUncleanShutdown() {
         return uncleanShutdown;
@@ -242,8 +243,8 @@ public final class LogManager implements AutoCloseable {
             pool.shutdownNow();
         }
         CleanShutdownFile.delete(dir);
-        if (!clean && !partitionDirs.isEmpty()) {
-            uncleanShutdown = true;
+        if (!clean) {
+            uncleanShutdown = true; // an empty dir too: a replaced disk has lost everything
         }
         long ms = (System.nanoTime() - startNs) / 1_000_000;
         if (clean || partitionDirs.isEmpty()) {
