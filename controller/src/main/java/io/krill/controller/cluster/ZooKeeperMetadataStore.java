@@ -548,7 +548,9 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
      * a controlled shutdown ({@link LeaderElection#resign}): every leadership it holds moves to another
      * live ISR member (or to nobody), and it leaves every ISR where it is not the last member, all in a
      * few pipelined multi-ops. A restarted broker may have lost unflushed records; it re-enters an ISR
-     * only when a leader sees it caught up, and is never elected meanwhile.
+     * only when a leader sees it caught up, and is never elected meanwhile. With eligible leader replicas
+     * on it leaves every ISR, becoming eligible where the ISR left is below the minimum, and the first
+     * resignation of a run that started after an unclean shutdown also leaves every ELR.
      */
     private void resignAll() {
         long started = System.nanoTime();
