@@ -274,7 +274,7 @@ public final class Broker implements AutoCloseable {
         server = new NettyServer(listenerSecurity, config.socket(), registry.get(),
                 new RequestMetrics(metrics.registry()), quotas);
         server.start();
-        metadata.registerBroker(brokerInfo(server.boundAddresses()));
+        metadata.registerBroker(brokerInfo(server.boundAddresses()), logManager.hadUncleanShutdown());
         awaitOwnLeaderships(config.zookeeperSessionTimeoutMs());
         if (config.httpPort() > 0) {
             try {
@@ -312,6 +312,7 @@ public final class Broker implements AutoCloseable {
                 .withSessionTimeoutMs(config.zookeeperSessionTimeoutMs())
                 .withOperationTimeoutMs(Math.max(config.zookeeperConnectionTimeoutMs(), 5_000))
                 .withUncleanLeaderElection(config.replication().uncleanLeaderElectionEnable())
+                .withMinInsyncReplicas(config.log().minInsyncReplicas())
                 .withTopicDefaults(config.log().numPartitions(), config.replication().defaultReplicationFactor())
                 .withAutoLeaderRebalance(config.replication().autoLeaderRebalanceEnable(),
                         TimeUnit.SECONDS.toMillis(config.replication().leaderImbalanceCheckIntervalSeconds()),
@@ -331,8 +332,9 @@ public final class Broker implements AutoCloseable {
     }
 
     /**
-     * After a restart this broker resigned its leaderships, and where it was the last ISR member nobody
-     * leads until the controller hands them back (a few hundred ms). Waiting for that, bounded, makes
+     * After a restart this broker resigned its leaderships, and where it was the last ISR member (or, the
+     * ISR empty, an eligible leader replica) nobody leads until the controller hands them back (a few
+     * hundred ms). Waiting for that, bounded, makes
      * "ready" mean ready to produce; after the bound the broker serves anyway (clients retry).
      */
     private void awaitOwnLeaderships(long timeoutMs) throws InterruptedException {
@@ -353,7 +355,8 @@ public final class Broker implements AutoCloseable {
     private boolean hasOrphanedPartitions(MetadataImage image) {
         for (TopicImage topic : image.topics()) {
             for (PartitionState state : topic.partitions()) {
-                if (!state.hasLeader() && state.isr().contains(config.nodeId())) {
+                if (!state.hasLeader() && (state.isr().contains(config.nodeId())
+                        || (state.isr().isEmpty() && state.eligibleLeaderReplicas().contains(config.nodeId())))) {
                     return true;
                 }
             }

@@ -80,6 +80,8 @@ public final class LogManager implements AutoCloseable {
     private volatile LogCleaner cleaner;
     private volatile boolean started;
     private volatile boolean closed;
+    /** A dir had no clean-shutdown marker at start-up: the previous run did not close it, or it is new. */
+    private volatile boolean uncleanShutdown;
 
     /**
      * @param topicConfigs the config of a topic's logs by topic name (topic overrides over the defaults);
@@ -103,6 +105,16 @@ public final class LogManager implements AutoCloseable {
     }
 
     // =============================================================== start-up
+
+    /**
+     * Whether {@link #startup()} found a log dir without its clean-shutdown marker: the previous run ended
+     * without closing it (kill -9, power loss), so records it had not flushed may be gone, or the dir is new
+     * (a first start, or a replaced disk that lost everything). The broker tells the controller, which then
+     * no longer counts it as an eligible leader replica (harmless on a first start: it is in no ELR yet).
+     */
+    public boolean hadUncleanShutdown() {
+        return uncleanShutdown;
+    }
 
     /** Locks and loads every log dir, then starts the periodic tasks and the cleaner. */
     public synchronized void startup() {
@@ -231,6 +243,9 @@ public final class LogManager implements AutoCloseable {
             pool.shutdownNow();
         }
         CleanShutdownFile.delete(dir);
+        if (!clean) {
+            uncleanShutdown = true; // an empty dir too: a replaced disk has lost everything
+        }
         long ms = (System.nanoTime() - startNs) / 1_000_000;
         if (clean || partitionDirs.isEmpty()) {
             log.info("loaded {} logs from {} in {} ms ({})", partitionDirs.size(), dir, ms,

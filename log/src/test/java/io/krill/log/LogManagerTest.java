@@ -57,6 +57,7 @@ class LogManagerTest {
     void logsSpreadOverDirsAndSurviveACleanRestart() {
         LogManagerConfig cfg = config(2).build();
         LogManager m = start(cfg);
+        assertTrue(m.hadUncleanShutdown(), "a new dir is no clean shutdown: it could be a replaced disk");
         for (int p = 0; p < 4; p++) {
             PartitionLog log = m.getOrCreateLog(tp(p), LogConfig.DEFAULT);
             for (int i = 0; i <= p; i++) {
@@ -73,6 +74,7 @@ class LogManagerTest {
         }
         LogManager again = start(cfg);
         try {
+            assertFalse(again.hadUncleanShutdown());
             for (Path d : cfg.logDirs()) {
                 assertFalse(CleanShutdownFile.exists(d), "the marker is consumed at start-up");
             }
@@ -109,6 +111,7 @@ class LogManagerTest {
         assertFalse(CleanShutdownFile.exists(cfg.logDirs().get(0)));
         LogManager again = start(cfg);
         try {
+            assertTrue(again.hadUncleanShutdown(), "told to the controller: this broker leaves every ELR");
             PartitionLog recovered = again.getLog(tp(0)).orElseThrow();
             assertEquals(100, recovered.logEndOffset());
             assertEquals(bases, recovered.segmentBaseOffsets());

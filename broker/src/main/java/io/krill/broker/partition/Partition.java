@@ -31,6 +31,13 @@ import java.util.function.Consumer;
  * not fenced from the cluster. As follower it is the leader's high watermark, capped by the local log
  * end offset.
  *
+ * <p>With eligible leader replicas on ({@code eligible.leader.replicas.version} >= 1, KIP-966) the strict
+ * min-ISR rule holds too: the leader's high watermark moves only while the ISR as committed (not counting
+ * additions in flight) has at least {@code min.insync.replicas} members. Replicas that leave an ISR below
+ * the minimum then hold everything below the high watermark, which is what lets the controller elect
+ * them (its ELR) once the ISR is empty. The price is Kafka's: acks=0/1 records are not visible to
+ * consumers while the ISR is below the minimum.
+ *
  * <p>Thread-safety: two locks, always taken in this order. {@link #appendLock} serialises what changes
  * the log (leader and follower appends, truncation) and the state changes that decide who may append;
  * {@link #lock} guards the followers' progress, the ISR additions in flight and the high watermark, and
@@ -46,6 +53,8 @@ public final class Partition {
     private final int localNodeId;
     private final PartitionLog log;
     private final BooleanSupplier fenced;
+    /** Whether the strict min-ISR rule applies (the ELR feature is on); read on every high watermark move. */
+    private final BooleanSupplier strictMinIsr;
     /**
      * Told after every leader append and every move of a follower's high watermark, outside the lock:
      * wakes the fetches waiting on this replica (followers' and consumers', KIP-392 reads from a follower too).
@@ -97,6 +106,18 @@ public final class Partition {
     public Partition(TopicPartition topicPartition, UUID topicId, int localNodeId, PartitionLog log,
                      PartitionState state, TopicConfig config, BooleanSupplier fenced,
                      Consumer<TopicPartition> appended) {
+        this(topicPartition, topicId, localNodeId, log, state, config, fenced, () -> false, appended);
+    }
+
+    /**
+     * @param strictMinIsr whether the high watermark moves only while the ISR is at least
+     *                     {@code min.insync.replicas} (the ELR feature is on); read at every move
+     * @param appended     as above
+     */
+    public Partition(TopicPartition topicPartition, UUID topicId, int localNodeId, PartitionLog log,
+                     PartitionState state, TopicConfig config, BooleanSupplier fenced, BooleanSupplier strictMinIsr,
+                     Consumer<TopicPartition> appended) {
+        this.strictMinIsr = strictMinIsr;
         this.appended = appended;
         this.topicPartition = topicPartition;
         this.topicId = topicId;
@@ -439,7 +460,10 @@ public final class Partition {
         return firstUnstable.isPresent() ? Math.min(hw, firstUnstable.getAsLong()) : hw;
     }
 
-    /** Moves the high watermark to the smallest log end offset in the ISR, if that is higher. */
+    /**
+     * Moves the high watermark to the smallest log end offset in the ISR, if that is higher (and, under the
+     * strict min-ISR rule, only while the ISR is at least {@code min.insync.replicas}).
+     */
     public boolean maybeIncrementHighWatermark() {
         synchronized (lock) {
             return incrementHighWatermarkLocked();
@@ -449,6 +473,11 @@ public final class Partition {
     private boolean incrementHighWatermarkLocked() {
         PartitionState current = state;
         if (current.leader() != localNodeId || fenced.getAsBoolean()) {
+            return false;
+        }
+        if (current.isr().size() < config.minInsyncReplicas() && strictMinIsr.getAsBoolean()) {
+            // Not counting additions in flight: ELR members must hold everything below the high watermark,
+            // and an addition is not in the ISR (nor clears the ELR) until its write lands.
             return false;
         }
         long candidate = log.logEndOffset();

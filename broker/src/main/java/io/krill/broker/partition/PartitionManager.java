@@ -2,6 +2,7 @@ package io.krill.broker.partition;
 
 import io.krill.broker.config.BrokerConfig;
 import io.krill.broker.config.TopicConfig;
+import io.krill.controller.metadata.FinalizedFeatures;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataListener;
 import io.krill.controller.metadata.PartitionState;
@@ -54,6 +55,11 @@ public final class PartitionManager implements MetadataListener {
     private final LogManager logManager;
     private final Supplier<BrokerConfig> brokerConfig;
     private final BooleanSupplier fenced;
+    /**
+     * Whether the image applied last has {@code eligible.leader.replicas.version} >= 1: the leaders' strict
+     * min-ISR rule ({@link Partition}). Written by the applying thread before the image's states.
+     */
+    private volatile boolean strictMinIsr;
     private final ReplicaFollowing following;
     private final Consumer<TopicPartition> stateChanged;
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
@@ -120,6 +126,19 @@ public final class PartitionManager implements MetadataListener {
      * change, so the comparison is by identity), or at every topic when the broker config changed.
      */
     private void apply(MetadataImage current) {
+        boolean strict = current.finalizedFeatures().level(FinalizedFeatures.ELIGIBLE_LEADER_REPLICAS_VERSION) >= 1;
+        if (strict != strictMinIsr) {
+            strictMinIsr = strict;
+            LOG.info("Eligible leader replicas are {}: high watermarks move {}", strict ? "on" : "off",
+                    strict ? "only while the ISR is at least min.insync.replicas" : "with any ISR");
+            if (!strict) {
+                for (Partition partition : partitions.values()) {
+                    if (partition.maybeIncrementHighWatermark()) {
+                        stateChanged.accept(partition.topicPartition());
+                    }
+                }
+            }
+        }
         BrokerConfig brokerConfig = this.brokerConfig.get();
         MetadataImage before = applied;
         boolean everything = before == null || brokerConfig != appliedBrokerConfig;
@@ -279,7 +298,7 @@ public final class PartitionManager implements MetadataListener {
         try {
             PartitionLog log = logManager.getOrCreateLog(replica.tp(), replica.logConfig());
             return new Partition(replica.tp(), replica.topicId(), nodeId, log, replica.state(), replica.config(), fenced,
-                    stateChanged);
+                    () -> strictMinIsr, stateChanged);
         } catch (RuntimeException e) {
             LOG.error("Could not create replica {}; trying again at the next metadata change", replica.tp(), e);
             synchronized (retry) {

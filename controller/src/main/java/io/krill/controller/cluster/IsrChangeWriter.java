@@ -18,7 +18,9 @@ import java.util.Set;
 
 /**
  * A partition leader's ISR changes (Kafka's AlterPartition), written as compare-and-sets of the
- * partition's record ({@link PartitionRecords}).
+ * partition's record ({@link PartitionRecords}); the eligible leader replicas follow the new ISR
+ * ({@link EligibleLeaderReplicas#track}: a follower shrunk out of an ISR below the minimum becomes eligible,
+ * one that rejoins leaves the ELR, an ISR back at the minimum clears it).
  *
  * <p>Thread-safe: no state of its own; concurrent writers are ordered by the records' versions.
  */
@@ -77,9 +79,12 @@ final class IsrChangeWriter {
                     TopicPartitionKey key = new TopicPartitionKey(topic, state.partition());
                     IsrChange change = changes.get(indexOf.get(key));
                     PartitionState expected = change.expected();
-                    PartitionState intended = new PartitionState(state.partition(), expected.leader(),
-                            expected.leaderEpoch(), state.replicas(), change.proposed().isr(),
-                            expected.partitionEpoch() + 1, state.addingReplicas(), state.removingReplicas());
+                    MetadataImage image = context.image();
+                    PartitionState intended = EligibleLeaderReplicas.track(state, new PartitionState(
+                            state.partition(), expected.leader(), expected.leaderEpoch(), state.replicas(),
+                            change.proposed().isr(), expected.partitionEpoch() + 1, state.addingReplicas(),
+                            state.removingReplicas(), state.eligibleLeaderReplicas(), state.lastKnownElr()),
+                            context.elrSettings(image, image.topic(topic)), EligibleLeaderReplicas.NONE);
                     intendedOf.put(key, intended);
                     refused.remove(key);
                     if (state.leaderEpoch() != expected.leaderEpoch() || state.leader() != expected.leader()) {

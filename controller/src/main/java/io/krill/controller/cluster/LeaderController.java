@@ -1,5 +1,6 @@
 package io.krill.controller.cluster;
 
+import io.krill.controller.metadata.FinalizedFeatures;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
@@ -50,6 +51,8 @@ final class LeaderController {
     // guarded by this
     private boolean pendingAll;
     private final Set<String> pendingTopics = new HashSet<>();
+    /** Topics whose ELRs the next pass clears (their min.insync.replicas changed). */
+    private final Set<String> elrClears = new HashSet<>();
     private boolean scheduled;
 
     /** @param active whether this broker may act as the controller now (joined, open, unfenced, elected) */
@@ -91,7 +94,11 @@ final class LeaderController {
         if (!acting) {
             return;
         }
-        if (startedActing || previous == null || !liveIds(previous).equals(liveIds(current))) {
+        if (previous != null) {
+            noteMinIsrChanges(previous, current);
+        }
+        if (startedActing || previous == null || !liveIds(previous).equals(liveIds(current))
+                || !previous.finalizedFeatures().equals(current.finalizedFeatures())) {
             schedule(true, List.of());
             return;
         }
@@ -102,6 +109,36 @@ final class LeaderController {
             }
         }
         if (!changed.isEmpty()) {
+            schedule(false, changed);
+        }
+    }
+
+    /**
+     * A topic whose effective {@code min.insync.replicas} changed (its own, or the cluster-wide default) has
+     * its ELR cleared by the next pass, as Kafka clears it: the ELR was kept against the old minimum.
+     */
+    private void noteMinIsrChanges(MetadataImage previous, MetadataImage current) {
+        if (current.finalizedFeatures().level(FinalizedFeatures.ELIGIBLE_LEADER_REPLICAS_VERSION) < 1) {
+            return;
+        }
+        // A change of the cluster-wide default clears every ELR, as in Kafka, overridden topics included.
+        boolean clusterDefault = !java.util.Objects.equals(
+                previous.entityConfigs("").get(StoreContext.MIN_ISR_CONFIG),
+                current.entityConfigs("").get(StoreContext.MIN_ISR_CONFIG));
+        List<String> changed = new ArrayList<>();
+        for (TopicImage topic : current.topics()) {
+            TopicImage before = previous.topic(topic.name());
+            if (before != null && before.id().equals(topic.id()) && (clusterDefault
+                    || context.minInsyncReplicas(previous, before) != context.minInsyncReplicas(current, topic))) {
+                changed.add(topic.name());
+            }
+        }
+        if (!changed.isEmpty()) {
+            LOG.info("controller {}: min.insync.replicas changed for {} topic(s); their ELRs are cleared",
+                    context.nodeId(), changed.size());
+            synchronized (this) {
+                elrClears.addAll(changed);
+            }
             schedule(false, changed);
         }
     }
@@ -155,9 +192,17 @@ final class LeaderController {
         if (context.isClosed() || !active.getAsBoolean()) {
             return;
         }
+        Set<String> clearing;
+        synchronized (this) {
+            clearing = new HashSet<>(elrClears);
+            elrClears.clear();
+        }
         try {
-            pass(all, topics);
+            pass(all, topics, clearing);
         } catch (ZkUnavailableException | IllegalStateException e) {
+            synchronized (this) {
+                elrClears.addAll(clearing); // the retry's full pass clears them
+            }
             LOG.warn("controller {}: election pass failed ({}); again in {} ms", context.nodeId(), e.toString(),
                     RETRY_MS);
             CompletableFuture.delayedExecutor(RETRY_MS, TimeUnit.MILLISECONDS, controllerWork)
@@ -167,6 +212,11 @@ final class LeaderController {
 
     /** One election pass; returns how many partitions it changed. */
     int pass(boolean all, Set<String> topics) {
+        return pass(all, topics, Set.of());
+    }
+
+    /** One election pass that also clears the ELRs of {@code clearing}; returns how many partitions it changed. */
+    private int pass(boolean all, Set<String> topics, Set<String> clearing) {
         MetadataImage image = context.image();
         Set<Integer> live = liveIds(image);
         if (probe != null) {
@@ -175,12 +225,14 @@ final class LeaderController {
         IntPredicate isLive = live::contains;
         List<TopicPartitionKey> changing = new ArrayList<>();
         for (TopicImage topic : image.topics()) {
-            if (!all && !topics.contains(topic.name())) {
+            if (!all && !topics.contains(topic.name()) && !clearing.contains(topic.name())) {
                 continue;
             }
             boolean unclean = context.uncleanElection(topic);
+            ElrSettings elr = context.elrSettings(image, topic);
+            boolean clear = clearing.contains(topic.name());
             for (PartitionState state : topic.partitions()) {
-                if (LeaderElection.elect(state, isLive, unclean) != null) {
+                if (decide(state, isLive, unclean, elr, clear) != null) {
                     changing.add(new TopicPartitionKey(topic.name(), state.partition()));
                 }
             }
@@ -194,13 +246,18 @@ final class LeaderController {
         List<TopicPartitionKey> leaderChanges = new ArrayList<>();
         List<TopicPartitionKey> isrChanges = new ArrayList<>();
         for (TopicPartitionKey key : changing) {
-            PartitionState state = image.topic(key.topic()).partition(key.partition());
-            PartitionState next = LeaderElection.elect(state, isLive, context.uncleanElection(image.topic(key.topic())));
+            TopicImage topic = image.topic(key.topic());
+            PartitionState state = topic.partition(key.partition());
+            PartitionState next = decide(state, isLive, context.uncleanElection(topic),
+                    context.elrSettings(image, topic), clearing.contains(topic.name()));
             (next.leader() != state.leader() ? leaderChanges : isrChanges).add(key);
         }
         java.util.function.BiFunction<String, PartitionState, PartitionState> rule = (name, fresh) -> {
-            TopicImage topic = context.image().topic(name);
-            return LeaderElection.elect(fresh, isLive, topic != null && context.uncleanElection(topic));
+            MetadataImage now = context.image();
+            TopicImage topic = now.topic(name);
+            return topic == null ? LeaderElection.elect(fresh, isLive, false)
+                    : decide(fresh, isLive, context.uncleanElection(topic), context.elrSettings(now, topic),
+                            clearing.contains(name));
         };
         // The image is what the pass decided on: its records stand for the first round of reads.
         Map<TopicPartitionKey, PartitionState> written = new java.util.LinkedHashMap<>(
@@ -227,10 +284,25 @@ final class LeaderController {
                         + " {} without an eligible leader)", context.nodeId(), written.size(), live,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), leaderChanges.size(), leadersMs, leaderless);
         if (LOG.isDebugEnabled()) {
-            written.forEach((key, state) -> LOG.debug("{}: leader {} epoch {}, ISR {}", key, state.leader(),
-                    state.leaderEpoch(), state.isr()));
+            written.forEach((key, state) -> LOG.debug("{}: leader {} epoch {}, ISR {}, ELR {}, last known ELR {}", key,
+                    state.leader(), state.leaderEpoch(), state.isr(), state.eligibleLeaderReplicas(),
+                    state.lastKnownElr()));
         }
         return written.size();
+    }
+
+    /**
+     * What {@link LeaderElection#elect} writes for {@code state} under its topic's settings; an ELR being
+     * cleared (the topic's {@code min.insync.replicas} changed) counts as a change.
+     */
+    private static PartitionState decide(PartitionState state, IntPredicate live, boolean unclean, ElrSettings elr,
+                                         boolean clearElr) {
+        PartitionState base = clearElr ? EligibleLeaderReplicas.cleared(state) : state;
+        PartitionState next = LeaderElection.elect(base, live, unclean, elr);
+        if (base == state || next != null) {
+            return next; // built on base, whose epochs are state's
+        }
+        return base.withIsr(base.isr());
     }
 
     private static Set<Integer> liveIds(MetadataImage image) {

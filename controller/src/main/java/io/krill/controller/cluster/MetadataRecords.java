@@ -43,8 +43,13 @@ final class MetadataRecords {
     static final String RACK = "krill.rack";
     static final String ENDPOINTS = "krill.endpoints";
 
-    /** The first four bytes of a binary partition record, "KPR1"; a JSON record starts with '{'. */
+    /**
+     * The first four bytes of a binary partition record in {@link PartitionStateCodec#LAYOUT_1}, "KPR1";
+     * a JSON record starts with '{'.
+     */
     static final int PARTITION_RECORD_MAGIC = 0x4b505231;
+    /** The same in {@link PartitionStateCodec#LAYOUT_2} (with eligible leader replicas), "KPR2". */
+    static final int PARTITION_RECORD_MAGIC_2 = 0x4b505232;
 
     private static final ThreadLocal<ZNRecordSerializer> SERIALIZER = ThreadLocal.withInitial(ZNRecordSerializer::new);
 
@@ -93,17 +98,18 @@ final class MetadataRecords {
     }
 
     /**
-     * A partition's state record: {@link #PARTITION_RECORD_MAGIC}, then the state as
-     * {@link PartitionStateCodec} lays it out (68 bytes for three replicas; its JSON form took about 300, and every
+     * A partition's state record: {@link #PARTITION_RECORD_MAGIC} (or {@link #PARTITION_RECORD_MAGIC_2} when
+     * it has eligible leader replicas), then the state as {@link PartitionStateCodec} lays it out (68 bytes for three replicas; its JSON form took about 300, and every
      * leadership or ISR change rewrites one, so a failover or a controlled shutdown of thousands of
      * partitions sends ZooKeeper a sixth of the bytes and spends no time in Jackson). It names its
      * topic's id, so a re-created topic's records are told apart.
      */
     static byte[] encodePartition(String topic, UUID topicId, PartitionState state) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(4 + PartitionStateCodec.size(state));
+        int layout = PartitionStateCodec.layoutOf(state);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(4 + PartitionStateCodec.size(state, layout));
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeInt(PARTITION_RECORD_MAGIC);
-            PartitionStateCodec.write(out, topicId, state);
+            out.writeInt(layout == PartitionStateCodec.LAYOUT_1 ? PARTITION_RECORD_MAGIC : PARTITION_RECORD_MAGIC_2);
+            PartitionStateCodec.write(out, topicId, state, layout);
         } catch (IOException e) {
             throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
         }
@@ -126,9 +132,11 @@ final class MetadataRecords {
      * @throws IllegalStateException when the bytes are neither, or name another partition
      */
     static PartitionRecord decodePartitionRecord(int partition, byte[] bytes) {
-        if (bytes != null && bytes.length >= 4 && ByteBuffer.wrap(bytes).getInt() == PARTITION_RECORD_MAGIC) {
+        int magic = bytes != null && bytes.length >= 4 ? ByteBuffer.wrap(bytes).getInt() : 0;
+        if (magic == PARTITION_RECORD_MAGIC || magic == PARTITION_RECORD_MAGIC_2) {
             ByteBuffer in = ByteBuffer.wrap(bytes, 4, bytes.length - 4);
-            PartitionStateCodec.Decoded decoded = PartitionStateCodec.read(in);
+            PartitionStateCodec.Decoded decoded = PartitionStateCodec.read(in, magic == PARTITION_RECORD_MAGIC
+                    ? PartitionStateCodec.LAYOUT_1 : PartitionStateCodec.LAYOUT_2);
             if (decoded == null || in.hasRemaining()) {
                 throw new IllegalStateException("partition record of " + bytes.length + " bytes does not parse");
             }

@@ -56,8 +56,13 @@ final class OperatorCommands {
         IntPredicate live = liveInImage();
         Map<TopicPartitionKey, UnaryOperator<PartitionState>> changes = new LinkedHashMap<>();
         for (TopicPartitionKey key : partitions) {
-            changes.put(key, state -> type == ElectionType.PREFERRED
-                    ? LeaderElection.preferred(state, live) : LeaderElection.unclean(state, live));
+            changes.put(key, state -> {
+                if (type == ElectionType.PREFERRED) {
+                    return LeaderElection.preferred(state, live);
+                }
+                MetadataImage image = context.image();
+                return LeaderElection.unclean(state, live, context.elrSettings(image, image.topic(key.topic())));
+            });
         }
         return changePartitions(changes);
     }

@@ -26,7 +26,7 @@ import java.util.UUID;
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |                      magic 'KPD1'                             |
+ *  |          magic 'KPD1' (layout 1) or 'KPD2' (layout 2)         |
  *  +---------------------------------------------------------------+
  *  |                      entry count                              |
  *  +---------------------------------------------------------------+
@@ -34,11 +34,13 @@ import java.util.UUID;
  *  | topic length (u16)            | topic, UTF-8 ...              |
  *  | the state as {@link PartitionStateCodec} lays it out          |
  * </pre>
+ * A digest is in layout 2 when any of its states has eligible leader replicas, else in layout 1.
  *
  * <p>Stateless; thread-safe.
  */
 final class PartitionDigest {
     static final int MAGIC = 0x4b504431; // "KPD1"
+    static final int MAGIC_2 = 0x4b504432; // "KPD2"
 
     private PartitionDigest() {
     }
@@ -48,19 +50,23 @@ final class PartitionDigest {
     }
 
     static byte[] encode(List<Entry> entries) {
+        int layout = PartitionStateCodec.LAYOUT_1;
+        for (Entry entry : entries) {
+            layout = Math.max(layout, PartitionStateCodec.layoutOf(entry.state()));
+        }
         int size = 8;
         for (Entry entry : entries) {
-            size += 2 + entry.topic().length() * 3 + PartitionStateCodec.size(entry.state());
+            size += 2 + entry.topic().length() * 3 + PartitionStateCodec.size(entry.state(), layout);
         }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(size);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeInt(MAGIC);
+            out.writeInt(layout == PartitionStateCodec.LAYOUT_1 ? MAGIC : MAGIC_2);
             out.writeInt(entries.size());
             for (Entry entry : entries) {
                 byte[] topic = entry.topic().getBytes(StandardCharsets.UTF_8);
                 out.writeShort(topic.length);
                 out.write(topic);
-                PartitionStateCodec.write(out, entry.topicId(), entry.state());
+                PartitionStateCodec.write(out, entry.topicId(), entry.state(), layout);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
@@ -78,9 +84,11 @@ final class PartitionDigest {
         }
         ByteBuffer in = ByteBuffer.wrap(data);
         try {
-            if (in.getInt() != MAGIC) {
+            int magic = in.getInt();
+            if (magic != MAGIC && magic != MAGIC_2) {
                 return null;
             }
+            int layout = magic == MAGIC ? PartitionStateCodec.LAYOUT_1 : PartitionStateCodec.LAYOUT_2;
             int count = in.getInt();
             // every entry takes at least its topic's length and a state: a count the data cannot hold is
             // refused before anything is allocated for it
@@ -95,7 +103,7 @@ final class PartitionDigest {
                 }
                 String topic = new String(data, in.position(), topicLength, StandardCharsets.UTF_8);
                 in.position(in.position() + topicLength);
-                PartitionStateCodec.Decoded decoded = PartitionStateCodec.read(in);
+                PartitionStateCodec.Decoded decoded = PartitionStateCodec.read(in, layout);
                 if (decoded == null) {
                     return null;
                 }

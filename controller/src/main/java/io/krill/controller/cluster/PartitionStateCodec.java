@@ -23,13 +23,25 @@ import java.util.UUID;
  *  +---------------------------------------------------------------+
  *  | replicas, isr, adding, removing: each a u16 count, then i32s  |
  *  +---------------------------------------------------------------+
+ *  | layout 2 only: elr, last known elr, the same way              |
+ *  +---------------------------------------------------------------+
  * </pre>
+ *
+ * <p>Two layouts, told apart by the magic of the record or digest that holds them: {@link #LAYOUT_1}
+ * (the first four lists) and {@link #LAYOUT_2} (then the eligible leader replicas and the last known
+ * ones). A state without eligible leader replicas is written in layout 1 ({@link #layoutOf}), so a
+ * cluster that never turns the feature on writes the very bytes it wrote before the feature existed,
+ * and records written before it still read.
  *
  * <p>Stateless; thread-safe.
  */
 final class PartitionStateCodec {
     /** The fewest bytes an encoded state takes: the id, four ints and four empty lists. */
     static final int MIN_SIZE = 16 + 4 * 4 + 4 * 2;
+    /** Topic id, four ints, replicas, ISR, adding and removing replicas. */
+    static final int LAYOUT_1 = 1;
+    /** Layout 1, then the eligible leader replicas and the last known ones. */
+    static final int LAYOUT_2 = 2;
 
     private PartitionStateCodec() {
     }
@@ -38,12 +50,30 @@ final class PartitionStateCodec {
     record Decoded(UUID topicId, PartitionState state) {
     }
 
-    static int size(PartitionState state) {
-        return MIN_SIZE + 4 * (state.replicas().size() + state.isr().size() + state.addingReplicas().size()
-                + state.removingReplicas().size());
+    /** The layout {@code state} needs: layout 1 unless it has eligible leader replicas. */
+    static int layoutOf(PartitionState state) {
+        return state.hasEligibleLeaderReplicas() ? LAYOUT_2 : LAYOUT_1;
     }
 
-    static void write(DataOutputStream out, UUID topicId, PartitionState state) throws IOException {
+    static int size(PartitionState state, int layout) {
+        int size = MIN_SIZE + 4 * (state.replicas().size() + state.isr().size() + state.addingReplicas().size()
+                + state.removingReplicas().size());
+        if (layout >= LAYOUT_2) {
+            size += 2 * 2 + 4 * (state.eligibleLeaderReplicas().size() + state.lastKnownElr().size());
+        }
+        return size;
+    }
+
+    /**
+     * Writes {@code state} in {@code layout}.
+     *
+     * @throws IllegalArgumentException when layout 1 is asked for a state with eligible leader replicas
+     */
+    static void write(DataOutputStream out, UUID topicId, PartitionState state, int layout) throws IOException {
+        if (layout < LAYOUT_2 && state.hasEligibleLeaderReplicas()) {
+            throw new IllegalArgumentException("layout " + layout + " cannot hold the eligible leader replicas of "
+                    + state);
+        }
         out.writeLong(topicId.getMostSignificantBits());
         out.writeLong(topicId.getLeastSignificantBits());
         out.writeInt(state.partition());
@@ -54,6 +84,10 @@ final class PartitionStateCodec {
         writeList(out, state.isr());
         writeList(out, state.addingReplicas());
         writeList(out, state.removingReplicas());
+        if (layout >= LAYOUT_2) {
+            writeList(out, state.eligibleLeaderReplicas());
+            writeList(out, state.lastKnownElr());
+        }
     }
 
     private static void writeList(DataOutputStream out, List<Integer> ids) throws IOException {
@@ -68,7 +102,7 @@ final class PartitionStateCodec {
      * a count larger than what is left, a state {@link PartitionState} refuses); nothing is allocated
      * for a count before it is checked against the bytes that remain.
      */
-    static Decoded read(ByteBuffer in) {
+    static Decoded read(ByteBuffer in, int layout) {
         try {
             UUID topicId = new UUID(in.getLong(), in.getLong());
             int partition = in.getInt();
@@ -79,11 +113,14 @@ final class PartitionStateCodec {
             List<Integer> isr = readList(in);
             List<Integer> adding = readList(in);
             List<Integer> removing = readList(in);
-            if (replicas == null || isr == null || adding == null || removing == null || partition < 0) {
+            List<Integer> elr = layout >= LAYOUT_2 ? readList(in) : List.of();
+            List<Integer> lastKnownElr = layout >= LAYOUT_2 ? readList(in) : List.of();
+            if (replicas == null || isr == null || adding == null || removing == null || elr == null
+                    || lastKnownElr == null || partition < 0) {
                 return null;
             }
             return new Decoded(topicId, new PartitionState(partition, leader, leaderEpoch, replicas, isr,
-                    partitionEpoch, adding, removing));
+                    partitionEpoch, adding, removing, elr, lastKnownElr));
         } catch (BufferUnderflowException | IllegalArgumentException e) {
             return null;
         }

@@ -110,13 +110,18 @@ final class ReassignmentRules {
                 }
             }
         }
+        // Eligible leader replicas stay eligible while they are replicas (a replica removed has no log).
+        List<Integer> elr = retained(state.eligibleLeaderReplicas(), replicas);
+        elr.removeAll(isr);
+        List<Integer> lastKnownElr = retained(state.lastKnownElr(), replicas);
         if (leader == state.leader() && replicas.equals(state.replicas()) && isr.equals(state.isr())
-                && adding.equals(state.addingReplicas()) && removing.equals(state.removingReplicas())) {
+                && adding.equals(state.addingReplicas()) && removing.equals(state.removingReplicas())
+                && elr.equals(state.eligibleLeaderReplicas()) && lastKnownElr.equals(state.lastKnownElr())) {
             return state;
         }
         int leaderEpoch = leader == state.leader() ? state.leaderEpoch() : state.leaderEpoch() + 1;
         return new PartitionState(state.partition(), leader, leaderEpoch, replicas, isr, state.partitionEpoch() + 1,
-                adding, removing);
+                adding, removing, elr, isr.isEmpty() && elr.isEmpty() ? lastKnownElr : List.of());
     }
 
     /** The members of {@code isr} that are in {@code replicas}, in ISR order. */

@@ -1,5 +1,6 @@
 package io.krill.controller.cluster;
 
+import io.krill.controller.metadata.FinalizedFeatures;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.wire.error.ApiException;
@@ -21,6 +22,7 @@ import java.util.function.Supplier;
 record StoreContext(ZooKeeperStoreConfig config, ZkPaths paths, ZkSession session, MetadataWatcher watcher,
                     PartitionRecords records, Random random, BooleanSupplier closed) {
     private static final String UNCLEAN_CONFIG = "unclean.leader.election.enable";
+    static final String MIN_ISR_CONFIG = "min.insync.replicas";
 
     int nodeId() {
         return config.nodeId();
@@ -58,5 +60,38 @@ record StoreContext(ZooKeeperStoreConfig config, ZkPaths paths, ZkSession sessio
     boolean uncleanElection(TopicImage topic) {
         String override = topic.configs().get(UNCLEAN_CONFIG);
         return override != null ? Boolean.parseBoolean(override.trim()) : config.uncleanLeaderElection();
+    }
+
+    /**
+     * The eligible-leader-replicas settings of {@code topic} in {@code image}: the feature's level, and the
+     * topic's {@code min.insync.replicas} (its override, else the cluster-wide dynamic default, else this
+     * broker's static default).
+     */
+    ElrSettings elrSettings(MetadataImage image, TopicImage topic) {
+        if (image.finalizedFeatures().level(FinalizedFeatures.ELIGIBLE_LEADER_REPLICAS_VERSION) < 1) {
+            return ElrSettings.OFF;
+        }
+        return new ElrSettings(true, minInsyncReplicas(image, topic));
+    }
+
+    /** The effective {@code min.insync.replicas} of {@code topic}; an unparsable value counts as unset. */
+    int minInsyncReplicas(MetadataImage image, TopicImage topic) {
+        Integer value = topic == null ? null : positiveInt(topic.configs().get(MIN_ISR_CONFIG));
+        if (value == null) {
+            value = positiveInt(image.entityConfigs("").get(MIN_ISR_CONFIG));
+        }
+        return value != null ? value : config.minInsyncReplicas();
+    }
+
+    private static Integer positiveInt(String value) {
+        if (value == null) {
+            return null;
+        }
+        try {
+            int parsed = Integer.parseInt(value.trim());
+            return parsed >= 1 ? parsed : null;
+        } catch (NumberFormatException e) {
+            return null; // refused by the config handlers before it is written; never from Krill itself
+        }
     }
 }

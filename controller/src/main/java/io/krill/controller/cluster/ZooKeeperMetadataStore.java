@@ -113,6 +113,11 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
     private final CompletableFuture<HelixParticipant> preparedParticipant = new CompletableFuture<>();
     private volatile boolean preparedTaken;
     private volatile boolean closed;
+    /**
+     * This run started after an unclean shutdown and has not resigned yet: its first resignation also
+     * takes it out of every ELR ({@link LeaderElection#resign}). Set before it joins, cleared once it has.
+     */
+    private volatile boolean lostUnflushed;
 
     public ZooKeeperMetadataStore(ZooKeeperStoreConfig config) {
         this.config = config;
@@ -225,6 +230,14 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
 
     @Override
     public void registerBroker(BrokerInfo broker) {
+        registerBroker(broker, false);
+    }
+
+    @Override
+    public void registerBroker(BrokerInfo broker, boolean restartedUncleanly) {
+        if (restartedUncleanly && participant == null) {
+            lostUnflushed = true;
+        }
         if (broker.nodeId() != nodeId) {
             throw new IllegalArgumentException("this store is broker " + nodeId + "'s, not " + broker.nodeId() + "'s");
         }
@@ -239,6 +252,7 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
                 try {
                     joining.join(() -> {
                         resignAll();
+                        lostUnflushed = false;
                         awaitPreviousLiveInstance(joining);
                     });
                 } catch (Exception e) {
@@ -534,7 +548,9 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
      * a controlled shutdown ({@link LeaderElection#resign}): every leadership it holds moves to another
      * live ISR member (or to nobody), and it leaves every ISR where it is not the last member, all in a
      * few pipelined multi-ops. A restarted broker may have lost unflushed records; it re-enters an ISR
-     * only when a leader sees it caught up, and is never elected meanwhile.
+     * only when a leader sees it caught up, and is never elected meanwhile. With eligible leader replicas
+     * on it leaves every ISR, becoming eligible where the ISR left is below the minimum, and the first
+     * resignation of a run that started after an unclean shutdown also leaves every ELR.
      */
     private void resignAll() {
         long started = System.nanoTime();
@@ -554,23 +570,29 @@ public final class ZooKeeperMetadataStore implements MetadataStore {
         // Metadata answers name the new leaders from then on.
         List<TopicPartitionKey> led = new ArrayList<>();
         List<TopicPartitionKey> followed = new ArrayList<>();
+        boolean uncleanly = lostUnflushed;
+        java.util.function.BiFunction<String, PartitionState, PartitionState> rule = (name, state) -> {
+            MetadataImage image = context.image();
+            TopicImage topic = image.topic(name);
+            return LeaderElection.resign(state, nodeId, others::contains,
+                    topic == null ? ElrSettings.OFF : context.elrSettings(image, topic), uncleanly);
+        };
         for (TopicImage topic : current.topics()) {
+            ElrSettings elr = context.elrSettings(current, topic);
             for (PartitionState state : topic.partitions()) {
-                if (LeaderElection.resign(state, nodeId, others::contains) != null) {
+                if (LeaderElection.resign(state, nodeId, others::contains, elr, uncleanly) != null) {
                     (state.leader() == nodeId ? led : followed).add(new TopicPartitionKey(topic.name(),
                             state.partition()));
                 }
             }
         }
         Map<TopicPartitionKey, PartitionState> written = new java.util.HashMap<>();
-        written.putAll(records.updateAll(led,
-                (topic, fresh) -> LeaderElection.resign(fresh, nodeId, others::contains), PartitionRecords.asIn(current)));
+        written.putAll(records.updateAll(led, rule, PartitionRecords.asIn(current)));
         long leadershipsMoved = System.nanoTime();
         if (!written.isEmpty() && !followed.isEmpty()) {
             imageAfterOwnWrites();
         }
-        written.putAll(records.updateAll(followed,
-                (topic, fresh) -> LeaderElection.resign(fresh, nodeId, others::contains), PartitionRecords.asIn(current)));
+        written.putAll(records.updateAll(followed, rule, PartitionRecords.asIn(current)));
         int leaderless = 0;
         for (PartitionState state : written.values()) {
             if (state.leader() == PartitionState.NO_LEADER) {

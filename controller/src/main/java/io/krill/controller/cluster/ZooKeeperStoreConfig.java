@@ -26,12 +26,15 @@ import java.util.Objects;
  * @param crashProbeListener     the listener whose endpoint the active controller keeps a connection to on
  *                               every broker, to count a broker that refuses connections as dead before its
  *                               session expires ({@link CrashProbe}); null: sessions alone decide
+ * @param minInsyncReplicas      the broker default of {@code min.insync.replicas}, for topics that do not
+ *                               override it when no cluster-wide dynamic default is set (eligible leader
+ *                               replicas follow it)
  */
 public record ZooKeeperStoreConfig(String zkConnect, String clusterName, int nodeId, String clusterId,
                                    int sessionTimeoutMs, long operationTimeoutMs, boolean uncleanLeaderElection,
                                    int defaultPartitions, int defaultReplicationFactor, boolean autoLeaderRebalance,
                                    long leaderImbalanceCheckIntervalMs, int leaderImbalancePerBrokerPercentage,
-                                   String crashProbeListener) {
+                                   String crashProbeListener, int minInsyncReplicas) {
     public static final int DEFAULT_SESSION_TIMEOUT_MS = 6_000;
     public static final long DEFAULT_OPERATION_TIMEOUT_MS = 15_000;
     /** Kafka's defaults: enabled, every 300 s, above 10 %. */
@@ -54,6 +57,9 @@ public record ZooKeeperStoreConfig(String zkConnect, String clusterName, int nod
             throw new IllegalArgumentException("leader.imbalance.check.interval must be positive: "
                     + leaderImbalanceCheckIntervalMs + " ms");
         }
+        if (minInsyncReplicas < 1) {
+            throw new IllegalArgumentException("min.insync.replicas must be at least 1: " + minInsyncReplicas);
+        }
         if (leaderImbalancePerBrokerPercentage < 0 || leaderImbalancePerBrokerPercentage > 100) {
             throw new IllegalArgumentException("leader.imbalance.per.broker.percentage must be within 0..100: "
                     + leaderImbalancePerBrokerPercentage);
@@ -67,37 +73,37 @@ public record ZooKeeperStoreConfig(String zkConnect, String clusterName, int nod
     public static ZooKeeperStoreConfig of(String zkConnect, String clusterName, int nodeId) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, null, DEFAULT_SESSION_TIMEOUT_MS,
                 DEFAULT_OPERATION_TIMEOUT_MS, false, 1, 1, true, DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS,
-                DEFAULT_LEADER_IMBALANCE_PER_BROKER_PERCENTAGE, null);
+                DEFAULT_LEADER_IMBALANCE_PER_BROKER_PERCENTAGE, null, 1);
     }
 
     public ZooKeeperStoreConfig withClusterId(String id) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, id, sessionTimeoutMs, operationTimeoutMs,
                 uncleanLeaderElection, defaultPartitions, defaultReplicationFactor, autoLeaderRebalance,
-                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage, crashProbeListener);
+                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage, crashProbeListener, minInsyncReplicas);
     }
 
     public ZooKeeperStoreConfig withSessionTimeoutMs(int timeoutMs) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, timeoutMs, operationTimeoutMs,
                 uncleanLeaderElection, defaultPartitions, defaultReplicationFactor, autoLeaderRebalance,
-                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage, crashProbeListener);
+                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage, crashProbeListener, minInsyncReplicas);
     }
 
     public ZooKeeperStoreConfig withOperationTimeoutMs(long timeoutMs) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, sessionTimeoutMs, timeoutMs,
                 uncleanLeaderElection, defaultPartitions, defaultReplicationFactor, autoLeaderRebalance,
-                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage, crashProbeListener);
+                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage, crashProbeListener, minInsyncReplicas);
     }
 
     public ZooKeeperStoreConfig withUncleanLeaderElection(boolean enabled) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, sessionTimeoutMs, operationTimeoutMs,
                 enabled, defaultPartitions, defaultReplicationFactor, autoLeaderRebalance, leaderImbalanceCheckIntervalMs,
-                leaderImbalancePerBrokerPercentage, crashProbeListener);
+                leaderImbalancePerBrokerPercentage, crashProbeListener, minInsyncReplicas);
     }
 
     public ZooKeeperStoreConfig withTopicDefaults(int partitions, int replicationFactor) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, sessionTimeoutMs, operationTimeoutMs,
                 uncleanLeaderElection, partitions, replicationFactor, autoLeaderRebalance, leaderImbalanceCheckIntervalMs,
-                leaderImbalancePerBrokerPercentage, crashProbeListener);
+                leaderImbalancePerBrokerPercentage, crashProbeListener, minInsyncReplicas);
     }
 
     /**
@@ -107,7 +113,7 @@ public record ZooKeeperStoreConfig(String zkConnect, String clusterName, int nod
     public ZooKeeperStoreConfig withAutoLeaderRebalance(boolean enabled, long checkIntervalMs, int imbalancePercentage) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, sessionTimeoutMs, operationTimeoutMs,
                 uncleanLeaderElection, defaultPartitions, defaultReplicationFactor, enabled, checkIntervalMs,
-                imbalancePercentage, crashProbeListener);
+                imbalancePercentage, crashProbeListener, minInsyncReplicas);
     }
 
     /**
@@ -117,6 +123,13 @@ public record ZooKeeperStoreConfig(String zkConnect, String clusterName, int nod
     public ZooKeeperStoreConfig withCrashProbe(String listenerName) {
         return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, sessionTimeoutMs, operationTimeoutMs,
                 uncleanLeaderElection, defaultPartitions, defaultReplicationFactor, autoLeaderRebalance,
-                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage, listenerName);
+                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage, listenerName, minInsyncReplicas);
+    }
+
+    /** The broker default of {@code min.insync.replicas} (Kafka's default: 1). */
+    public ZooKeeperStoreConfig withMinInsyncReplicas(int minIsr) {
+        return new ZooKeeperStoreConfig(zkConnect, clusterName, nodeId, clusterId, sessionTimeoutMs, operationTimeoutMs,
+                uncleanLeaderElection, defaultPartitions, defaultReplicationFactor, autoLeaderRebalance,
+                leaderImbalanceCheckIntervalMs, leaderImbalancePerBrokerPercentage, crashProbeListener, minIsr);
     }
 }

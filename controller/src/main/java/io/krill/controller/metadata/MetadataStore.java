@@ -48,6 +48,17 @@ public interface MetadataStore extends AutoCloseable {
     void registerBroker(BrokerInfo broker);
 
     /**
+     * {@link #registerBroker(BrokerInfo)} for a broker that knows how its previous run ended: with
+     * {@code restartedUncleanly} (a log dir had no clean-shutdown marker) its logs may lack records it had
+     * acknowledged, so before it goes live it leaves every ELR (eligible leader replicas, KIP-966), as
+     * Kafka's controller removes a broker that re-registers after an unclean shutdown. A store without
+     * ELRs ignores it.
+     */
+    default void registerBroker(BrokerInfo broker, boolean restartedUncleanly) {
+        registerBroker(broker);
+    }
+
+    /**
      * Reserves {@code count} producer ids for this broker and returns the first: ids are unique in the
      * cluster and never handed out twice, across restarts too.
      */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.krill.controller.metadata.ApiError;
 import io.krill.controller.metadata.ElectionType;
+import io.krill.controller.metadata.FinalizedFeatures;
 import io.krill.controller.metadata.NewTopic;
 import io.krill.controller.metadata.PartitionReassignment;
 import io.krill.controller.metadata.PartitionState;
@@ -126,6 +127,11 @@ class ElectionsAndReassignmentsTest {
     @Test
     void anUncleanElectionGivesALeaderlessPartitionALiveReplica(TestInfo test) throws Exception {
         start(test, false);
+        // Krill's ISR-only rule (with eligible leader replicas the last member would leave the ISR for the
+        // ELR: EligibleLeaderReplicasClusterTest)
+        cluster.store(1).updateEntityConfigsAsync(FinalizedFeatures.ENTITY, current -> FinalizedFeatures
+                .fromConfigs(current).toConfigsWith(Map.of(FinalizedFeatures.ELIGIBLE_LEADER_REPLICAS_VERSION,
+                        (short) 0))).get(30, java.util.concurrent.TimeUnit.SECONDS);
         cluster.store(1).createTopic(placed("fragile", List.of(1, 2)));
         cluster.store(1).createTopic(placed("lonely", List.of(1)));
         PartitionState led = cluster.awaitPartition("fragile", 0, s -> s.leader() == 1);

@@ -1,11 +1,13 @@
 package io.krill.controller.cluster;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.krill.controller.metadata.PartitionState;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -13,8 +15,9 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * Partition records (binary, and the JSON of earlier versions) with and without a reassignment, records
- * written before reassignments existed, and
+ * Partition records (binary, and the JSON of earlier versions) with and without a reassignment, with
+ * eligible leader replicas (the second layout) and in the first layout, records written before
+ * reassignments existed, and
  * topic records with and without their partitions' initial states.
  */
 class MetadataRecordsTest {
@@ -32,6 +35,58 @@ class MetadataRecordsTest {
         byte[] encoded = MetadataRecords.encodePartition("t", TOPIC_ID, plain);
         assertEquals(4 + 64, encoded.length, "binary: magic, then 64 bytes for three replicas in sync");
         assertEquals(plain, MetadataRecords.decodePartition(3, encoded));
+    }
+
+    @Test
+    void eligibleLeaderReplicasTakeTheSecondLayoutAndRoundTrip() {
+        PartitionState withElr = new PartitionState(3, 1, 4, List.of(1, 2, 3), List.of(1), 9, List.of(), List.of(),
+                List.of(2, 3), List.of());
+        byte[] encoded = MetadataRecords.encodePartition("t", TOPIC_ID, withElr);
+        assertEquals(MetadataRecords.PARTITION_RECORD_MAGIC_2, ByteBuffer.wrap(encoded).getInt(), "KPR2");
+        assertEquals(4 + 16 + 16 + 2 + 12 + 2 + 4 + 2 + 2 + 2 + 8 + 2, encoded.length);
+        assertEquals(withElr, MetadataRecords.decodePartition(3, encoded));
+
+        PartitionState lastKnown = new PartitionState(3, -1, 5, List.of(1, 2, 3), List.of(), 10, List.of(3), List.of(),
+                List.of(), List.of(2));
+        assertEquals(lastKnown, MetadataRecords.decodePartition(3, MetadataRecords.encodePartition("t", TOPIC_ID,
+                lastKnown)));
+        for (int length = 4; length < encoded.length; length++) {
+            byte[] truncated = Arrays.copyOf(encoded, length);
+            assertThrows(IllegalStateException.class, () -> MetadataRecords.decodePartition(3, truncated),
+                    "truncated to " + length);
+        }
+    }
+
+    @Test
+    void aStateWithoutEligibleLeaderReplicasIsWrittenInTheFirstLayout() {
+        PartitionState plain = new PartitionState(3, 1, 4, List.of(1, 2, 3), List.of(1, 2, 3), 9);
+        byte[] encoded = MetadataRecords.encodePartition("t", TOPIC_ID, plain);
+        assertEquals(MetadataRecords.PARTITION_RECORD_MAGIC, ByteBuffer.wrap(encoded).getInt(), "KPR1");
+        assertArrayEquals(firstLayout(plain), encoded, "the very bytes of the layout before ELRs");
+    }
+
+    @Test
+    void aRecordInTheFirstLayoutReadsWithoutEligibleLeaderReplicas() {
+        PartitionState old = new PartitionState(3, 2, 4, List.of(2, 3, 1), List.of(2), 9, List.of(3), List.of(1));
+        PartitionState read = MetadataRecords.decodePartition(3, firstLayout(old));
+        assertEquals(old, read);
+        assertEquals(List.of(), read.eligibleLeaderReplicas());
+        assertEquals(List.of(), read.lastKnownElr());
+    }
+
+    /** A record as brokers before ELRs wrote it, byte by byte from the layout they documented. */
+    private static byte[] firstLayout(PartitionState state) {
+        ByteBuffer out = ByteBuffer.allocate(4 + 16 + 16 + 8 + 4 * (state.replicas().size() + state.isr().size()
+                + state.addingReplicas().size() + state.removingReplicas().size()));
+        out.put("KPR1".getBytes(StandardCharsets.US_ASCII));
+        out.putLong(TOPIC_ID.getMostSignificantBits()).putLong(TOPIC_ID.getLeastSignificantBits());
+        out.putInt(state.partition()).putInt(state.leader()).putInt(state.leaderEpoch()).putInt(state.partitionEpoch());
+        for (List<Integer> ids : List.of(state.replicas(), state.isr(), state.addingReplicas(),
+                state.removingReplicas())) {
+            out.putShort((short) ids.size());
+            ids.forEach(out::putInt);
+        }
+        return out.array();
     }
 
     @Test

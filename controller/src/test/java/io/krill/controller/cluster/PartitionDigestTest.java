@@ -50,6 +50,23 @@ class PartitionDigestTest {
     }
 
     @Test
+    void aDigestWithEligibleLeaderReplicasTakesTheSecondLayoutForEveryEntry() {
+        List<PartitionDigest.Entry> entries = List.of(
+                new PartitionDigest.Entry("t", UUID.randomUUID(), new PartitionState(3, 2, 7, List.of(1, 2, 3),
+                        List.of(2), 11, List.of(), List.of(), List.of(3), List.of())),
+                new PartitionDigest.Entry("u", UUID.randomUUID(), new PartitionState(0, 1, 0, List.of(1, 4),
+                        List.of(1, 4), 0)));
+        byte[] encoded = PartitionDigest.encode(entries);
+        assertEquals(PartitionDigest.MAGIC_2, ByteBuffer.wrap(encoded).getInt());
+        assertEquals(entries, PartitionDigest.decode(encoded));
+        for (int length = 1; length < encoded.length; length++) {
+            assertNull(PartitionDigest.decode(Arrays.copyOf(encoded, length)), "truncated to " + length);
+        }
+        assertEquals(PartitionDigest.MAGIC, ByteBuffer.wrap(PartitionDigest.encode(entries.subList(1, 2))).getInt(),
+                "without ELRs: the first layout, as before");
+    }
+
+    @Test
     void refusesEmptyTruncatedOversizeAndForeignData() {
         byte[] good = PartitionDigest.encode(List.of(new PartitionDigest.Entry("t", UUID.randomUUID(),
                 new PartitionState(0, 1, 0, List.of(1, 2), List.of(1, 2), 0))));

@@ -69,10 +69,14 @@ final class TestCluster implements AutoCloseable {
     }
 
     private ZooKeeperMetadataStore newStore(int nodeId) {
+        return newStore(nodeId, false);
+    }
+
+    private ZooKeeperMetadataStore newStore(int nodeId, boolean restartedUncleanly) {
         ZooKeeperMetadataStore store = new ZooKeeperMetadataStore(configure.apply(
                 ZooKeeperStoreConfig.of(zk.connectString() + "/krill", clusterName, nodeId)
                         .withSessionTimeoutMs(4_000).withOperationTimeoutMs(5_000)));
-        store.registerBroker(broker(nodeId));
+        store.registerBroker(broker(nodeId), restartedUncleanly);
         return store;
     }
 
@@ -106,7 +110,12 @@ final class TestCluster implements AutoCloseable {
     }
 
     void restart(int nodeId) {
-        stores.put(nodeId, newStore(nodeId));
+        restart(nodeId, false);
+    }
+
+    /** Starts broker {@code nodeId} again, telling its store whether its previous run ended uncleanly. */
+    void restart(int nodeId, boolean uncleanly) {
+        stores.put(nodeId, newStore(nodeId, uncleanly));
         awaitAllSeeEachOther();
     }
 

@@ -7,6 +7,7 @@ import io.krill.broker.config.ConfigException;
 import io.krill.broker.config.DynamicBrokerConfig;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.authorizer.Authorization;
+import io.krill.controller.metadata.FinalizedFeatures;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.controller.metadata.TopicNames;
@@ -147,6 +148,7 @@ final class ConfigAlteration {
                                                           UnaryOperator<Map<String, String>> change,
                                                           Map<String, String> current) {
         Map<String, String> next = validated(change, current);
+        checkMinIsrWithEligibleLeaderReplicas(context, name, current, next);
         for (String key : changedKeys(current, next)) {
             if (BrokerConfigDefs.DEF.find(key).map(k -> k.dynamicMode().isDynamic()).orElse(false)
                     && !DynamicBrokerConfig.appliedLive(key)) {
@@ -163,6 +165,28 @@ final class ConfigAlteration {
             throw new ApiException(Errors.INVALID_CONFIG, e.getMessage());
         }
         return next;
+    }
+
+    /**
+     * With eligible leader replicas on, {@code min.insync.replicas} decides which replicas the controller may
+     * elect, so it must be one value cluster-wide: as Kafka, a broker's own value may not change and the
+     * cluster-wide one may not be removed (INVALID_CONFIG).
+     */
+    private static void checkMinIsrWithEligibleLeaderReplicas(BrokerContext context, String name,
+                                                              Map<String, String> current, Map<String, String> next) {
+        String key = "min.insync.replicas";
+        if (java.util.Objects.equals(current.get(key), next.get(key)) || context.metadata().image()
+                .finalizedFeatures().level(FinalizedFeatures.ELIGIBLE_LEADER_REPLICAS_VERSION) < 1) {
+            return;
+        }
+        if (!name.isEmpty()) {
+            throw new ApiException(Errors.INVALID_CONFIG, "Broker-level " + key
+                    + " cannot be altered while ELR is enabled.");
+        }
+        if (!next.containsKey(key)) {
+            throw new ApiException(Errors.INVALID_CONFIG, "Cluster-level " + key
+                    + " cannot be removed while ELR is enabled.");
+        }
     }
 
     private static Set<String> changedKeys(Map<String, String> before, Map<String, String> after) {

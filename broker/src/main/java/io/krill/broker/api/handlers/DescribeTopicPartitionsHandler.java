@@ -123,7 +123,12 @@ public final class DescribeTopicPartitionsHandler extends AbstractApiHandler {
         return response;
     }
 
-    private static DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponsePartition partition(
+    /**
+     * One partition as Kafka describes it, the eligible leader replicas and the last known ones (KIP-966)
+     * included: both are empty unless {@code eligible.leader.replicas.version} >= 1 has the controller keep
+     * them.
+     */
+    static DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponsePartition partition(
             MetadataImage image, PartitionState state, String listenerName) {
         List<Integer> offline = new ArrayList<>();
         for (int replica : state.replicas()) {
@@ -139,8 +144,8 @@ public final class DescribeTopicPartitionsHandler extends AbstractApiHandler {
                 .setLeaderEpoch(state.leaderEpoch())
                 .setReplicaNodes(new ArrayList<>(state.replicas()))
                 .setIsrNodes(new ArrayList<>(state.isr()))
-                .setEligibleLeaderReplicas(new ArrayList<>())
-                .setLastKnownElr(new ArrayList<>())
+                .setEligibleLeaderReplicas(new ArrayList<>(state.eligibleLeaderReplicas()))
+                .setLastKnownElr(new ArrayList<>(state.lastKnownElr()))
                 .setOfflineReplicas(offline);
     }
 

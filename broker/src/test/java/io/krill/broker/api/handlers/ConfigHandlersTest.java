@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.krill.broker.api.Request;
 import io.krill.broker.config.ConfigSource;
 import io.krill.broker.security.KafkaPrincipal;
+import io.krill.controller.metadata.FinalizedFeatures;
 import io.krill.controller.metadata.NewTopic;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
@@ -197,6 +198,36 @@ class ConfigHandlersTest {
                 .responses().get(0).errorCode());
         assertEquals(Errors.INVALID_REQUEST.code(), incremental(1, BROKER, "", op("num.replica.fetchers", 0, "2"))
                 .responses().get(0).errorCode());
+    }
+
+    @Test
+    void withEligibleLeaderReplicasMinIsrIsOneClusterWideValue() throws Exception {
+        setEligibleLeaderReplicas(0);
+        assertEquals(Errors.NONE.code(), incremental(1, BROKER, "1", op("min.insync.replicas", 0, "2"))
+                .responses().get(0).errorCode(), "the feature off: a broker may have its own");
+        assertEquals(Errors.NONE.code(), incremental(1, BROKER, "1", op("min.insync.replicas", 1, null))
+                .responses().get(0).errorCode());
+
+        setEligibleLeaderReplicas(1);
+        IncrementalAlterConfigsResponse.AlterConfigsResourceResponse own = incremental(1, BROKER, "1",
+                op("min.insync.replicas", 0, "2")).responses().get(0);
+        assertEquals(Errors.INVALID_CONFIG.code(), own.errorCode());
+        assertEquals("Broker-level min.insync.replicas cannot be altered while ELR is enabled.", own.errorMessage());
+        assertEquals(Errors.NONE.code(), incremental(1, BROKER, "", op("min.insync.replicas", 0, "2"))
+                .responses().get(0).errorCode(), "the cluster-wide value may change");
+        IncrementalAlterConfigsResponse.AlterConfigsResourceResponse removal = incremental(1, BROKER, "",
+                op("min.insync.replicas", 1, null)).responses().get(0);
+        assertEquals(Errors.INVALID_CONFIG.code(), removal.errorCode());
+        assertEquals("Cluster-level min.insync.replicas cannot be removed while ELR is enabled.",
+                removal.errorMessage());
+        assertEquals(Errors.INVALID_CONFIG.code(), alter(false, BROKER, "1", "min.insync.replicas", "3")
+                .responses().get(0).errorCode(), "the legacy AlterConfigs too");
+    }
+
+    private void setEligibleLeaderReplicas(int level) throws Exception {
+        broker.metadata.updateEntityConfigsAsync(FinalizedFeatures.ENTITY, current -> FinalizedFeatures
+                .fromConfigs(current).toConfigsWith(Map.of(FinalizedFeatures.ELIGIBLE_LEADER_REPLICAS_VERSION,
+                        (short) level))).get(10, java.util.concurrent.TimeUnit.SECONDS);
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.krill.controller.metadata.NewTopic;
+import io.krill.controller.metadata.PartitionState;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.DescribeTopicPartitionsRequest;
 import io.krill.wire.message.DescribeTopicPartitionsResponse;
@@ -91,6 +92,23 @@ class DescribeTopicPartitionsHandlerTest {
         assertEquals(List.of(1), p.isrNodes());
         assertEquals(List.of(), p.eligibleLeaderReplicas());
         assertEquals(List.of(), p.offlineReplicas());
+    }
+
+    @Test
+    void eligibleLeaderReplicasAndTheLastKnownOnesAreDescribed() {
+        PartitionState withElr = new PartitionState(0, PartitionState.NO_LEADER, 4, List.of(1, 2, 3), List.of(), 9,
+                List.of(), List.of(), List.of(2, 3), List.of());
+        DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponsePartition p =
+                DescribeTopicPartitionsHandler.partition(broker.metadata.image(), withElr, "PLAINTEXT");
+        assertEquals(List.of(2, 3), p.eligibleLeaderReplicas());
+        assertEquals(List.of(), p.lastKnownElr());
+        assertEquals(List.of(), p.isrNodes());
+        assertEquals(List.of(2, 3), p.offlineReplicas(), "brokers 2 and 3 do not exist here");
+
+        PartitionState lastKnown = new PartitionState(0, PartitionState.NO_LEADER, 5, List.of(1, 2, 3), List.of(), 10,
+                List.of(), List.of(), List.of(), List.of(3));
+        assertEquals(List.of(3), DescribeTopicPartitionsHandler.partition(broker.metadata.image(), lastKnown,
+                "PLAINTEXT").lastKnownElr());
     }
 
     @Test
