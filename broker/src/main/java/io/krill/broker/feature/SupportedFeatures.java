@@ -14,7 +14,8 @@ import java.util.Map;
  *       AddPartitionsToTxn through Produce v12 and TxnOffsetCommit v5); 0 and 1 the classic flow.</li>
  *   <li>{@code group.version} 0-1: 1 serves the consumer group protocol of KIP-848
  *       (ConsumerGroupHeartbeat, ConsumerGroupDescribe).</li>
- *   <li>{@code eligible.leader.replicas.version} 0-{@link #ELR_MAX}: KIP-966.</li>
+ *   <li>{@code eligible.leader.replicas.version} 0-{@link #ELR_MAX}: 1 keeps eligible leader replicas
+ *       (KIP-966) and the strict min-ISR rule for the high watermark (docs/replication.md).</li>
  * </ul>
  * Kafka's {@code metadata.version} and {@code kraft.version} describe KRaft's metadata log, which Krill
  * (ZooKeeper and Helix) does not have; {@code share.version} and {@code streams.version} wait for their
@@ -24,7 +25,7 @@ import java.util.Map;
  */
 public final class SupportedFeatures {
     /** The highest eligible leader replicas level served. */
-    static final short ELR_MAX = 0;
+    static final short ELR_MAX = 1;
 
     /** Feature name to {min, max}, in the order ApiVersions lists them. */
     private static final Map<String, short[]> RANGES = new LinkedHashMap<>();

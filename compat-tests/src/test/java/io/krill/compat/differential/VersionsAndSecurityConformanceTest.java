@@ -128,8 +128,7 @@ class VersionsAndSecurityConformanceTest extends DifferentialTest {
             "metadata.version", "KRaft's metadata log: Krill keeps metadata in ZooKeeper and Helix",
             "kraft.version", "KRaft only",
             "share.version", "share groups, issue 23",
-            "streams.version", "streams groups (KIP-1071), not planned yet",
-            "eligible.leader.replicas.version", "eligible leader replicas: issue 22, not merged yet");
+            "streams.version", "streams groups (KIP-1071), not planned yet");
 
     /**
      * ApiVersions' supported and finalized features (v3+, KIP-584): the same ranges and new-cluster levels

@@ -31,7 +31,8 @@ public record FinalizedFeatures(long epoch, Map<String, Short> levels) {
     /** The levels of a cluster that never changed one. */
     public static final FinalizedFeatures DEFAULTS = new FinalizedFeatures(0, Map.of(
             TRANSACTION_VERSION, (short) 2,
-            GROUP_VERSION, (short) 1));
+            GROUP_VERSION, (short) 1,
+            ELIGIBLE_LEADER_REPLICAS_VERSION, (short) 1));
 
     public FinalizedFeatures {
         Map<String, Short> positive = new TreeMap<>();
