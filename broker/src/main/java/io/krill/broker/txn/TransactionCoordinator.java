@@ -542,8 +542,8 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
         }
         synchronized (md) {
             TransactionValue v = md.current();
-            if (bumpEpoch && isRetryOfBumpedEnd(v, producerId, producerEpoch)) {
-                callback.accept(answerRetriedEnd(md, v, commit));
+            if (bumpEpoch && EpochBump.isRetry(v, producerId, producerEpoch)) {
+                callback.accept(EpochBump.retriedAnswer(v, md.hasPendingTransition(), commit));
                 return;
             }
             if (v.producerId() != producerId) {
@@ -593,44 +593,12 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
      * the next epoch, with a new producer id to go on with when that epoch is the last one.
      */
     private TransactionValue bumped(TransactionValue v, TransactionState prepare) {
-        short epoch = (short) (v.producerEpoch() + 1);
-        long next = epoch >= Short.MAX_VALUE ? producerIds.getAsLong() : RecordBatch.NO_PRODUCER_ID;
+        long next = EpochBump.exhausts(v) ? producerIds.getAsLong() : RecordBatch.NO_PRODUCER_ID;
         if (next != RecordBatch.NO_PRODUCER_ID) {
             LOG.info("Producer epoch of producer id {} exhausted: it continues as producer id {} after this transaction",
                     v.producerId(), next);
         }
-        long start = v.state() == TransactionState.ONGOING ? v.txnStartTimestamp() : now();
-        return new TransactionValue(v.producerId(), v.previousProducerId(), epoch, v.producerEpoch(), v.timeoutMs(),
-                prepare, v.partitions(), start, now(), next, (byte) 2);
-    }
-
-    /**
-     * Whether {@code producerId}/{@code producerEpoch} are those a version 2 end was asked with before its
-     * bump: the transaction's Prepare* or Complete* state carries the epoch before the bump as the last
-     * epoch, and either the same producer id at the bumped epoch or, after a rotation, the old id as the
-     * previous one and the new id at epoch 0.
-     */
-    private static boolean isRetryOfBumpedEnd(TransactionValue v, long producerId, short producerEpoch) {
-        if (!v.bumpsEpochPerTransaction() || producerEpoch != v.lastProducerEpoch()
-                || !(v.state().isPreparing() || v.state() == TransactionState.COMPLETE_COMMIT
-                || v.state() == TransactionState.COMPLETE_ABORT)) {
-            return false;
-        }
-        boolean sameId = producerId == v.producerId() && v.producerEpoch() == producerEpoch + 1;
-        boolean rotated = producerId == v.previousProducerId() && v.producerEpoch() == 0
-                && !v.state().isPreparing();
-        return sameId || rotated;
-    }
-
-    private static EndResult answerRetriedEnd(TransactionMetadata md, TransactionValue v, boolean commit) {
-        boolean committing = v.state() == TransactionState.PREPARE_COMMIT || v.state() == TransactionState.COMPLETE_COMMIT;
-        if (committing != commit) {
-            return EndResult.failed(Errors.INVALID_TXN_STATE);
-        }
-        if (v.state().isPreparing() || md.hasPendingTransition()) {
-            return EndResult.failed(Errors.CONCURRENT_TRANSACTIONS);
-        }
-        return new EndResult(Errors.NONE, v.producerId(), v.producerEpoch());
+        return EpochBump.prepared(v, prepare, next, now());
     }
 
     /**
