@@ -1,11 +1,12 @@
 package io.krill.broker.group;
 
+import static io.krill.broker.group.ClassicRebalancer.NEW_MEMBER_JOIN_TIMEOUT_MS;
 import static io.krill.broker.group.ClassicRebalancer.answerSync;
 import static io.krill.broker.group.ClassicRebalancer.deliver;
 import static io.krill.broker.group.ClassicRebalancer.joinError;
-import static io.krill.broker.group.ClassicRebalancer.NEW_MEMBER_JOIN_TIMEOUT_MS;
 import static io.krill.broker.group.ClassicRebalancer.syncError;
 
+import io.krill.broker.coordinator.CoordinatorTimer;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.HeartbeatRequest;
 import io.krill.wire.message.JoinGroupRequest;

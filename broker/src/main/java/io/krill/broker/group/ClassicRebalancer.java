@@ -1,5 +1,7 @@
 package io.krill.broker.group;
 
+import io.krill.broker.coordinator.CoordinatorLog;
+import io.krill.broker.coordinator.CoordinatorTimer;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.JoinGroupResponse;
 import io.krill.wire.message.SyncGroupResponse;

@@ -2,6 +2,7 @@ package io.krill.broker.group;
 
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
+import io.krill.broker.coordinator.CoordinatorTimer;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ConsumerGroupHeartbeatRequest;
 import io.krill.wire.message.ConsumerGroupHeartbeatResponse;

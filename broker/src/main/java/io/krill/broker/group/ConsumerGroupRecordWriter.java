@@ -1,5 +1,6 @@
 package io.krill.broker.group;
 
+import io.krill.broker.coordinator.CoordinatorLog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,5 +1,7 @@
 package io.krill.broker.group;
 
+import io.krill.broker.coordinator.CoordinatorLog;
+import io.krill.broker.coordinator.CoordinatorTimer;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;

@@ -2,6 +2,10 @@ package io.krill.broker.group;
 
 import io.krill.broker.BrokerContext;
 import io.krill.broker.config.GroupSettings;
+import io.krill.broker.coordinator.CoordinatorLog;
+import io.krill.broker.coordinator.CoordinatorTimer;
+import io.krill.broker.coordinator.ExecutorCoordinatorTimer;
+import io.krill.broker.coordinator.PartitionCoordinatorLog;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataListener;
 import io.krill.wire.error.ApiException;
@@ -79,7 +83,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     public static GroupCoordinator forBroker(BrokerContext context, TxnOffsetCommitVerifier verifier) {
         GroupSettings settings = context.config().group();
         ExecutorCoordinatorTimer timer = new ExecutorCoordinatorTimer();
-        PartitionCoordinatorLog log = new PartitionCoordinatorLog(context.metadata(), context.partitions(),
+        PartitionCoordinatorLog log = new PartitionCoordinatorLog(TOPIC, context.metadata(), context.partitions(),
                 context.producePurgatory(), timer, settings.offsetsCommitTimeoutMs(),
                 settings.offsetsTopicCompressionCodec(), settings.offsetsLoadBufferSize());
         GroupCoordinator coordinator = new GroupCoordinator(context.nodeId(), GroupConfig.from(settings), log, timer,

@@ -1,5 +1,7 @@
 package io.krill.broker.group;
 
+import io.krill.broker.coordinator.CoordinatorLog;
+import io.krill.broker.coordinator.CoordinatorTimer;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;

@@ -1,10 +1,10 @@
 package io.krill.broker.txn;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.group.CoordinatorLog;
-import io.krill.broker.group.CoordinatorTimer;
-import io.krill.broker.group.ExecutorCoordinatorTimer;
-import io.krill.broker.group.PartitionCoordinatorLog;
+import io.krill.broker.coordinator.CoordinatorLog;
+import io.krill.broker.coordinator.CoordinatorTimer;
+import io.krill.broker.coordinator.ExecutorCoordinatorTimer;
+import io.krill.broker.coordinator.PartitionCoordinatorLog;
 import io.krill.broker.security.InterBrokerConnector;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataListener;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.krill.broker.coordinator.MockCoordinatorTimer;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;

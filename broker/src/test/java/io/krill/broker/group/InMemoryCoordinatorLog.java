@@ -1,5 +1,6 @@
 package io.krill.broker.group;
 
+import io.krill.broker.coordinator.CoordinatorLog;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import java.util.ArrayList;

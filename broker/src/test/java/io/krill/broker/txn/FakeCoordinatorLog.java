@@ -1,6 +1,6 @@
 package io.krill.broker.txn;
 
-import io.krill.broker.group.CoordinatorLog;
+import io.krill.broker.coordinator.CoordinatorLog;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import java.util.ArrayList;

@@ -3,10 +3,10 @@ package io.krill.broker.api.handlers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
-import io.krill.broker.group.CoordinatorLog;
+import io.krill.broker.coordinator.CoordinatorLog;
+import io.krill.broker.coordinator.MockCoordinatorTimer;
 import io.krill.broker.group.GroupConfig;
 import io.krill.broker.group.GroupCoordinator;
-import io.krill.broker.group.MockCoordinatorTimer;
 import io.krill.broker.security.KafkaPrincipal;
 import io.krill.controller.metadata.NewTopic;
 import io.krill.controller.metadata.TopicCreation;

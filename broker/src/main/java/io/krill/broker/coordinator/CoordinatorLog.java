@@ -1,11 +1,12 @@
-package io.krill.broker.group;
+package io.krill.broker.coordinator;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Where the coordinator's records go: the partitions of {@code __consumer_offsets}. The broker's
- * implementation is {@link PartitionCoordinatorLog}; tests use an in-memory one.
+ * Where a coordinator's records go: the partitions of its internal topic ({@code __consumer_offsets} for
+ * the group coordinator, {@code __transaction_state} for the transaction coordinator). The broker's
+ * implementation is {@link PartitionCoordinatorLog}; tests use in-memory ones.
  *
  * <p>Implementations are thread-safe.
  */

@@ -1,8 +1,9 @@
-package io.krill.broker.group;
+package io.krill.broker.coordinator;
 
 /**
- * The coordinator's clock and its one thread for deadlines (join and sync waits, session expiry,
- * initial rebalance delay, offsets expiry) and partition loads. Tasks are not cancelled: each checks,
+ * A coordinator's clock and its one thread for deadlines (for groups: join and sync waits, session
+ * expiry, initial rebalance delay, offsets expiry; for transactions: timeouts, id expiry, retries) and
+ * partition loads. Tasks are not cancelled: each checks,
  * under its group's lock, whether it is still current (a generation or rebalance token, a deadline that
  * moved) and does nothing otherwise. No thread per member or per waiting request.
  *

@@ -1,4 +1,4 @@
-package io.krill.broker.group;
+package io.krill.broker.coordinator;
 
 import java.util.PriorityQueue;
 

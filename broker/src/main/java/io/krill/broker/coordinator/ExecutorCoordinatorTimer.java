@@ -1,4 +1,4 @@
-package io.krill.broker.group;
+package io.krill.broker.coordinator;
 
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;

@@ -1,4 +1,4 @@
-package io.krill.broker.group;
+package io.krill.broker.coordinator;
 
 import io.krill.broker.api.ErrorMapping;
 import io.krill.broker.partition.Partition;
@@ -49,14 +49,6 @@ public final class PartitionCoordinatorLog implements CoordinatorLog {
     private final long commitTimeoutMs;
     private final CompressionType compression;
     private final int loadBufferSize;
-
-    /** The log of the group coordinator: partitions of {@code __consumer_offsets}. */
-    public PartitionCoordinatorLog(MetadataStore metadata, PartitionManager partitions,
-                                   DelayedOperationPurgatory<TopicPartition> purgatory, CoordinatorTimer timer,
-                                   long commitTimeoutMs, int compressionCodec, int loadBufferSize) {
-        this(GroupCoordinator.TOPIC, metadata, partitions, purgatory, timer, commitTimeoutMs, compressionCodec,
-                loadBufferSize);
-    }
 
     /** The log of a coordinator whose records live in the partitions of {@code topic}. */
     public PartitionCoordinatorLog(String topic, MetadataStore metadata, PartitionManager partitions,
