@@ -18,7 +18,7 @@
  *
  * <p>Durability: group metadata and offsets are records in the group's partition, in the versioned
  * layout of {@link io.krill.broker.group.GroupRecords}, appended through
- * {@link io.krill.broker.group.CoordinatorLog} ({@link io.krill.broker.group.PartitionCoordinatorLog}:
+ * {@link io.krill.broker.coordinator.CoordinatorLog} ({@link io.krill.broker.coordinator.PartitionCoordinatorLog}:
  * the partition's leader append with acks=all semantics). A partition is replayed when this broker
  * becomes its leader (at startup, or when {@code __consumer_offsets} is created on the first
  * FindCoordinator); requests for its groups get COORDINATOR_LOAD_IN_PROGRESS until then.
@@ -26,7 +26,7 @@
  * <p>Threads: requests run on the request threads and never wait; a JoinGroup or SyncGroup that must
  * wait leaves a callback with its member. Deadlines (initial rebalance delay, rebalance timeout,
  * session expiry, pending sync, offsets retention) and partition loads run on the one
- * {@code group-coordinator} thread of {@link io.krill.broker.group.CoordinatorTimer}. Each group is
+ * {@code group-coordinator} thread of {@link io.krill.broker.coordinator.CoordinatorTimer}. Each group is
  * guarded by its own monitor; no code holds two group locks.
  */
 package io.krill.broker.group;
