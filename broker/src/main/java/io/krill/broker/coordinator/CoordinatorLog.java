@@ -55,6 +55,15 @@ public interface CoordinatorLog {
                                                 List<Entry> entries);
 
     /**
+     * Whether this broker lost (or may have lost) its coordination session: another broker may meanwhile
+     * lead the coordinator's partitions and hold newer state, so a coordinator must not answer from its
+     * memory (it answers NOT_COORDINATOR, and clients look it up again). False by default.
+     */
+    default boolean isFenced() {
+        return false;
+    }
+
+    /**
      * Whether producer {@code producerId} has a transaction open in partition {@code partition} at
      * {@code producerEpoch}: it wrote there with {@link #appendTransactional} at that epoch since its last
      * marker. Such a producer was verified (or added) when it first wrote in this transaction. The epoch

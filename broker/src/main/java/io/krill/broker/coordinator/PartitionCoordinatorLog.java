@@ -121,6 +121,11 @@ public final class PartitionCoordinatorLog implements CoordinatorLog {
     }
 
     @Override
+    public boolean isFenced() {
+        return metadata.isFenced();
+    }
+
+    @Override
     public boolean hasOngoingTransaction(int partitionIndex, long producerId, short producerEpoch) {
         Partition partition = partitions.partition(topic, partitionIndex);
         return partition != null && partition.log().producerState(producerId)

@@ -122,6 +122,11 @@ final class GroupContext {
     }
 
     GroupShard shardFor(String groupId) {
+        if (log.isFenced()) {
+            // Cut off from the cluster: another broker may have loaded newer state of this group.
+            throw new ApiException(Errors.NOT_COORDINATOR, "Broker " + nodeId + " is cut off from the cluster; "
+                    + "another broker may coordinate group " + groupId);
+        }
         GroupShard shard = shards.get(partitionFor(groupId));
         if (shard == null) {
             throw new ApiException(Errors.NOT_COORDINATOR, "This broker is not the coordinator of group " + groupId);

@@ -26,7 +26,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
@@ -79,8 +78,6 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
     private final CoordinatorTimer timer;
     private final LongSupplier producerIds;
     private final MarkerWriter markers;
-    /** The broker lost (or may have lost) its coordination session: answer nothing from memory. */
-    private final BooleanSupplier fenced;
     private final Map<Integer, Shard> shards = new ConcurrentHashMap<>();
     private volatile int partitionCount;
     private volatile boolean closed;
@@ -134,7 +131,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
                 context.config().listeners().interBrokerListenerName(), connector, config.requestTimeoutMs() + 10_000,
                 timer);
         TransactionCoordinator coordinator = new TransactionCoordinator(context.nodeId(), config, log, timer,
-                producerIds::nextProducerId, sender, context.metadata()::isFenced);
+                producerIds::nextProducerId, sender);
         coordinator.owned.add(sender);
         coordinator.owned.add(timer);
         return coordinator;
@@ -142,9 +139,8 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
 
     /** @param producerIds hands out unused producer ids (the broker's {@link ProducerIdManager}) */
     TransactionCoordinator(int nodeId, TransactionConfig config, CoordinatorLog log, CoordinatorTimer timer,
-                           LongSupplier producerIds, MarkerWriter markers, BooleanSupplier fenced) {
+                           LongSupplier producerIds, MarkerWriter markers) {
         this.nodeId = nodeId;
-        this.fenced = fenced;
         this.config = config;
         this.log = log;
         this.timer = timer;
@@ -278,7 +274,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
     }
 
     private Shard shardFor(String transactionalId) {
-        if (fenced.getAsBoolean()) {
+        if (log.isFenced()) {
             // Cut off from the cluster: another broker may have loaded this id's newer state, and an
             // answer from ours (say, "already committed") could be wrong. Clients look up the coordinator.
             throw new ApiException(Errors.NOT_COORDINATOR, "Broker " + nodeId + " is cut off from the cluster; "

@@ -428,6 +428,21 @@ class GroupCoordinatorTest {
         assertEquals(7, committed("g", "t", 0));
     }
 
+    /** A broker cut off from the cluster answers nothing from memory: another may hold newer state. */
+    @Test
+    void aFencedCoordinatorAnswersNotCoordinator() {
+        assertEquals(Errors.NONE.code(), commitError(commit("simple", "", -1, (short) 9, "t", 0, 42, "")));
+        log.fenced = true;
+        OffsetFetchResponse.OffsetFetchResponseGroup fetched = coordinator.fetchOffsets("simple", List.of(
+                new OffsetFetchRequest.OffsetFetchRequestTopics().setName("t").setPartitionIndexes(List.of(0))));
+        assertEquals(Errors.NOT_COORDINATOR.code(), fetched.errorCode());
+        io.krill.wire.error.ApiException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                io.krill.wire.error.ApiException.class, () -> commit("simple", "", -1, (short) 9, "t", 0, 43, ""));
+        assertEquals(Errors.NOT_COORDINATOR, refused.error(), "as for a group this broker does not coordinate");
+        log.fenced = false;
+        assertEquals(42, committed("simple", "t", 0));
+    }
+
     @Test
     void failedWritesAreReportedAndLeaveNoTrace() {
         log.failNext = Errors.NOT_COORDINATOR;

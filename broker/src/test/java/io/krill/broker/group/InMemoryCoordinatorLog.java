@@ -22,6 +22,8 @@ final class InMemoryCoordinatorLog implements CoordinatorLog {
     /** Per partition, the producers with a transactional write not yet followed by their marker. */
     private final Map<Integer, Set<Long>> ongoing = new ConcurrentHashMap<>();
     volatile Errors failNext;
+    /** What {@link #isFenced} answers. */
+    volatile boolean fenced;
     /** While set, plain appends are kept (not replayed, not complete) until {@link #release}. */
     volatile boolean hold;
     private final List<Runnable> held = new ArrayList<>();
@@ -30,6 +32,11 @@ final class InMemoryCoordinatorLog implements CoordinatorLog {
     }
 
     private record Marker(long producerId, boolean commit) {
+    }
+
+    @Override
+    public boolean isFenced() {
+        return fenced;
     }
 
     @Override

@@ -16,6 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 final class FakeCoordinatorLog implements CoordinatorLog {
     final Map<Integer, List<Entry>> partitions = new ConcurrentHashMap<>();
     volatile Errors failNext;
+    /** What {@link #isFenced} answers. */
+    volatile boolean fenced;
     private final List<Runnable> held = new ArrayList<>();
     private boolean holding;
 
@@ -54,6 +56,11 @@ final class FakeCoordinatorLog implements CoordinatorLog {
         }
         partitions.computeIfAbsent(partition, p -> new ArrayList<>()).addAll(entries);
         return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public boolean isFenced() {
+        return fenced;
     }
 
     @Override

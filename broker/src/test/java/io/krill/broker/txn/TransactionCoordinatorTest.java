@@ -39,7 +39,6 @@ class TransactionCoordinatorTest {
     private FakeCoordinatorLog log;
     private final List<Job> markers = new ArrayList<>();
     private final AtomicLong nextProducerId = new AtomicLong(100);
-    private final java.util.concurrent.atomic.AtomicBoolean fenced = new java.util.concurrent.atomic.AtomicBoolean();
     private TransactionCoordinator coordinator;
 
     private record Job(MarkerWriter.Markers markers, Runnable onWritten) {
@@ -56,7 +55,7 @@ class TransactionCoordinatorTest {
         TransactionConfig config = new TransactionConfig(1, (short) 1, 1, 1 << 20, 1 << 20, MAX_TIMEOUT, EXPIRATION,
                 ABORT_CHECK, 60_000, true, 30_000);
         TransactionCoordinator c = new TransactionCoordinator(NODE, config, log, timer, nextProducerId::getAndIncrement,
-                (m, done) -> markers.add(new Job(m, done)), fenced::get);
+                (m, done) -> markers.add(new Job(m, done)));
         c.startup(image(leader, epoch));
         timer.advance(0);
         return c;
@@ -436,11 +435,11 @@ class TransactionCoordinatorTest {
         short next = ended.producerEpoch();
         assertEquals(Errors.INVALID_TXN_STATE, endV2(pid.producerId(), next, true).error(),
                 "a commit of the next epoch with nothing added");
-        fenced.set(true);
+        log.fenced = true;
         assertEquals(Errors.NOT_COORDINATOR, endV2(pid.producerId(), next, false).error());
         assertEquals(Errors.NOT_COORDINATOR, addImplicitly(pid.producerId(), next, A0));
         assertEquals(Errors.NOT_COORDINATOR, init().error());
-        fenced.set(false);
+        log.fenced = false;
         assertEquals(Errors.NONE, addImplicitly(pid.producerId(), next, A0));
     }
 }
