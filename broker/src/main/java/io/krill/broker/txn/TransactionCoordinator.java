@@ -24,7 +24,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -292,7 +291,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
         return shard;
     }
 
-    private long now() {
+    long now() {
         return timer.milliseconds();
     }
 
@@ -777,93 +776,44 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
         });
     }
 
-    // ------------------------------------------------------------------ admin
+    // ------------------------------------------------------------------ admin (TransactionListing)
 
     /** DescribeTransactions for one transactional id. */
     public DescribeTransactionsResponse.TransactionState describe(String transactionalId) {
-        // An error leaves the other fields at the schema's defaults (0), as Kafka's coordinator does.
-        DescribeTransactionsResponse.TransactionState described = new DescribeTransactionsResponse.TransactionState()
-                .setTransactionalId(transactionalId)
-                .setTransactionState("");
-        if (transactionalId == null || transactionalId.isEmpty()) {
-            return described.setTransactionalId(transactionalId == null ? "" : transactionalId)
-                    .setErrorCode(Errors.INVALID_REQUEST.code());
-        }
-        Shard shard;
-        try {
-            shard = shardFor(transactionalId);
-        } catch (ApiException e) {
-            return described.setErrorCode(e.error().code());
-        }
-        TransactionMetadata md = shard.txns.get(transactionalId);
-        if (md == null) {
-            return described.setErrorCode(Errors.TRANSACTIONAL_ID_NOT_FOUND.code());
-        }
-        synchronized (md) {
-            TransactionValue v = md.current();
-            if (v.state() == TransactionState.DEAD || v.producerEpoch() == RecordBatch.NO_PRODUCER_EPOCH) {
-                return described.setErrorCode(Errors.TRANSACTIONAL_ID_NOT_FOUND.code());
-            }
-            Map<String, List<Integer>> byTopic = new TreeMap<>();
-            for (TopicPartition tp : v.partitions()) {
-                byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition());
-            }
-            byTopic.forEach((topic, partitions) -> described.topics().add(
-                    new DescribeTransactionsResponse.TopicData().setTopic(topic).setPartitions(partitions)));
-            return described.setErrorCode(Errors.NONE.code())
-                    .setTransactionState(v.state().displayName())
-                    .setTransactionTimeoutMs(v.timeoutMs())
-                    .setTransactionStartTimeMs(v.txnStartTimestamp())
-                    .setProducerId(v.producerId())
-                    .setProducerEpoch(v.producerEpoch());
-        }
+        return TransactionListing.describe(this, transactionalId);
     }
 
     /**
      * ListTransactions over the partitions this broker coordinates. Empty filters match everything;
      * {@code minDurationMs} < 0 matches every transaction, else only those whose (last) transaction
-     * started more than that long ago, as Kafka filters; {@code pattern} null matches every id. COORDINATOR_LOAD_IN_PROGRESS while a partition loads.
+     * started more than that long ago, as Kafka filters; {@code pattern} null matches every id.
+     * COORDINATOR_LOAD_IN_PROGRESS while a partition loads.
      */
     public ListTransactionsResponse list(Set<String> states, Set<Long> producerIds, long minDurationMs,
                                          Pattern pattern) {
-        ListTransactionsResponse response = new ListTransactionsResponse();
-        Set<TransactionState> wanted = new HashSet<>();
-        for (String name : states) {
-            TransactionState state = TransactionState.forName(name);
-            if (state == null) {
-                response.unknownStateFilters().add(name);
-            } else {
-                wanted.add(state);
-            }
-        }
-        if (!states.isEmpty() && wanted.isEmpty()) {
-            return response;
-        }
-        long now = now();
+        return TransactionListing.list(this, states, producerIds, minDurationMs, pattern);
+    }
+
+    /**
+     * The metadata of {@code transactionalId}, or null if this coordinator does not know it.
+     *
+     * @throws ApiException NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS
+     */
+    TransactionMetadata metadataOf(String transactionalId) {
+        return shardFor(transactionalId).txns.get(transactionalId);
+    }
+
+    /** Hands {@code action} the metadata of every loaded partition; false if some partition is still loading. */
+    boolean forEachLoadedTransaction(Consumer<TransactionMetadata> action) {
+        boolean allLoaded = true;
         for (Shard shard : shards.values()) {
             if (!shard.loaded) {
-                response.setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS.code());
+                allLoaded = false;
                 continue;
             }
-            for (TransactionMetadata md : shard.txns.values()) {
-                TransactionValue v;
-                synchronized (md) {
-                    v = md.current();
-                }
-                if (v.state() == TransactionState.DEAD || v.producerEpoch() == RecordBatch.NO_PRODUCER_EPOCH
-                        || (!wanted.isEmpty() && !wanted.contains(v.state()))
-                        || (!producerIds.isEmpty() && !producerIds.contains(v.producerId()))
-                        || (minDurationMs >= 0 && now - v.txnStartTimestamp() <= minDurationMs)
-                        || (pattern != null && !pattern.matcher(md.transactionalId()).matches())) {
-                    continue;
-                }
-                response.transactionStates().add(new ListTransactionsResponse.TransactionState()
-                        .setTransactionalId(md.transactionalId())
-                        .setProducerId(v.producerId())
-                        .setTransactionState(v.state().displayName()));
-            }
+            shard.txns.values().forEach(action);
         }
-        return response;
+        return allLoaded;
     }
 
     /** Stops serving, then the marker sender and the timer thread; a failure to stop them is thrown after all were tried. */

@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
@@ -175,7 +176,7 @@ final class ConfigAlteration {
     private static void checkMinIsrWithEligibleLeaderReplicas(BrokerContext context, String name,
                                                               Map<String, String> current, Map<String, String> next) {
         String key = "min.insync.replicas";
-        if (java.util.Objects.equals(current.get(key), next.get(key)) || context.metadata().image()
+        if (Objects.equals(current.get(key), next.get(key)) || context.metadata().image()
                 .finalizedFeatures().level(FinalizedFeatures.ELIGIBLE_LEADER_REPLICAS_VERSION) < 1) {
             return;
         }
