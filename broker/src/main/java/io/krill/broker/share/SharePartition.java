@@ -1,0 +1,449 @@
+package io.krill.broker.share;
+
+import io.krill.broker.config.ShareGroupConfig;
+import io.krill.broker.partition.Partition;
+import io.krill.broker.share.state.SharePartitionKey;
+import io.krill.broker.share.state.ShareState;
+import io.krill.broker.share.state.ShareStatePersister;
+import io.krill.log.AbortedTxn;
+import io.krill.log.LogReadResult;
+import io.krill.log.TimestampAndOffset;
+import io.krill.wire.error.ApiException;
+import io.krill.wire.error.Errors;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One share-partition on the leader of its topic partition: which records of the log the share group has
+ * handed out, to whom, how often, and which are done ({@link InFlightRecords}), loaded from and written to
+ * the share coordinator ({@link ShareStatePersister}).
+ *
+ * <p>Reads: the log is read from the first available offset (a redelivery) or the end offset (new records),
+ * up to the high watermark, or the last stable offset under {@code share.isolation.level=read_committed},
+ * whole batches sent from the file. Only batch headers are read to decide what is acquired; control batches
+ * and, under read_committed, aborted transactions are archived without delivery.
+ *
+ * <p>Durability: every acknowledgement, release and lock expiry is written to the share coordinator, and an
+ * acknowledgement is answered once its write is committed there; acquisitions are not written (a lock ends
+ * with its leader; the records become available again with the count last written, as in Kafka). Writes are
+ * the whole in-flight state, one at a time per share-partition, so that a later write never lands before an
+ * earlier one; changes made while one is in flight go in the next. A failed write fences this object: the
+ * manager drops it and the next fetch loads the state the coordinator has, so memory never runs ahead of
+ * what was acknowledged durably.
+ *
+ * <p>Valid only while this broker leads the partition at the leader epoch it was loaded at; a leader change
+ * fences it too.
+ *
+ * <p>Thread-safety: thread-safe; its state is guarded by its monitor, log reads and persister calls happen
+ * outside it.
+ */
+public final class SharePartition {
+    /** What a fetch got: the batches read (to send, then close) and the ranges acquired in them. */
+    public record ShareRead(LogReadResult read, List<AcquiredRange> acquired) {
+        static final ShareRead NONE = new ShareRead(null, List.of());
+
+        public int acquiredCount() {
+            long n = 0;
+            for (AcquiredRange a : acquired) {
+                n += a.lastOffset() - a.firstOffset() + 1;
+            }
+            return (int) n;
+        }
+    }
+
+    /** One acknowledgement batch of a request, checked for shape by the handler. */
+    public record Acknowledgement(long firstOffset, long lastOffset, List<AcknowledgeType> types) {
+        AcknowledgeType typeAt(long offset) {
+            return types.size() == 1 ? types.get(0) : types.get((int) (offset - firstOffset));
+        }
+    }
+
+    private record Waiter(long change, CompletableFuture<Void> done) {
+    }
+
+    private final SharePartitionKey key;
+    private final Partition partition;
+    private final int leaderEpoch;
+    private final ShareStatePersister persister;
+    private final ShareGroupConfigSource configs;
+    private final Runnable onAvailable;
+    private int stateEpoch;
+    private InFlightRecords records;
+    private boolean fenced;
+    private long changes;
+    private boolean writing;
+    private final Deque<Waiter> waiters = new ArrayDeque<>();
+
+    /** The group's settings now (they may change while the share-partition lives). */
+    @FunctionalInterface
+    interface ShareGroupConfigSource {
+        ShareGroupConfig config();
+    }
+
+    /**
+     * @param onAvailable called (outside the lock) when records became available again, to wake share
+     *                    fetches waiting on the partition
+     */
+    private SharePartition(SharePartitionKey key, Partition partition, int leaderEpoch, ShareStatePersister persister,
+                           ShareGroupConfigSource configs, Runnable onAvailable) {
+        this.key = key;
+        this.partition = partition;
+        this.leaderEpoch = leaderEpoch;
+        this.persister = persister;
+        this.configs = configs;
+        this.onAvailable = onAvailable;
+    }
+
+    /**
+     * Loads the share-partition's state from its share coordinator as the leader at {@code leaderEpoch}; a
+     * share-partition never initialized starts where {@code share.auto.offset.reset} says, written before
+     * it is used.
+     */
+    static CompletableFuture<SharePartition> load(SharePartitionKey key, Partition partition, int leaderEpoch,
+                                                  ShareStatePersister persister, ShareGroupConfigSource configs,
+                                                  Runnable onAvailable) {
+        SharePartition shared = new SharePartition(key, partition, leaderEpoch, persister, configs, onAvailable);
+        return persister.read(key, leaderEpoch).thenCompose(state -> {
+            shared.stateEpoch = state.stateEpoch();
+            if (state.startOffset() != ShareState.UNINITIALIZED) {
+                long start = Math.max(state.startOffset(), partition.logStartOffset());
+                synchronized (shared) {
+                    shared.records = InFlightRecords.restore(state.startOffset(), state.batches());
+                    shared.records.moveStartTo(start);
+                }
+                return CompletableFuture.completedFuture(shared);
+            }
+            long start = shared.resetOffset(configs.config());
+            synchronized (shared) {
+                shared.records = new InFlightRecords(start);
+            }
+            return persister.write(key, state.stateEpoch(), leaderEpoch, start, List.of()).thenApply(v -> shared);
+        });
+    }
+
+    /** Where {@code share.auto.offset.reset} starts a share-partition with no state. */
+    private long resetOffset(ShareGroupConfig config) {
+        String reset = config.autoOffsetReset();
+        if ("earliest".equals(reset)) {
+            return partition.logStartOffset();
+        }
+        if (reset != null && reset.startsWith("by_duration:")) {
+            long since = System.currentTimeMillis() - Duration.parse(reset.substring("by_duration:".length())).toMillis();
+            Optional<TimestampAndOffset> found = partition.log().fetchOffsetByTimestamp(since);
+            return found.map(TimestampAndOffset::offset).orElse(bound(config));
+        }
+        return bound(config);
+    }
+
+    private long bound(ShareGroupConfig config) {
+        return config.readCommitted() ? partition.lastStableOffset() : partition.highWatermark();
+    }
+
+    SharePartitionKey key() {
+        return key;
+    }
+
+    Partition partition() {
+        return partition;
+    }
+
+    int leaderEpoch() {
+        return leaderEpoch;
+    }
+
+    /** Whether this object still stands for the share-partition (no failed write, still the leader at its epoch). */
+    synchronized boolean isValid() {
+        return !fenced && partition.isLeader() && partition.leaderEpoch() == leaderEpoch;
+    }
+
+    /**
+     * Whether a fetch could acquire something now: records available again, or new records below the
+     * bound with room for more locks.
+     */
+    boolean canAcquire() {
+        ShareGroupConfig config = configs.config();
+        long bound = bound(config);
+        synchronized (this) {
+            if (fenced) {
+                return true; // the fetch answers the error
+            }
+            if (records.hasAvailable()) {
+                return true;
+            }
+            return records.end() < bound && records.inFlight() < config.partitionMaxRecordLocks();
+        }
+    }
+
+    /**
+     * Acquires records for {@code member}: at most {@code maxRecords} (whole batches unless
+     * {@code strictLimit}), from a read of at most {@code maxBytes} (the first batch always whole).
+     * The read's file slice is returned even when nothing was acquired only if something was; otherwise
+     * it is closed here.
+     */
+    ShareRead acquire(String member, int maxRecords, int maxBytes, boolean strictLimit, long now) {
+        ShareGroupConfig config = configs.config();
+        long bound = bound(config);
+        long fetchOffset;
+        synchronized (this) {
+            checkValid();
+            if (records.start() < partition.logStartOffset()) {
+                records.moveStartTo(partition.logStartOffset()); // retention removed them: nothing to deliver
+            }
+            fetchOffset = records.firstAvailable();
+            if (fetchOffset == records.end() && records.inFlight() >= config.partitionMaxRecordLocks()) {
+                return ShareRead.NONE;
+            }
+        }
+        if (fetchOffset >= bound || maxRecords <= 0) {
+            return ShareRead.NONE;
+        }
+        LogReadResult read = partition.log().read(fetchOffset, Math.max(0, maxBytes), bound, true);
+        boolean keep = false;
+        try {
+            if (read.isEmpty()) {
+                return ShareRead.NONE;
+            }
+            List<BatchHeaders.Header> headers = BatchHeaders.of(read.records());
+            List<AbortedTxn> aborted = config.readCommitted()
+                    ? partition.log().collectAbortedTransactions(fetchOffset, read.nextOffset()) : List.of();
+            List<AcquiredRange> acquired;
+            synchronized (this) {
+                checkValid();
+                acquired = acquireFrom(headers, aborted, fetchOffset, member, maxRecords, strictLimit,
+                        now + config.recordLockDurationMs(), config);
+            }
+            if (acquired.isEmpty()) {
+                return ShareRead.NONE;
+            }
+            keep = true;
+            return new ShareRead(read, acquired);
+        } finally {
+            if (!keep) {
+                read.close();
+            }
+        }
+    }
+
+    private List<AcquiredRange> acquireFrom(List<BatchHeaders.Header> headers, List<AbortedTxn> aborted,
+                                                       long fetchOffset, String member, int maxRecords,
+                                                       boolean strictLimit, long deadline, ShareGroupConfig config) {
+        List<AcquiredRange> acquired = new ArrayList<>();
+        int budget = maxRecords;
+        long expected = fetchOffset;
+        for (BatchHeaders.Header header : headers) {
+            if (budget <= 0) {
+                break;
+            }
+            if (header.lastOffset() < records.start()) {
+                expected = header.lastOffset() + 1;
+                continue;
+            }
+            if (header.baseOffset() > expected && header.baseOffset() > records.end()) {
+                // offsets the log has no record at (compaction): nothing will ever be delivered there
+                records.archiveAvailable(Math.max(expected, records.end()), header.baseOffset() - 1);
+            }
+            expected = header.lastOffset() + 1;
+            if (header.control() || isAborted(header, aborted)) {
+                records.archiveAvailable(header.baseOffset(), header.lastOffset());
+                continue;
+            }
+            if (header.baseOffset() >= records.end() && records.inFlight() >= config.partitionMaxRecordLocks()) {
+                break; // no room for more locks: new records wait (a batch may pass the limit, as in Kafka)
+            }
+            int max = strictLimit ? budget : Integer.MAX_VALUE;
+            List<AcquiredRange> got = records.acquire(header.baseOffset(), header.lastOffset(), max, member,
+                    deadline,
+                    config.deliveryCountLimit());
+            for (AcquiredRange a : got) {
+                budget -= (int) (a.lastOffset() - a.firstOffset() + 1);
+                AcquiredRange previous = acquired.isEmpty() ? null : acquired.get(acquired.size() - 1);
+                if (previous != null && previous.lastOffset() + 1 == a.firstOffset()
+                        && previous.deliveryCount() == a.deliveryCount()) {
+                    acquired.set(acquired.size() - 1,
+                            new AcquiredRange(previous.firstOffset(), a.lastOffset(), a.deliveryCount()));
+                } else {
+                    acquired.add(a);
+                }
+            }
+        }
+        return acquired;
+    }
+
+    private static boolean isAborted(BatchHeaders.Header header, List<AbortedTxn> aborted) {
+        if (!header.transactional()) {
+            return false;
+        }
+        for (AbortedTxn txn : aborted) {
+            if (txn.producerId() == header.producerId() && header.baseOffset() >= txn.firstOffset()
+                    && header.baseOffset() <= txn.lastOffset()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Applies {@code acks} of {@code member}: all or nothing, INVALID_RECORD_STATE when a record named is
+     * not acquired by the member (never delivered to it, its lock ended, or already acknowledged). Completes
+     * once the new state is committed at the share coordinator.
+     */
+    CompletableFuture<Void> acknowledge(String member, List<Acknowledgement> acks, long now) {
+        ShareGroupConfig config = configs.config();
+        boolean released = false;
+        CompletableFuture<Void> written;
+        synchronized (this) {
+            checkValid();
+            for (Acknowledgement ack : acks) {
+                if (!records.acquiredBy(ack.firstOffset(), ack.lastOffset(), member)) {
+                    return CompletableFuture.failedFuture(new ApiException(Errors.INVALID_RECORD_STATE,
+                            "Records " + ack.firstOffset() + "-" + ack.lastOffset() + " of " + key
+                                    + " are not acquired by member " + member));
+                }
+            }
+            boolean durable = false;
+            for (Acknowledgement ack : acks) {
+                if (ack.types().size() == 1) {
+                    AcknowledgeType type = ack.types().get(0);
+                    records.acknowledge(ack.firstOffset(), ack.lastOffset(), type,
+                            now + config.recordLockDurationMs(), config.deliveryCountLimit());
+                    released |= type == AcknowledgeType.RELEASE;
+                    durable |= type != AcknowledgeType.RENEW;
+                    continue;
+                }
+                for (long offset = ack.firstOffset(); offset <= ack.lastOffset(); offset++) {
+                    AcknowledgeType type = ack.typeAt(offset);
+                    records.acknowledge(offset, offset, type, now + config.recordLockDurationMs(),
+                            config.deliveryCountLimit());
+                    released |= type == AcknowledgeType.RELEASE;
+                    durable |= type != AcknowledgeType.RENEW;
+                }
+            }
+            written = durable ? persist() : CompletableFuture.completedFuture(null);
+        }
+        if (released) {
+            onAvailable.run();
+        }
+        return written;
+    }
+
+    /** Releases every record {@code member} holds here (its share session closed). */
+    void releaseMember(String member) {
+        ShareGroupConfig config = configs.config();
+        long released;
+        synchronized (this) {
+            if (fenced) {
+                return;
+            }
+            released = records.release(member, 0, config.deliveryCountLimit());
+            if (released > 0) {
+                persist();
+            }
+        }
+        if (released > 0) {
+            onAvailable.run();
+        }
+    }
+
+    /** Releases records whose acquisition lock ended by {@code now}; returns the next deadline. */
+    long expireLocks(long now) {
+        ShareGroupConfig config = configs.config();
+        long released;
+        long next;
+        synchronized (this) {
+            if (fenced) {
+                return Long.MAX_VALUE;
+            }
+            released = records.release(null, now, config.deliveryCountLimit());
+            if (released > 0) {
+                persist();
+            }
+            next = records.nextDeadline();
+        }
+        if (released > 0) {
+            onAvailable.run();
+        }
+        return next;
+    }
+
+    /** Marks this object unusable (a leader change, a failed write); waiting acknowledgements fail. */
+    void fence(Errors error) {
+        List<Waiter> failed;
+        synchronized (this) {
+            fenced = true;
+            failed = new ArrayList<>(waiters);
+            waiters.clear();
+        }
+        for (Waiter waiter : failed) {
+            waiter.done.completeExceptionally(new ApiException(error, "The share-partition " + key + " moved"));
+        }
+    }
+
+    synchronized boolean isFenced() {
+        return fenced;
+    }
+
+    /** The start offset, end offset and ranges (tests, descriptions). */
+    synchronized InFlightRecords snapshotForTests() {
+        return records;
+    }
+
+    private void checkValid() {
+        if (fenced || !partition.isLeader() || partition.leaderEpoch() != leaderEpoch) {
+            fenced = true;
+            throw new ApiException(Errors.NOT_LEADER_OR_FOLLOWER, "This broker no longer leads "
+                    + partition.topicPartition() + " at epoch " + leaderEpoch);
+        }
+    }
+
+    // ------------------------------------------------------------------ persistence
+
+    /** Called under the lock after a change to persist: the future completes when a write including it lands. */
+    private CompletableFuture<Void> persist() {
+        changes++;
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        waiters.add(new Waiter(changes, done));
+        if (!writing) {
+            startWrite();
+        }
+        return done;
+    }
+
+    private void startWrite() {
+        writing = true;
+        long change = changes;
+        long start = records.start();
+        var batches = records.toStateBatches();
+        persister.write(key, stateEpoch, leaderEpoch, start, batches)
+                .whenComplete((ignored, failure) -> written(change, failure));
+    }
+
+    private void written(long change, Throwable failure) {
+        List<Waiter> completed = new ArrayList<>();
+        synchronized (this) {
+            writing = false;
+            if (failure == null) {
+                while (!waiters.isEmpty() && waiters.peekFirst().change <= change) {
+                    completed.add(waiters.pollFirst());
+                }
+                if (!fenced && changes > change) {
+                    startWrite();
+                }
+            }
+        }
+        if (failure != null) {
+            Throwable cause = failure.getCause() != null && !(failure instanceof ApiException) ? failure.getCause() : failure;
+            Errors error = cause instanceof ApiException api ? api.error() : Errors.UNKNOWN_SERVER_ERROR;
+            // memory may now be ahead of the coordinator: drop it, the next fetch loads what was written
+            fence(error == Errors.NONE ? Errors.UNKNOWN_SERVER_ERROR : error);
+            return;
+        }
+        for (Waiter waiter : completed) {
+            waiter.done.complete(null);
+        }
+    }
+}
