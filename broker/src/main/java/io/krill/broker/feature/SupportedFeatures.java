@@ -16,16 +16,19 @@ import java.util.Map;
  *       (ConsumerGroupHeartbeat, ConsumerGroupDescribe).</li>
  *   <li>{@code eligible.leader.replicas.version} 0-{@link #ELR_MAX}: 1 keeps eligible leader replicas
  *       (KIP-966) and the strict min-ISR rule for the high watermark (docs/replication.md).</li>
+ *   <li>{@code share.version} 0-{@link #SHARE_MAX}: 1 serves share groups (KIP-932: ShareGroupHeartbeat,
+ *       ShareFetch, ShareAcknowledge, ... docs/share-groups.md); 0 turns them off.</li>
  * </ul>
  * Kafka's {@code metadata.version} and {@code kraft.version} describe KRaft's metadata log, which Krill
- * (ZooKeeper and Helix) does not have; {@code share.version} and {@code streams.version} wait for their
- * protocols.
+ * (ZooKeeper and Helix) does not have; {@code streams.version} waits for its protocol.
  *
  * <p>Immutable; thread-safe.
  */
 public final class SupportedFeatures {
     /** The highest eligible leader replicas level served. */
     static final short ELR_MAX = 1;
+    /** The highest share groups level served: 1 (KIP-932); Kafka 4.4's 2 adds dead-letter queues, not yet here. */
+    static final short SHARE_MAX = 1;
 
     /** Feature name to {min, max}, in the order ApiVersions lists them. */
     private static final Map<String, short[]> RANGES = new LinkedHashMap<>();
@@ -34,6 +37,7 @@ public final class SupportedFeatures {
         RANGES.put(FinalizedFeatures.TRANSACTION_VERSION, new short[] {0, 2});
         RANGES.put(FinalizedFeatures.GROUP_VERSION, new short[] {0, 1});
         RANGES.put(FinalizedFeatures.ELIGIBLE_LEADER_REPLICAS_VERSION, new short[] {0, ELR_MAX});
+        RANGES.put(FinalizedFeatures.SHARE_VERSION, new short[] {0, SHARE_MAX});
     }
 
     private SupportedFeatures() {

@@ -127,8 +127,14 @@ class VersionsAndSecurityConformanceTest extends DifferentialTest {
     private static final Map<String, String> FEATURES_NOT_OFFERED = Map.of(
             "metadata.version", "KRaft's metadata log: Krill keeps metadata in ZooKeeper and Helix",
             "kraft.version", "KRaft only",
-            "share.version", "share groups, issue 23",
             "streams.version", "streams groups (KIP-1071), not planned yet");
+
+    /**
+     * Features Krill offers below Kafka 4.4's highest level: Krill's supported range and new-cluster level,
+     * with the reason.
+     */
+    private static final Map<String, String[]> FEATURES_LOWER = Map.of(
+            "share.version", new String[] {"0-1", "1-1", "level 2 (dead-letter queues of Kafka 4.4) not yet"});
 
     /**
      * ApiVersions' supported and finalized features (v3+, KIP-584): the same ranges and new-cluster levels
@@ -152,6 +158,14 @@ class VersionsAndSecurityConformanceTest extends DifferentialTest {
         assertTrue(kafkaSupported.containsKey("transaction.version"), "Kafka reports its features: " + kafkaSupported);
         for (String feature : kafkaSupported.keySet()) {
             if (FEATURES_NOT_OFFERED.containsKey(feature) || feature.startsWith("test.") || feature.startsWith("unit.")) {
+                continue;
+            }
+            if (FEATURES_LOWER.containsKey(feature)) {
+                String[] lower = FEATURES_LOWER.get(feature);
+                if (!lower[0].equals(krillSupported.get(feature)) || !lower[1].equals(krillFinalized.get(feature))) {
+                    problems.add(feature + ": Krill supports " + krillSupported.get(feature) + " finalized "
+                            + krillFinalized.get(feature) + ", declared " + lower[0] + " / " + lower[1]);
+                }
                 continue;
             }
             if (!kafkaSupported.get(feature).equals(krillSupported.get(feature))) {

@@ -27,12 +27,14 @@ public record FinalizedFeatures(long epoch, Map<String, Short> levels) {
     public static final String TRANSACTION_VERSION = "transaction.version";
     public static final String GROUP_VERSION = "group.version";
     public static final String ELIGIBLE_LEADER_REPLICAS_VERSION = "eligible.leader.replicas.version";
+    public static final String SHARE_VERSION = "share.version";
 
     /** The levels of a cluster that never changed one. */
     public static final FinalizedFeatures DEFAULTS = new FinalizedFeatures(0, Map.of(
             TRANSACTION_VERSION, (short) 2,
             GROUP_VERSION, (short) 1,
-            ELIGIBLE_LEADER_REPLICAS_VERSION, (short) 1));
+            ELIGIBLE_LEADER_REPLICAS_VERSION, (short) 1,
+            SHARE_VERSION, (short) 1));
 
     public FinalizedFeatures {
         Map<String, Short> positive = new TreeMap<>();
