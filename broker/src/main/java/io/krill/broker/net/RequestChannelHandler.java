@@ -98,6 +98,7 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         sequencer.close();
+        session.closed();
         ctx.fireChannelInactive();
     }
 

@@ -11,7 +11,8 @@ import java.net.SocketAddress;
  *
  * <p>Thread-safety: the principal and the authenticated flag are written by the connection's
  * authenticator (TLS handshake, SASL exchange, re-authentication) and read by handlers on any thread;
- * both are volatile. The rest is immutable.
+ * both are volatile. The close actions are a concurrent list run once, by the connection's event loop
+ * when it closes (or at once for one added after that). The rest is immutable.
  */
 public final class Session {
     private final SocketAddress remoteAddress;
@@ -19,6 +20,8 @@ public final class Session {
     private final SecurityProtocol securityProtocol;
     private volatile KafkaPrincipal principal = KafkaPrincipal.ANONYMOUS;
     private volatile boolean authenticated;
+    private final java.util.List<Runnable> closeActions = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     public Session(SocketAddress remoteAddress, String listenerName, SecurityProtocol securityProtocol) {
         this.remoteAddress = remoteAddress;
@@ -66,6 +69,28 @@ public final class Session {
     public void authenticated(KafkaPrincipal who) {
         this.principal = who;
         this.authenticated = true;
+    }
+
+    /**
+     * Runs {@code action} when the connection closes: state a client keeps on this broker for the
+     * connection's life (a share session's acquired records) is given up at once rather than at a timeout.
+     */
+    public void onClose(Runnable action) {
+        closeActions.add(action);
+        if (closed.get() && closeActions.remove(action)) {
+            action.run();
+        }
+    }
+
+    /** The connection closed: runs the close actions, once. */
+    public void closed() {
+        if (closed.compareAndSet(false, true)) {
+            for (Runnable action : closeActions) {
+                if (closeActions.remove(action)) {
+                    action.run();
+                }
+            }
+        }
     }
 
     @Override

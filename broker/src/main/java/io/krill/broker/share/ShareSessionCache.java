@@ -40,8 +40,12 @@ public final class ShareSessionCache {
         }
     }
 
-    /** What a request may do in its session: the partitions to read now. */
-    public record Step(List<SessionPartition> partitions, boolean closing, List<SessionPartition> previous) {
+    /**
+     * What a request may do in its session: the partitions to read now; for a request opening a session,
+     * the session (to close with its connection) and the replaced one's partitions.
+     */
+    public record Step(List<SessionPartition> partitions, boolean closing, List<SessionPartition> previous,
+                       Object opened) {
     }
 
     private final int maxSessions;
@@ -70,7 +74,7 @@ public final class ShareSessionCache {
             }
             old = sessions.put(key, session);
             List<SessionPartition> previous = old == null ? List.of() : snapshot(old);
-            return new Step(List.copyOf(session.partitions), false, previous);
+            return new Step(List.copyOf(session.partitions), false, previous, session);
         }
         ShareSession session = sessions.get(key);
         if (session == null) {
@@ -81,7 +85,7 @@ public final class ShareSessionCache {
             if (epoch == -1) {
                 sessions.remove(key, session);
                 session.partitions.addAll(added);
-                return new Step(List.copyOf(session.partitions), true, List.of());
+                return new Step(List.copyOf(session.partitions), true, List.of(), null);
             }
             if (epoch != session.nextEpoch) {
                 throw new ApiException(Errors.INVALID_SHARE_SESSION_EPOCH, "Expected share session epoch "
@@ -90,8 +94,20 @@ public final class ShareSessionCache {
             session.nextEpoch = epoch == Integer.MAX_VALUE ? 1 : epoch + 1;
             session.partitions.addAll(added);
             forgotten.forEach(session.partitions::remove);
-            return new Step(List.copyOf(session.partitions), false, List.of());
+            return new Step(List.copyOf(session.partitions), false, List.of(), null);
         }
+    }
+
+    /**
+     * Closes {@code opened} (a {@link Step#opened}) if it is still its member's session: its connection
+     * closed. Returns its partitions, whose records the member held are to be released; empty otherwise.
+     */
+    public List<SessionPartition> closeIfCurrent(Object opened) {
+        ShareSession session = (ShareSession) opened;
+        if (sessions.remove(new Key(session.groupId, session.memberId), session)) {
+            return snapshot(session);
+        }
+        return List.of();
     }
 
     /** Sessions open now. */

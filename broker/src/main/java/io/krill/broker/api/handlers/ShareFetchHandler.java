@@ -111,6 +111,11 @@ public final class ShareFetchHandler extends AbstractApiHandler {
             return;
         }
         MetadataImage image = context.metadata().image();
+        if (step.opened() != null) {
+            // a consumer that dies gives its records back when its connection closes, not at the lock's end
+            request.session().onClose(() -> fetcher.release(context.metadata().image(), groupId, memberId,
+                    fetcher.sessions().closeIfCurrent(step.opened())));
+        }
         if (!step.previous().isEmpty()) {
             fetcher.release(image, groupId, memberId, step.previous());
         }
