@@ -7,11 +7,12 @@ import java.util.Set;
 /**
  * Kafka keys that are valid in a Kafka server.properties but mean nothing to Krill, mainly KRaft's: Krill keeps
  * cluster metadata in ZooKeeper (Helix), so a Kafka 4 configuration can be used unchanged and these keys are
- * reported apart from unknown (probably misspelt) keys. Stateless.
+ * reported apart from unknown (probably misspelt) keys. Share-group keys ({@code group.share.*},
+ * {@code share.coordinator.*}) are Krill's own keys now: every one of Kafka 4.4 is defined, so another key under
+ * those prefixes is misspelt and reported as unknown. Stateless.
  */
 public final class NotApplicableKeys {
     static final String KRAFT = "KRaft only; Krill coordinates through ZooKeeper";
-    static final String SHARE_GROUPS = "share groups are not supported by Krill";
 
     private static final Set<String> KRAFT_KEYS = Set.of(
             "process.roles", "controller.listener.names", "metadata.log.dir", "broker.heartbeat.interval.ms",
@@ -20,7 +21,6 @@ public final class NotApplicableKeys {
             "log.dir.failure.timeout.ms");
     private static final List<String> KRAFT_PREFIXES = List.of(
             "controller.quorum.", "metadata.log.", "metadata.max.", "controller.performance.");
-    private static final List<String> SHARE_PREFIXES = List.of("share.coordinator.", "group.share.");
 
     private NotApplicableKeys() {
     }
@@ -29,9 +29,6 @@ public final class NotApplicableKeys {
     public static Optional<String> reason(String key) {
         if (KRAFT_KEYS.contains(key) || KRAFT_PREFIXES.stream().anyMatch(key::startsWith)) {
             return Optional.of(KRAFT);
-        }
-        if (SHARE_PREFIXES.stream().anyMatch(key::startsWith)) {
-            return Optional.of(SHARE_GROUPS);
         }
         return Optional.empty();
     }
