@@ -41,6 +41,9 @@ public final class ConfigDescriber {
     public static List<DescribedConfig> describeBroker(BrokerConfig broker) {
         List<DescribedConfig> result = new ArrayList<>();
         for (ConfigKey key : sorted(BrokerConfigDefs.DEF)) {
+            if (key.internal()) {
+                continue;
+            }
             boolean sensitive = key.type() == ConfigType.PASSWORD;
             String value = sensitive ? null : ConfigType.format(broker.values().get(key.name()));
             List<ConfigSynonym> synonyms = brokerSynonyms(key.name(), broker, sensitive);

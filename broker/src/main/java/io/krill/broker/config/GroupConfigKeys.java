@@ -16,7 +16,6 @@ import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The keys of a group config (ConfigResource GROUP, KIP-848/KIP-932): Kafka 4.4's set, with its types and
@@ -41,6 +40,7 @@ public final class GroupConfigKeys {
         .define(builder("consumer.assignment.interval.ms", INT).defaultValue(1000).validator(atLeast(0))
             .doc("The interval between assignment updates of this consumer group."))
         .define(builder("consumer.assignor.offload.enable", BOOLEAN).defaultValue(true)
+            .internal()
             .doc("Whether this consumer group's assignments are computed off the coordinator's thread."))
         .define(builder("share.session.timeout.ms", INT).defaultValue(45000).validator(atLeast(1))
             .doc("The session timeout of this share group's members."))
@@ -66,6 +66,7 @@ public final class GroupConfigKeys {
         .define(builder("share.assignment.interval.ms", INT).defaultValue(1000).validator(atLeast(0))
             .doc("The interval between assignment updates of this share group."))
         .define(builder("share.assignor.offload.enable", BOOLEAN).defaultValue(true)
+            .internal()
             .doc("Whether this share group's assignments are computed off the coordinator's thread."))
         .define(builder("streams.session.timeout.ms", INT).defaultValue(45000).validator(atLeast(1))
             .doc("The session timeout of this streams group's members."))
@@ -79,15 +80,19 @@ public final class GroupConfigKeys {
         .define(builder("streams.assignment.interval.ms", INT).defaultValue(1000).validator(atLeast(0))
             .doc("The interval between assignment updates of this streams group."))
         .define(builder("streams.assignor.offload.enable", BOOLEAN).defaultValue(true)
+            .internal()
             .doc("Whether this streams group's assignments are computed off the coordinator's thread."))
         .define(builder("streams.task.offset.interval.ms", INT).defaultValue(60000).validator(atLeast(1))
+            .internal()
             .doc("How often members of this streams group report the changelog offsets of warm-up tasks."))
         .define(builder("streams.num.warmup.replicas", INT).defaultValue(2).validator(atLeast(0))
+            .internal()
             .doc("The warm-up task replicas of this streams group at most."))
         .define(builder("streams.rack.aware.assignment.tags", LIST).defaultValue("").validator(listOf(true))
             .importance(LOW)
             .doc("The client tags over which standby replicas of this streams group are spread."))
         .define(builder("streams.acceptable.recovery.lag", LONG).defaultValue(10000L).validator(atLeast(0))
+            .internal()
             .doc("How far behind a member may be and still count as caught up for an active task."))
         .define(builder("streams.assignor.name", STRING)
             .doc("The task assignor of this streams group, one of group.streams.assignors (default: the first)."))
@@ -121,11 +126,6 @@ public final class GroupConfigKeys {
             Map.entry("streams.acceptable.recovery.lag", "group.streams.acceptable.recovery.lag"),
             Map.entry("streams.assignor.name", "group.streams.assignors"));
 
-    /** Keys Kafka defines as internal: settable, not described. */
-    private static final Set<String> INTERNAL = Set.of("consumer.assignor.offload.enable",
-            "share.assignor.offload.enable", "streams.assignor.offload.enable", "streams.task.offset.interval.ms",
-            "streams.num.warmup.replicas", "streams.acceptable.recovery.lag");
-
     /** Kafka's built-in streams task assignors (group.streams.assignors, which Krill does not define). */
     static final List<String> STREAMS_ASSIGNORS = List.of("sticky");
 
@@ -142,7 +142,7 @@ public final class GroupConfigKeys {
     }
 
     static boolean internal(String name) {
-        return INTERNAL.contains(name);
+        return DEF.find(name).map(ConfigKey::internal).orElse(false);
     }
 
     /** The broker key {@code name} defaults to, if any. */

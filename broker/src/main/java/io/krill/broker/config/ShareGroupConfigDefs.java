@@ -49,9 +49,10 @@ final class ShareGroupConfigDefs {
             .define(builder("group.share.max.assignment.interval.ms", INT).defaultValue(15000).validator(atLeast(0))
                 .doc("The largest share.assignment.interval.ms a group config may set."))
             .define(builder("group.share.assignor.offload.enable", BOOLEAN).defaultValue(true).clusterWide()
+                .internal()
                 .doc("Whether share-group assignments are computed off the coordinator's thread."))
             .define(builder("group.share.initialize.retry.interval.ms", INT).defaultValue(30000)
-                .validator(atLeast(1)).importance(LOW)
+                .validator(atLeast(1)).importance(LOW).internal()
                 .doc("How long before initializing a share group's state is retried (at least "
                     + "offsets.commit.timeout.ms)."))
             .define(builder("group.share.delivery.count.limit", INT).defaultValue(5).validator(between(2, 10))
@@ -82,14 +83,6 @@ final class ShareGroupConfigDefs {
                 .doc("The share sessions (ShareFetch sessions) one broker keeps at most."))
             .define(builder("share.fetch.purgatory.purge.interval.requests", INT).defaultValue(1000)
                 .doc("The purge interval, in requests, of the share fetch purgatory."))
-            // Kafka's plug-in interfaces: Krill has its own persister and no DLQ manager plug-in.
-            .define(builder("group.share.persister.class.name", STRING)
-                .defaultValue("org.apache.kafka.server.share.persister.DefaultStatePersister").notSupported()
-                .doc("Kafka's share-state persister plug-in; Krill always keeps share state with its share "
-                    + "coordinator."))
-            .define(builder("group.share.dlq.manager.class.name", STRING)
-                .defaultValue("org.apache.kafka.server.share.dlq.DefaultShareGroupDLQManager").notSupported()
-                .doc("Kafka's dead-letter queue manager plug-in (KIP-1191); not implemented by Krill."))
             .define(builder("errors.deadletterqueue.auto.create.topics.enable", BOOLEAN).defaultValue(false)
                 .clusterWide().notSupported()
                 .doc("Whether a share group's dead-letter queue topic is created when missing (KIP-1191)."))

@@ -127,8 +127,16 @@ class BrokerConfigTest {
         assertEquals(-1, coordinator.appendLingerMs());
         assertTrue(error("group.share.delivery.count.limit", "11").endsWith("Value must be no more than 10"));
         assertTrue(error("share.coordinator.cached.buffer.max.bytes", "1").endsWith("Value must be at least 524288"));
-        assertEquals(12, config("group.share.record.lock.duration.ms", "12000").shareGroup().defaults()
-                .recordLockDurationMs() / 1000);
+        assertEquals(20_000, config("group.share.record.lock.duration.ms", "20000").shareGroup().defaults()
+                .recordLockDurationMs());
+        assertEquals("group.share.session.timeout.ms must be less than or equal to group.share.max.session.timeout.ms",
+                error("group.share.session.timeout.ms", "70000"));
+        assertEquals("group.share.max.record.lock.duration.ms must be greater than or equal to "
+                + "group.share.record.lock.duration.ms", error("group.share.record.lock.duration.ms", "70000"));
+        assertEquals(NotApplicableKeys.SHARE_PLUGINS, config("group.share.persister.class.name", "x")
+                .notApplicableKeys().get("group.share.persister.class.name"));
+        assertTrue(ConfigDescriber.describeBroker(DEFAULTS).stream()
+                .noneMatch(c -> c.name().equals("group.share.initialize.retry.interval.ms")), "internal, as in Kafka");
     }
 
     @Test
