@@ -1,6 +1,7 @@
 package io.krill.broker.config;
 
 import io.krill.controller.metadata.MetadataImage;
+import io.krill.controller.metadata.MetadataStore;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -23,6 +24,11 @@ public final class GroupConfigLookup implements ShareGroupConfigs {
     public GroupConfigLookup(Supplier<MetadataImage> image, Supplier<BrokerConfig> broker) {
         this.image = image;
         this.broker = broker;
+    }
+
+    /** The lookup of a running broker: its metadata store's latest image and its current configuration. */
+    public static GroupConfigLookup of(MetadataStore metadata, DynamicBrokerConfig configs) {
+        return new GroupConfigLookup(metadata::image, configs::current);
     }
 
     /** The settings of share group {@code groupId}: its group configs, else the broker's group.share.* keys. */

@@ -149,13 +149,17 @@ final class ConfigAlteration {
     }
 
     /**
-     * A GROUP resource: the configs of group {@code name} (which need not exist, as in Kafka) become
+     * A GROUP resource: the configs of group {@code name} (which need not exist, as in Kafka; the empty
+     * name, a default group, is INVALID_REQUEST) become
      * {@code change(current)}, validated by {@code change} against this broker's bounds (INVALID_CONFIG with
      * Kafka's message), and are written as the metadata store entity {@code groups/<name>} unless
      * {@code validateOnly} or nothing changes. The write is version-checked like a topic's.
      */
     static CompletableFuture<Void> alterGroup(BrokerContext context, String name,
                                               UnaryOperator<Map<String, String>> change, boolean validateOnly) {
+        if (name.isEmpty()) {
+            throw new ApiException(Errors.INVALID_REQUEST, "Default group resources are not allowed.");
+        }
         String entity = GroupConfigKeys.entity(name);
         Map<String, String> current = context.metadata().image().entityConfigs(entity);
         Map<String, String> next = validated(change, current);

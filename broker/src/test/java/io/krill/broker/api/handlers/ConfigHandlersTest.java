@@ -205,6 +205,8 @@ class ConfigHandlersTest {
                 outOfBounds.errorMessage());
         assertEquals(Errors.INVALID_CONFIG.code(), incremental(1, GROUP, "g", op("no.such", 0, "1")).responses()
                 .get(0).errorCode());
+        assertEquals("Default group resources are not allowed.", incremental(1, GROUP, "",
+                op("share.auto.offset.reset", 0, "earliest")).responses().get(0).errorMessage());
         assertEquals(Errors.NONE.code(), incremental(1, GROUP, "no-such-group", op("share.auto.offset.reset", 1,
                 null)).responses().get(0).errorCode());
         assertEquals(Map.of("share.record.lock.duration.ms", "20000"),
