@@ -29,7 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The stock Java AdminClient reads and changes configs on Krill: DescribeConfigs of topics and of the
  * broker (sources, synonyms, types, documentation as Kafka reports them) and IncrementalAlterConfigs of
- * topics, which reach the live log. Each test uses its own topic.
+ * topics, which reach the live log; group configs (ConfigResource GROUP). Each test uses its own topic.
  */
 class AdminConfigsTest {
     @RegisterExtension
@@ -143,6 +143,47 @@ class AdminConfigsTest {
             failure(UnknownTopicOrPartitionException.class, admin.incrementalAlterConfigs(Map.of(
                     new ConfigResource(ConfigResource.Type.TOPIC, "configs-never-created"), List.of(
                             new AlterConfigOp(new ConfigEntry("retention.ms", "1"), AlterConfigOp.OpType.SET)))).all());
+        }
+    }
+
+    @Test
+    void groupConfigsAreSetDescribedAndCheckedAgainstTheBrokersBounds() throws Exception {
+        ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, "configs-share-group");
+        try (Admin admin = admin()) {
+            Config defaults = describe(admin, group);
+            assertEquals("latest", defaults.get("share.auto.offset.reset").value());
+            assertEquals(ConfigEntry.ConfigSource.DEFAULT_CONFIG, defaults.get("share.auto.offset.reset").source());
+            ConfigEntry session = defaults.get("share.session.timeout.ms");
+            assertEquals("45000", session.value());
+            assertEquals("group.share.session.timeout.ms", session.synonyms().get(0).name());
+            assertEquals(ConfigEntry.ConfigType.INT, session.type());
+            assertFalse(session.isReadOnly());
+
+            admin.incrementalAlterConfigs(Map.of(group, List.of(
+                    new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "by_duration:PT1H"),
+                            AlterConfigOp.OpType.SET),
+                    new AlterConfigOp(new ConfigEntry("share.isolation.level", "read_committed"),
+                            AlterConfigOp.OpType.SET)))).all().get(60, TimeUnit.SECONDS);
+            Config set = describe(admin, group);
+            assertEquals("by_duration:PT1H", set.get("share.auto.offset.reset").value());
+            assertEquals(ConfigEntry.ConfigSource.DYNAMIC_GROUP_CONFIG, set.get("share.auto.offset.reset").source());
+            assertEquals("read_committed", set.get("share.isolation.level").value());
+            assertEquals("read_committed", KRILL.broker().metadata().image()
+                    .entityConfigs("groups/" + group.name()).get("share.isolation.level"), "kept in the store");
+
+            InvalidConfigurationException outOfBounds = failure(InvalidConfigurationException.class,
+                    admin.incrementalAlterConfigs(Map.of(group, List.of(new AlterConfigOp(
+                            new ConfigEntry("share.record.lock.duration.ms", "90000"), AlterConfigOp.OpType.SET))))
+                            .all());
+            assertEquals("share.record.lock.duration.ms must be in the range 15000 to 60000 inclusive.",
+                    outOfBounds.getMessage());
+            failure(InvalidConfigurationException.class, admin.incrementalAlterConfigs(Map.of(group, List.of(
+                    new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "soonest"),
+                            AlterConfigOp.OpType.SET)))).all());
+            failure(InvalidConfigurationException.class, admin.incrementalAlterConfigs(Map.of(group, List.of(
+                    new AlterConfigOp(new ConfigEntry("share.no.such.key", "1"), AlterConfigOp.OpType.SET)))).all());
+            assertEquals("by_duration:PT1H", describe(admin, group).get("share.auto.offset.reset").value(),
+                    "failed changes do not stick");
         }
     }
 

@@ -22,8 +22,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * kafka-configs.sh ({@code org.apache.kafka.tools.ConfigCommand} 4.4) on a topic: describe, add and
- * delete dynamic configs (IncrementalAlterConfigs), describe --all, and a broker's configs. An altered
+ * kafka-configs.sh ({@code org.apache.kafka.tools.ConfigCommand} 4.4) on a topic and on a group
+ * ({@code --entity-type groups}, KIP-848/KIP-932 group configs): describe, add and delete dynamic configs
+ * (IncrementalAlterConfigs), describe --all, and a broker's configs. An altered
  * max.message.bytes must also change what the broker accepts.
  */
 class ConfigCommandTest {
@@ -118,6 +119,36 @@ class ConfigCommandTest {
                 unknown.outLines(), unknown.describe());
         assertTrue(Clients.partitionsFor(KRILL.bootstrapServers(), "cc-no-such-topic").isEmpty(),
                 "describing must not auto-create the topic");
+    }
+
+    @Test
+    void describeAlterAndDeleteGroupConfigs() {
+        String group = "cc-share-group";
+        Result alter = configs("--entity-type", "groups", "--entity-name", group, "--alter", "--add-config",
+                "share.auto.offset.reset=earliest,share.record.lock.duration.ms=20000").assertSuccess();
+        assertTrue(alter.out().contains("Completed updating config for group " + group), alter.describe());
+
+        Result described = configs("--entity-type", "groups", "--entity-name", group, "--describe").assertSuccess();
+        assertEquals(Map.of("share.auto.offset.reset", "earliest", "share.record.lock.duration.ms", "20000"),
+                entries(described), described.describe());
+        assertTrue(described.out().contains("DYNAMIC_GROUP_CONFIG:share.auto.offset.reset=earliest"), described.describe());
+
+        Result all = configs("--entity-type", "groups", "--entity-name", group, "--describe", "--all")
+                .assertSuccess();
+        Map<String, String> allEntries = entries(all);
+        assertEquals("earliest", allEntries.get("share.auto.offset.reset"), all.describe());
+        assertEquals("45000", allEntries.get("share.session.timeout.ms"), "broker defaults listed:\n" + all.describe());
+
+        Result bad = configs("--entity-type", "groups", "--entity-name", group, "--alter", "--add-config",
+                "share.session.timeout.ms=1000");
+        assertEquals(1, bad.exitCode(), bad.describe());
+        assertTrue(bad.err().contains("share.session.timeout.ms must be in the range 45000 to 60000 inclusive"),
+                "INVALID_CONFIG with Kafka's message:\n" + bad.describe());
+
+        configs("--entity-type", "groups", "--entity-name", group, "--alter", "--delete-config",
+                "share.auto.offset.reset").assertSuccess();
+        Result after = configs("--entity-type", "groups", "--entity-name", group, "--describe").assertSuccess();
+        assertEquals(Map.of("share.record.lock.duration.ms", "20000"), entries(after), after.describe());
     }
 
     @Test

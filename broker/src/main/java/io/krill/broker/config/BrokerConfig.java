@@ -51,6 +51,8 @@ public final class BrokerConfig {
     private final ReplicationSettings replication;
     private final GroupSettings group;
     private final TransactionSettings transaction;
+    private final ShareGroupSettings shareGroup;
+    private final ShareCoordinatorSettings shareCoordinator;
 
     private BrokerConfig(Map<String, String> statics, Map<String, String> perBroker,
                          Map<String, String> clusterDefault) {
@@ -99,6 +101,8 @@ public final class BrokerConfig {
         this.replication = new ReplicationSettings(values);
         this.group = new GroupSettings(values);
         this.transaction = new TransactionSettings(values);
+        this.shareGroup = new ShareGroupSettings(values);
+        this.shareCoordinator = new ShareCoordinatorSettings(values);
     }
 
     /** Builds the static configuration from properties (e.g. server.properties with overrides applied). */
@@ -338,6 +342,16 @@ public final class BrokerConfig {
 
     public GroupSettings group() {
         return group;
+    }
+
+    /** The share-group keys ({@code group.share.*}): defaults and bounds of share groups' settings. */
+    public ShareGroupSettings shareGroup() {
+        return shareGroup;
+    }
+
+    /** The share coordinator keys ({@code share.coordinator.*}). */
+    public ShareCoordinatorSettings shareCoordinator() {
+        return shareCoordinator;
     }
 
     public TransactionSettings transaction() {

@@ -63,11 +63,35 @@ final class BrokerConfigChecks {
         atLeast(v, "group.consumer.max.heartbeat.interval.ms", "group.consumer.heartbeat.interval.ms");
         require(v.getInt("group.consumer.heartbeat.interval.ms") < v.getInt("group.consumer.session.timeout.ms"),
                 "group.consumer.heartbeat.interval.ms must be less than group.consumer.session.timeout.ms");
+        checkShareGroupBounds(v);
         require(v.getList("group.coordinator.rebalance.protocols").contains("classic"),
                 "Disabling the 'classic' protocol is not supported.");
         require(v.getLong("log.cleaner.min.compaction.lag.ms") <= v.getLong("log.cleaner.max.compaction.lag.ms"),
                 "log.cleaner.min.compaction.lag.ms must not be greater than log.cleaner.max.compaction.lag.ms");
         SocketSettings.parseConnectionOverrides(v.getString("max.connections.per.ip.overrides"));
+    }
+
+    /** Each share-group default within its group-config bounds, as Kafka checks them at startup. */
+    private static void checkShareGroupBounds(ConfigValues v) {
+        String p = "group.share.";
+        atLeast(v, p + "session.timeout.ms", p + "min.session.timeout.ms");
+        atMost(v, p + "session.timeout.ms", p + "max.session.timeout.ms");
+        atLeast(v, p + "heartbeat.interval.ms", p + "min.heartbeat.interval.ms");
+        atMost(v, p + "heartbeat.interval.ms", p + "max.heartbeat.interval.ms");
+        require(v.getInt(p + "heartbeat.interval.ms") < v.getInt(p + "session.timeout.ms"),
+                p + "heartbeat.interval.ms must be less than " + p + "session.timeout.ms");
+        atLeast(v, p + "record.lock.duration.ms", p + "min.record.lock.duration.ms");
+        atLeast(v, p + "max.record.lock.duration.ms", p + "record.lock.duration.ms");
+        atLeast(v, p + "delivery.count.limit", p + "min.delivery.count.limit");
+        atLeast(v, p + "max.delivery.count.limit", p + "delivery.count.limit");
+        atLeast(v, p + "partition.max.record.locks", p + "min.partition.max.record.locks");
+        atLeast(v, p + "max.partition.max.record.locks", p + "partition.max.record.locks");
+        atLeast(v, p + "assignment.interval.ms", p + "min.assignment.interval.ms");
+        atMost(v, p + "assignment.interval.ms", p + "max.assignment.interval.ms");
+    }
+
+    private static void atMost(ConfigValues v, String smaller, String larger) {
+        require(v.getInt(smaller) <= v.getInt(larger), smaller + " must be less than or equal to " + larger);
     }
 
     private static void atLeast(ConfigValues v, String larger, String smaller) {

@@ -10,6 +10,8 @@ public final class BrokerConfigDefs {
             .defineAll(LogCleanerConfigDefs.define())
             .defineAll(ReplicationConfigDefs.define())
             .defineAll(GroupConfigDefs.define())
+            .defineAll(ShareGroupConfigDefs.define())
+            .defineAll(ShareCoordinatorConfigDefs.define())
             .defineAll(TransactionConfigDefs.define())
             .defineAll(SecurityConfigDefs.define())
             .defineAll(TransportSecurityConfigDefs.define())

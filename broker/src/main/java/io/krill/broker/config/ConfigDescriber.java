@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Builds DescribeConfigs answers for TOPIC and BROKER resources exactly as Kafka does: value, source, synonyms,
+ * Builds DescribeConfigs answers for TOPIC, BROKER and GROUP resources exactly as Kafka does: value, source, synonyms,
  * sensitivity, read-only flag, type and documentation. Stateless.
  *
  * <p>Synonyms are listed level by level (dynamic broker, dynamic default, static, default; a topic's own setting
@@ -41,6 +41,9 @@ public final class ConfigDescriber {
     public static List<DescribedConfig> describeBroker(BrokerConfig broker) {
         List<DescribedConfig> result = new ArrayList<>();
         for (ConfigKey key : sorted(BrokerConfigDefs.DEF)) {
+            if (key.internal()) {
+                continue;
+            }
             boolean sensitive = key.type() == ConfigType.PASSWORD;
             String value = sensitive ? null : ConfigType.format(broker.values().get(key.name()));
             List<ConfigSynonym> synonyms = brokerSynonyms(key.name(), broker, sensitive);
@@ -61,6 +64,41 @@ public final class ConfigDescriber {
             result.add(new DescribedConfig(name, sensitive ? null : raw, sourceOf(synonyms), sensitive,
                     !key.dynamicMode().isDynamic(), key.type(), key.documentation(), synonyms));
         });
+        return result;
+    }
+
+    /**
+     * DescribeConfigs of a group (ConfigResource GROUP): every non-internal group key, sorted by name, with the
+     * group's own value (source GROUP_CONFIG) else its broker default. Synonyms as Kafka lists them: the group
+     * setting, then the levels of the broker key it defaults to, or that key's (or, without one, the group key's)
+     * default. Never read-only.
+     *
+     * @param overrides the group's configs as stored (valid when they were set)
+     */
+    public static List<DescribedConfig> describeGroup(Map<String, String> overrides, BrokerConfig broker) {
+        List<DescribedConfig> result = new ArrayList<>();
+        for (ConfigKey key : sorted(GroupConfigKeys.DEF)) {
+            String name = key.name();
+            if (GroupConfigKeys.internal(name)) {
+                continue;
+            }
+            String raw = overrides.get(name);
+            String value = raw != null ? ConfigType.format(key.parse(raw))
+                    : ConfigType.format(GroupConfigKeys.brokerDefault(name, broker));
+            List<ConfigSynonym> synonyms = new ArrayList<>();
+            if (raw != null) {
+                synonyms.add(new ConfigSynonym(name, value, ConfigSource.GROUP_CONFIG));
+            }
+            String brokerKey = GroupConfigKeys.brokerSynonym(name).orElse(name);
+            if (BrokerConfigDefs.DEF.contains(brokerKey)) {
+                synonyms.addAll(brokerSynonyms(brokerKey, broker, false));
+            } else {
+                synonyms.add(new ConfigSynonym(brokerKey,
+                        ConfigType.format(GroupConfigKeys.brokerDefault(name, broker)), ConfigSource.DEFAULT_CONFIG));
+            }
+            result.add(new DescribedConfig(name, value, sourceOf(synonyms), false, false, key.type(),
+                    key.documentation(), synonyms));
+        }
         return result;
     }
 

@@ -15,9 +15,11 @@ import java.util.Objects;
  * @param documentation one or two sentences on what the key does
  * @param dynamicMode   whether AlterConfigs may change it at runtime (broker keys; topic keys are always alterable)
  * @param supported     false for keys Krill accepts for compatibility but does not implement (e.g. tiered storage)
+ * @param internal      true for keys Kafka defines as internal: settable, but DescribeConfigs does not list them
  */
 public record ConfigKey(String name, ConfigType type, Object defaultValue, boolean required, Validator validator,
-                        Importance importance, String documentation, DynamicMode dynamicMode, boolean supported) {
+                        Importance importance, String documentation, DynamicMode dynamicMode, boolean supported,
+                        boolean internal) {
 
     public ConfigKey {
         Objects.requireNonNull(name, "name");
@@ -75,6 +77,7 @@ public record ConfigKey(String name, ConfigType type, Object defaultValue, boole
         private String documentation = "";
         private DynamicMode dynamicMode = DynamicMode.READ_ONLY;
         private boolean supported = true;
+        private boolean internal;
 
         private Builder(String name, ConfigType type) {
             this.name = name;
@@ -131,9 +134,15 @@ public record ConfigKey(String name, ConfigType type, Object defaultValue, boole
             return this;
         }
 
+        /** A tuning key Kafka keeps out of DescribeConfigs answers; it can still be set. */
+        public Builder internal() {
+            this.internal = true;
+            return this;
+        }
+
         public ConfigKey build() {
             return new ConfigKey(name, type, defaultValue, required, validator, importance, documentation,
-                    dynamicMode, supported);
+                    dynamicMode, supported, internal);
         }
     }
 }

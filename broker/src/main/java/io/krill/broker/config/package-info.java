@@ -7,5 +7,11 @@
  * overrides over broker defaults); {@link io.krill.broker.config.ConfigDescriber} and
  * {@link io.krill.broker.config.TopicConfigValidator} answer DescribeConfigs and validate
  * CreateTopics/AlterConfigs/IncrementalAlterConfigs exactly as Kafka reports them.
+ *
+ * <p>Group configs (ConfigResource GROUP: {@code share.auto.offset.reset}, {@code consumer.session.timeout.ms},
+ * ...) are {@link io.krill.broker.config.GroupConfigKeys}, checked against the broker's {@code group.share.*} and
+ * {@code group.consumer.*} bounds by {@link io.krill.broker.config.GroupConfigValidator}, stored per group as the
+ * metadata store entity {@code groups/<groupId>} and read, over the broker defaults, through
+ * {@link io.krill.broker.config.GroupConfigLookup}.
  */
 package io.krill.broker.config;

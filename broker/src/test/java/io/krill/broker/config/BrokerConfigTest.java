@@ -111,9 +111,38 @@ class BrokerConfigTest {
     }
 
     @Test
+    void shareGroupAndShareCoordinatorDefaultsAreKafkas() {
+        ShareGroupSettings share = DEFAULTS.shareGroup();
+        assertEquals(45000, share.sessionTimeoutMs());
+        assertEquals(60000, share.maxSessionTimeoutMs());
+        assertEquals(5000, share.heartbeatIntervalMs());
+        assertEquals(200, share.maxSize());
+        assertEquals(List.of("simple"), share.assignors());
+        assertEquals(ShareGroupConfig.DEFAULTS, share.defaults());
+        ShareCoordinatorSettings coordinator = DEFAULTS.shareCoordinator();
+        assertEquals(50, coordinator.stateTopicNumPartitions());
+        assertEquals(3, coordinator.stateTopicReplicationFactor());
+        assertEquals(2, coordinator.stateTopicMinIsr());
+        assertEquals(500, coordinator.snapshotUpdateRecordsPerSnapshot());
+        assertEquals(-1, coordinator.appendLingerMs());
+        assertTrue(error("group.share.delivery.count.limit", "11").endsWith("Value must be no more than 10"));
+        assertTrue(error("share.coordinator.cached.buffer.max.bytes", "1").endsWith("Value must be at least 524288"));
+        assertEquals(20_000, config("group.share.record.lock.duration.ms", "20000").shareGroup().defaults()
+                .recordLockDurationMs());
+        assertEquals("group.share.session.timeout.ms must be less than or equal to group.share.max.session.timeout.ms",
+                error("group.share.session.timeout.ms", "70000"));
+        assertEquals("group.share.max.record.lock.duration.ms must be greater than or equal to "
+                + "group.share.record.lock.duration.ms", error("group.share.record.lock.duration.ms", "70000"));
+        assertEquals(NotApplicableKeys.SHARE_PLUGINS, config("group.share.persister.class.name", "x")
+                .notApplicableKeys().get("group.share.persister.class.name"));
+        assertTrue(ConfigDescriber.describeBroker(DEFAULTS).stream()
+                .noneMatch(c -> c.name().equals("group.share.initialize.retry.interval.ms")), "internal, as in Kafka");
+    }
+
+    @Test
     void everyAccessorReadsADefinedKey() throws Exception {
         for (Object view : List.of(DEFAULTS, DEFAULTS.log(), DEFAULTS.socket(), DEFAULTS.replication(),
-                DEFAULTS.group(), DEFAULTS.transaction())) {
+                DEFAULTS.group(), DEFAULTS.transaction(), DEFAULTS.shareGroup(), DEFAULTS.shareCoordinator())) {
             for (Method m : view.getClass().getDeclaredMethods()) {
                 if (Modifier.isPublic(m.getModifiers()) && !Modifier.isStatic(m.getModifiers())
                         && m.getParameterCount() == 0) {
@@ -183,10 +212,10 @@ class BrokerConfigTest {
         BrokerConfig c = config("num.partitons", "3", "process.roles", "broker,controller",
                 "controller.quorum.voters", "1@localhost:9093", "controller.quorum.bootstrap.servers", "localhost:9093",
                 "controller.listener.names", "CONTROLLER", "node.id", "1",
-                "listener.name.plaintext.ssl.keystore.location", "/ks", "share.coordinator.state.topic.min.isr", "1");
-        assertEquals(Set.of("num.partitons"), c.unknownKeys());
+                "listener.name.plaintext.ssl.keystore.location", "/ks", "group.share.max.sise", "10");
+        assertEquals(Set.of("num.partitons", "group.share.max.sise"), c.unknownKeys());
         assertEquals(Set.of("process.roles", "controller.quorum.voters", "controller.quorum.bootstrap.servers",
-                "controller.listener.names", "share.coordinator.state.topic.min.isr"), c.notApplicableKeys().keySet());
+                "controller.listener.names"), c.notApplicableKeys().keySet());
         assertEquals(NotApplicableKeys.KRAFT, c.notApplicableKeys().get("process.roles"));
         assertEquals(1, c.nodeId());
     }

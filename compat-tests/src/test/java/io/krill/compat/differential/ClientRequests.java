@@ -47,6 +47,8 @@ final class ClientRequests {
     static final int TIMEOUT_MS = 30_000;
     static final byte GROUP_KEY_TYPE = 0;
     static final byte TOPIC_RESOURCE_TYPE = 2;
+    static final byte BROKER_RESOURCE_TYPE = 4;
+    static final byte GROUP_RESOURCE_TYPE = 32;
     /** The create time of the first record of every batch: 2023-11-14T22:13:20Z. */
     static final long BASE_TIMESTAMP = 1_700_000_000_000L;
 
@@ -307,6 +309,38 @@ final class ClientRequests {
         return new AlterConfigsRequest().setValidateOnly(validateOnly)
                 .setResources(List.of(new AlterConfigsRequest.AlterConfigsResource()
                         .setResourceType(TOPIC_RESOURCE_TYPE).setResourceName(topic)
+                        .setConfigs(List.of(new AlterConfigsRequest.AlterableConfig().setName(name).setValue(value)))));
+    }
+
+    /** DescribeConfigs of the named configs of one group (all when null), with synonyms, no documentation. */
+    static DescribeConfigsRequest describeGroupConfigs(String group, List<String> keys) {
+        return new DescribeConfigsRequest().setIncludeSynonyms(true).setIncludeDocumentation(false)
+                .setResources(List.of(new DescribeConfigsRequest.DescribeConfigsResource()
+                        .setResourceType(GROUP_RESOURCE_TYPE).setResourceName(group).setConfigurationKeys(keys)));
+    }
+
+    /** DescribeConfigs of the named configs of broker {@code id}, with synonyms, no documentation. */
+    static DescribeConfigsRequest describeBrokerConfigs(String id, List<String> keys) {
+        return new DescribeConfigsRequest().setIncludeSynonyms(true).setIncludeDocumentation(false)
+                .setResources(List.of(new DescribeConfigsRequest.DescribeConfigsResource()
+                        .setResourceType(BROKER_RESOURCE_TYPE).setResourceName(id).setConfigurationKeys(keys)));
+    }
+
+    /** IncrementalAlterConfigs of one group config: SET (operation 0) {@code value}, or DELETE (1) when null. */
+    static IncrementalAlterConfigsRequest incrementalAlterGroupConfig(String group, String name, String value,
+                                                                     boolean validateOnly) {
+        return new IncrementalAlterConfigsRequest().setValidateOnly(validateOnly)
+                .setResources(List.of(new IncrementalAlterConfigsRequest.AlterConfigsResource()
+                        .setResourceType(GROUP_RESOURCE_TYPE).setResourceName(group)
+                        .setConfigs(List.of(new IncrementalAlterConfigsRequest.AlterableConfig().setName(name)
+                                .setConfigOperation(value == null ? (byte) 1 : (byte) 0).setValue(value)))));
+    }
+
+    /** AlterConfigs (legacy) of one group with one config. */
+    static AlterConfigsRequest alterGroupConfig(String group, String name, String value) {
+        return new AlterConfigsRequest().setValidateOnly(false)
+                .setResources(List.of(new AlterConfigsRequest.AlterConfigsResource()
+                        .setResourceType(GROUP_RESOURCE_TYPE).setResourceName(group)
                         .setConfigs(List.of(new AlterConfigsRequest.AlterableConfig().setName(name).setValue(value)))));
     }
 

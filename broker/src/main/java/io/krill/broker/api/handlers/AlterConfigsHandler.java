@@ -3,6 +3,7 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.config.GroupConfigValidator;
 import io.krill.broker.config.TopicConfigValidator;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.wire.error.ApiException;
@@ -20,7 +21,8 @@ import java.util.Map;
 /**
  * AlterConfigs, the legacy API: a TOPIC resource's overrides are replaced by exactly the given ones
  * (validated as CreateTopics validates them); a BROKER resource's dynamic layer likewise (see
- * {@link ConfigAlteration}). Each resource succeeds or fails on its own. Checks are answered from this
+ * {@link ConfigAlteration}), and a GROUP resource's configs (Kafka 4.4 accepts GROUP here too). Each
+ * resource succeeds or fails on its own. Checks are answered from this
  * broker's image; the writes go to the metadata store together and the request is answered when the
  * last one completes ({@link PendingAnswer}), so the request thread never waits for ZooKeeper.
  *
@@ -83,6 +85,8 @@ public final class AlterConfigsHandler extends AbstractApiHandler {
                     current -> TopicConfigValidator.validate(configs, context.config()), validateOnly);
             case BROKER -> ConfigAlteration.alterBroker(context, resource.resourceName(), current -> configs,
                     validateOnly);
+            case GROUP -> ConfigAlteration.alterGroup(context, resource.resourceName(),
+                    current -> GroupConfigValidator.validate(configs, context.config()), validateOnly);
             default -> throw ConfigAlteration.unsupported(resource.resourceType());
         };
     }

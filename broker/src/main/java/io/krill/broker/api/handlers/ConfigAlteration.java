@@ -5,6 +5,7 @@ import io.krill.broker.api.Request;
 import io.krill.broker.config.BrokerConfigDefs;
 import io.krill.broker.config.ConfigException;
 import io.krill.broker.config.DynamicBrokerConfig;
+import io.krill.broker.config.GroupConfigKeys;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.authorizer.Authorization;
 import io.krill.controller.metadata.FinalizedFeatures;
@@ -33,6 +34,9 @@ import java.util.function.UnaryOperator;
  * <p>A BROKER resource (the cluster default "" or this broker's id) changes that entity's dynamic layer in
  * the metadata store, which every broker applies ({@link DynamicBrokerConfig}); keys Krill reads only at
  * startup are refused with INVALID_REQUEST and the reason, invalid values with INVALID_CONFIG.
+ *
+ * <p>A GROUP resource changes the group's configs, the metadata store entity {@code groups/<groupId>}
+ * ({@link GroupConfigKeys}), checked against this broker's share-group and consumer-group bounds.
  *
  * <p>Writes never block the request thread: each resource's write is a future of the metadata store
  * (a version-checked read-modify-write in ZooKeeper), and the handlers answer once all of a request's
@@ -142,6 +146,28 @@ final class ConfigAlteration {
         return context.metadata().updateEntityConfigsAsync(name,
                 stored -> stored.equals(current) ? next : checkedBrokerLayer(context, name, change, stored))
                 .thenApply(written -> null);
+    }
+
+    /**
+     * A GROUP resource: the configs of group {@code name} (which need not exist, as in Kafka; the empty
+     * name, a default group, is INVALID_REQUEST) become
+     * {@code change(current)}, validated by {@code change} against this broker's bounds (INVALID_CONFIG with
+     * Kafka's message), and are written as the metadata store entity {@code groups/<name>} unless
+     * {@code validateOnly} or nothing changes. The write is version-checked like a topic's.
+     */
+    static CompletableFuture<Void> alterGroup(BrokerContext context, String name,
+                                              UnaryOperator<Map<String, String>> change, boolean validateOnly) {
+        if (name.isEmpty()) {
+            throw new ApiException(Errors.INVALID_REQUEST, "Default group resources are not allowed.");
+        }
+        String entity = GroupConfigKeys.entity(name);
+        Map<String, String> current = context.metadata().image().entityConfigs(entity);
+        Map<String, String> next = validated(change, current);
+        if (validateOnly || next.equals(current)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return context.metadata().updateEntityConfigsAsync(entity,
+                stored -> stored.equals(current) ? next : validated(change, stored)).thenApply(written -> null);
     }
 
     /** {@code change(current)} for a broker entity, or the ApiException Kafka answers for it. */

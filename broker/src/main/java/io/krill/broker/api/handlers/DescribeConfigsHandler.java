@@ -6,6 +6,7 @@ import io.krill.broker.api.Request;
 import io.krill.broker.config.ConfigDescriber;
 import io.krill.broker.config.ConfigSynonym;
 import io.krill.broker.config.DescribedConfig;
+import io.krill.broker.config.GroupConfigKeys;
 import io.krill.broker.config.TopicConfig;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.TopicImage;
@@ -24,8 +25,9 @@ import java.util.List;
  * documentation) and BROKER resources (this broker's id, or the empty name for the cluster-wide dynamic
  * defaults), as Kafka's ConfigHelper answers them; {@link ConfigDescriber} knows the values. A
  * BROKER_LOGGER resource of this broker is answered with no loggers: Krill does not expose its log levels
- * through the protocol. GROUP and CLIENT_METRICS resources are INVALID_REQUEST until Krill has group
- * configs and client metrics.
+ * through the protocol. A GROUP resource is described from the group's configs in this broker's
+ * metadata image over the broker defaults (a group without configs, or that does not exist, shows the
+ * defaults, as in Kafka). CLIENT_METRICS resources are INVALID_REQUEST until Krill has client metrics.
  *
  * <p>Thread-safe: stateless.
  */
@@ -84,6 +86,13 @@ public final class DescribeConfigsHandler extends AbstractApiHandler {
                             + context.nodeId() + " or empty string, but received " + name);
                 }
                 return ConfigDescriber.describeBroker(context.config());
+            }
+            case GROUP -> {
+                if (name.isEmpty()) {
+                    throw new ApiException(Errors.INVALID_REQUEST, "Group name must not be empty");
+                }
+                return ConfigDescriber.describeGroup(
+                        context.metadata().image().entityConfigs(GroupConfigKeys.entity(name)), context.config());
             }
             case BROKER_LOGGER -> {
                 if (name.isEmpty()) {

@@ -24,8 +24,12 @@ import io.krill.wire.message.DeleteAclsRequest;
 import io.krill.wire.message.DeleteAclsResponse;
 import io.krill.wire.message.DescribeAclsRequest;
 import io.krill.wire.message.DescribeAclsResponse;
+import io.krill.wire.message.DescribeConfigsRequest;
+import io.krill.wire.message.DescribeConfigsResponse;
 import io.krill.wire.message.FetchRequest;
 import io.krill.wire.message.FetchResponse;
+import io.krill.wire.message.IncrementalAlterConfigsRequest;
+import io.krill.wire.message.IncrementalAlterConfigsResponse;
 import io.krill.wire.message.InitProducerIdRequest;
 import io.krill.wire.message.InitProducerIdResponse;
 import io.krill.wire.message.JoinGroupRequest;
@@ -283,5 +287,31 @@ class AuthorizationHandlersTest {
                 .setProtocolType("consumer").setSessionTimeoutMs(10000).setRebalanceTimeoutMs(10000)
                 .setProtocols(List.of()), ALICE);
         assertEquals(Errors.GROUP_AUTHORIZATION_FAILED.code(), response.errorCode());
+    }
+
+    @Test
+    void groupConfigsNeedDescribeConfigsAndAlterConfigsOnTheGroup() {
+        DescribeConfigsRequest describe = new DescribeConfigsRequest().setResources(List.of(
+                new DescribeConfigsRequest.DescribeConfigsResource().setResourceType(ConfigResourceType.GROUP.id())
+                        .setResourceName("shared")));
+        IncrementalAlterConfigsRequest alter = new IncrementalAlterConfigsRequest().setResources(List.of(
+                new IncrementalAlterConfigsRequest.AlterConfigsResource().setResourceType(ConfigResourceType.GROUP.id())
+                        .setResourceName("shared").setConfigs(List.of(new IncrementalAlterConfigsRequest.AlterableConfig()
+                                .setName("share.auto.offset.reset").setConfigOperation((byte) 0).setValue("earliest")))));
+        DescribeConfigsHandler describer = new DescribeConfigsHandler(broker.context);
+        IncrementalAlterConfigsHandler alterer = new IncrementalAlterConfigsHandler(broker.context);
+        assertEquals(Errors.GROUP_AUTHORIZATION_FAILED.code(), ((DescribeConfigsResponse) broker.call(describer, 4,
+                describe, ALICE)).results().get(0).errorCode());
+        assertEquals(Errors.GROUP_AUTHORIZATION_FAILED.code(), ((IncrementalAlterConfigsResponse) broker.call(alterer,
+                1, alter, ALICE)).responses().get(0).errorCode());
+
+        grant(creation(ResourceType.GROUP, "shared", PatternType.LITERAL, "User:alice", AclOperation.DESCRIBE_CONFIGS));
+        assertEquals(Errors.NONE.code(), ((DescribeConfigsResponse) broker.call(describer, 4, describe, ALICE))
+                .results().get(0).errorCode());
+        assertEquals(Errors.GROUP_AUTHORIZATION_FAILED.code(), ((IncrementalAlterConfigsResponse) broker.call(alterer,
+                1, alter, ALICE)).responses().get(0).errorCode(), "describing is not altering");
+        grant(creation(ResourceType.GROUP, "shared", PatternType.LITERAL, "User:alice", AclOperation.ALTER_CONFIGS));
+        assertEquals(Errors.NONE.code(), ((IncrementalAlterConfigsResponse) broker.call(alterer, 1, alter, ALICE))
+                .responses().get(0).errorCode());
     }
 }

@@ -37,6 +37,7 @@ class ConfigHandlersTest {
     private static final byte TOPIC = ConfigResourceType.TOPIC.id();
     private static final byte BROKER = ConfigResourceType.BROKER.id();
     private static final byte BROKER_LOGGER = ConfigResourceType.BROKER_LOGGER.id();
+    private static final byte GROUP = ConfigResourceType.GROUP.id();
 
     @TempDir
     Path dir;
@@ -112,7 +113,7 @@ class ConfigHandlersTest {
         assertEquals("Broker id must be an integer, but it is: x", describe(4, BROKER, "x").results().get(0).errorMessage());
         assertEquals(Errors.NONE.code(), describe(4, BROKER_LOGGER, "1").results().get(0).errorCode());
         assertEquals(Errors.INVALID_REQUEST.code(), describe(4, BROKER_LOGGER, "").results().get(0).errorCode());
-        assertEquals(Errors.INVALID_REQUEST.code(), describe(4, (byte) 32, "group").results().get(0).errorCode());
+        assertEquals(Errors.INVALID_REQUEST.code(), describe(4, GROUP, "").results().get(0).errorCode());
         DescribeConfigsResponse.DescribeConfigsResult self = describe(4, BROKER, "1", "node.id").results().get(0);
         assertEquals("1", self.configs().get(0).value());
         assertTrue(self.configs().get(0).readOnly());
@@ -174,6 +175,49 @@ class ConfigHandlersTest {
                 op("log.retention.ms", 0, "1")).responses().get(0).errorMessage());
         assertEquals(Map.of("retention.ms", "3001", "cleanup.policy", "delete,compact"),
                 broker.metadata.image().topic("t").configs());
+    }
+
+    @Test
+    void groupConfigsAreSetDescribedAndDeletedForAnyGroupId() {
+        IncrementalAlterConfigsResponse.AlterConfigsResourceResponse set = incremental(1, GROUP, "no-such-group",
+                op("share.auto.offset.reset", 0, "earliest"), op("share.record.lock.duration.ms", 0, "20000"))
+                .responses().get(0);
+        assertEquals(Errors.NONE.code(), set.errorCode());
+        assertEquals(Map.of("share.auto.offset.reset", "earliest", "share.record.lock.duration.ms", "20000"),
+                broker.metadata.image().entityConfigs("groups/no-such-group"));
+
+        DescribeConfigsResponse.DescribeConfigsResult described = describe(4, GROUP, "no-such-group",
+                "share.auto.offset.reset", "share.session.timeout.ms").results().get(0);
+        assertEquals(Errors.NONE.code(), described.errorCode());
+        Map<String, DescribeConfigsResponse.DescribeConfigsResourceResult> byName = new java.util.HashMap<>();
+        described.configs().forEach(c -> byName.put(c.name(), c));
+        assertEquals("earliest", byName.get("share.auto.offset.reset").value());
+        assertEquals(ConfigSource.GROUP_CONFIG.id(), byName.get("share.auto.offset.reset").configSource());
+        assertEquals("45000", byName.get("share.session.timeout.ms").value());
+        assertEquals(ConfigSource.DEFAULT_CONFIG.id(), byName.get("share.session.timeout.ms").configSource());
+        assertEquals("group.share.session.timeout.ms",
+                byName.get("share.session.timeout.ms").synonyms().get(0).name());
+
+        IncrementalAlterConfigsResponse.AlterConfigsResourceResponse outOfBounds = incremental(1, GROUP,
+                "no-such-group", op("share.session.timeout.ms", 0, "1000")).responses().get(0);
+        assertEquals(Errors.INVALID_CONFIG.code(), outOfBounds.errorCode());
+        assertEquals("share.session.timeout.ms must be in the range 45000 to 60000 inclusive.",
+                outOfBounds.errorMessage());
+        assertEquals(Errors.INVALID_CONFIG.code(), incremental(1, GROUP, "g", op("no.such", 0, "1")).responses()
+                .get(0).errorCode());
+        assertEquals("Default group resources are not allowed.", incremental(1, GROUP, "",
+                op("share.auto.offset.reset", 0, "earliest")).responses().get(0).errorMessage());
+        assertEquals(Errors.NONE.code(), incremental(1, GROUP, "no-such-group", op("share.auto.offset.reset", 1,
+                null)).responses().get(0).errorCode());
+        assertEquals(Map.of("share.record.lock.duration.ms", "20000"),
+                broker.metadata.image().entityConfigs("groups/no-such-group"));
+
+        assertEquals(Errors.NONE.code(), alter(false, GROUP, "no-such-group", "share.isolation.level",
+                "read_committed").responses().get(0).errorCode());
+        assertEquals(Map.of("share.isolation.level", "read_committed"),
+                broker.metadata.image().entityConfigs("groups/no-such-group"), "AlterConfigs replaces them all");
+        assertEquals(Errors.INVALID_CONFIG.code(), alter(false, GROUP, "g", "share.isolation.level", "dirty")
+                .responses().get(0).errorCode());
     }
 
     @Test
