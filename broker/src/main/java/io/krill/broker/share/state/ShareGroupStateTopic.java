@@ -2,7 +2,10 @@ package io.krill.broker.share.state;
 
 import io.krill.controller.metadata.MetadataStore;
 import io.krill.controller.metadata.NewTopic;
+import java.nio.ByteBuffer;
+import java.util.Base64;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * Creates {@code __share_group_state}: {@code share.coordinator.state.topic.num.partitions} partitions,
@@ -30,6 +33,47 @@ public final class ShareGroupStateTopic {
                 "unclean.leader.election.enable", "false",
                 "segment.bytes", Integer.toString(config.stateTopicSegmentBytes()));
         return new NewTopic(NAME, config.stateTopicNumPartitions(), replicationFactor, Map.of(), configs, true);
+    }
+
+    /**
+     * The share-partition of a FindCoordinator share key, parsed as Kafka parses it: {@code groupId:topicId:partition},
+     * split at the last two colons (a group id may contain colons), the group id not blank, the topic id
+     * in Kafka's base64 form, the partition an integer.
+     *
+     * @throws IllegalArgumentException for a key Kafka would refuse (FindCoordinator answers INVALID_REQUEST)
+     */
+    public static SharePartitionKey parseKey(String key) {
+        if (key == null || key.isEmpty()) {
+            throw new IllegalArgumentException("Share partition key cannot be empty");
+        }
+        String[] tokens = key.split(":");
+        if (tokens.length < 3) {
+            throw new IllegalArgumentException("Invalid key format: expected - groupId:topicId:partition, found - " + key);
+        }
+        String groupId = String.join(":", java.util.Arrays.copyOfRange(tokens, 0, tokens.length - 2));
+        if (groupId.trim().isEmpty()) {
+            throw new IllegalArgumentException("GroupId must not be empty");
+        }
+        String topic = tokens[tokens.length - 2];
+        UUID topicId;
+        try {
+            if (topic.length() > 24) {
+                throw new IllegalArgumentException("too long");
+            }
+            byte[] bytes = Base64.getUrlDecoder().decode(topic);
+            if (bytes.length != 16) {
+                throw new IllegalArgumentException(bytes.length + " bytes");
+            }
+            ByteBuffer buf = ByteBuffer.wrap(bytes);
+            topicId = new UUID(buf.getLong(), buf.getLong());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("Invalid topic ID: " + topic, e);
+        }
+        try {
+            return new SharePartitionKey(groupId, topicId, Integer.parseInt(tokens[tokens.length - 1]));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("Invalid partition: " + tokens[tokens.length - 1], e);
+        }
     }
 
     /** The partition of {@code __share_group_state} that holds {@code key} (Kafka's hash of the coordinator key). */
