@@ -270,8 +270,9 @@ public final class ShareCoordinator implements MetadataListener, AutoCloseable {
     }
 
     /**
-     * ReadShareGroupState: the state, after recording {@code leaderEpoch} as the key's if it is newer. A
-     * key never initialized answers start offset -1, state epoch 0, leader epoch -1 and no batches.
+     * ReadShareGroupState: the state, after recording {@code leaderEpoch} as the key's if it is newer (so
+     * the answer's leader epoch is always {@code leaderEpoch}). A key never initialized answers start
+     * offset -1, state epoch 0 and no batches, and records nothing.
      */
     public CompletableFuture<ShareState> read(SharePartitionKey key, int leaderEpoch) {
         return submit(key, current -> {
@@ -279,7 +280,7 @@ public final class ShareCoordinator implements MetadataListener, AutoCloseable {
             checkLeaderEpoch(leaderEpoch);
             checkTopic(key);
             if (current == null) {
-                return Step.answer(new ShareState(0, ShareState.UNINITIALIZED, -1, List.of()));
+                return Step.answer(new ShareState(0, ShareState.UNINITIALIZED, leaderEpoch, List.of()));
             }
             if (current.leaderEpoch() > leaderEpoch) {
                 throw fencedLeader(leaderEpoch, current);
