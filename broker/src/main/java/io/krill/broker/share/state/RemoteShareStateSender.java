@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * ReadShareGroupStateSummary over the inter-broker listener, through a {@link BrokerOutbox} (a queue and a
  * thread per destination, {@code share-state-<node>-to-<destination>}), so that no caller waits on another
  * broker. Each thread sends what is queued for its broker as few requests as it can: one per kind of call
- * and group, every share-partition at most once per request (a second call for the same one waits for the
- * next request, so calls on one share-partition keep their order).
+ * and group, every share-partition at most once per request (a second call for the same one goes in a
+ * later request of the same round trip, so calls on one share-partition keep their order).
  *
  * <p>Failures: a connection that fails or times out is NETWORK_EXCEPTION for every call it carried, as is a
  * share-partition the answer leaves out (the persister retries both); a share-partition's error is its
@@ -84,33 +84,43 @@ final class RemoteShareStateSender implements AutoCloseable {
     private record Group(Kind kind, String groupId) {
     }
 
+    /**
+     * Sends {@code batch} in rounds: each round takes the first call not yet sent of every share-partition,
+     * so a share-partition's calls go in the order they were queued, one per request.
+     */
     private void send(BrokerOutbox.Destination<Call> destination, List<Call> batch) {
-        Map<Group, List<Call>> requests = new LinkedHashMap<>();
-        Set<SharePartitionKey> taken = new HashSet<>();
-        List<Call> later = new ArrayList<>();
-        for (Call call : batch) {
-            if (!taken.add(call.key())) {
-                later.add(call);
-            } else {
-                requests.computeIfAbsent(new Group(call.kind(), call.key().groupId()), g -> new ArrayList<>()).add(call);
+        List<Call> left = batch;
+        while (!left.isEmpty()) {
+            Map<Group, List<Call>> requests = new LinkedHashMap<>();
+            Set<SharePartitionKey> taken = new HashSet<>();
+            List<Call> later = new ArrayList<>();
+            for (Call call : left) {
+                if (!taken.add(call.key())) {
+                    later.add(call);
+                } else {
+                    requests.computeIfAbsent(new Group(call.kind(), call.key().groupId()), g -> new ArrayList<>())
+                            .add(call);
+                }
             }
+            requests.forEach((group, calls) -> sendOrFail(destination, group, calls));
+            left = later;
         }
-        destination.putBack(later);
-        requests.forEach((group, calls) -> {
-            try {
-                sendOne(destination, group, calls);
-            } catch (IOException e) {
-                LOG.info("{} of {} share-partitions on broker {} failed ({}); answered {}", group.kind(), calls.size(),
-                        destination.brokerId, e.getMessage(), Errors.NETWORK_EXCEPTION);
-                destination.disconnect();
-                calls.forEach(c -> c.fail(Errors.NETWORK_EXCEPTION, e.getMessage()));
-            } catch (RuntimeException e) {
-                // An answer this broker cannot take (a batch ending before it starts, say): its calls fail, the
-                // destination's thread goes on.
-                LOG.warn("{} on broker {}: unusable answer", group.kind(), destination.brokerId, e);
-                calls.forEach(c -> c.fail(Errors.UNKNOWN_SERVER_ERROR, String.valueOf(e)));
-            }
-        });
+    }
+
+    private void sendOrFail(BrokerOutbox.Destination<Call> destination, Group group, List<Call> calls) {
+        try {
+            sendOne(destination, group, calls);
+        } catch (IOException e) {
+            LOG.info("{} of {} share-partitions on broker {} failed ({}); answered {}", group.kind(), calls.size(),
+                    destination.brokerId, e.getMessage(), Errors.NETWORK_EXCEPTION);
+            destination.disconnect();
+            calls.forEach(c -> c.fail(Errors.NETWORK_EXCEPTION, e.getMessage()));
+        } catch (RuntimeException e) {
+            // An answer this broker cannot take (a batch ending before it starts, say): its calls fail, the
+            // destination's thread goes on.
+            LOG.warn("{} on broker {}: unusable answer", group.kind(), destination.brokerId, e);
+            calls.forEach(c -> c.fail(Errors.UNKNOWN_SERVER_ERROR, String.valueOf(e)));
+        }
     }
 
     private record PartitionOutcome(short errorCode, String message, Object value) {

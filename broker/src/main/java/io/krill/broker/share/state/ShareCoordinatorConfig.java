@@ -31,13 +31,11 @@ public record ShareCoordinatorConfig(int stateTopicNumPartitions, short stateTop
         if (stateTopicNumPartitions < 1 || stateTopicReplicationFactor < 1 || stateTopicMinIsr < 1
                 || snapshotUpdateRecordsPerSnapshot < 0 || writeTimeoutMs < 1 || loadBufferSize < 1
                 || requestTimeoutMs < 1) {
-            throw new IllegalArgumentException("invalid share coordinator configuration: " + of(stateTopicNumPartitions,
-                    stateTopicReplicationFactor, stateTopicMinIsr));
+            throw new IllegalArgumentException("share coordinator settings out of range: partitions "
+                    + stateTopicNumPartitions + ", replication factor " + stateTopicReplicationFactor + ", min ISR "
+                    + stateTopicMinIsr + ", updates per snapshot " + snapshotUpdateRecordsPerSnapshot + ", write timeout "
+                    + writeTimeoutMs + ", load buffer " + loadBufferSize + ", request timeout " + requestTimeoutMs);
         }
-    }
-
-    private static String of(Object... values) {
-        return java.util.Arrays.toString(values);
     }
 
     /**
