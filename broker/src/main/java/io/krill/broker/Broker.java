@@ -58,6 +58,12 @@ import io.krill.broker.api.handlers.ReadShareGroupStateHandler;
 import io.krill.broker.api.handlers.WriteShareGroupStateHandler;
 import io.krill.broker.api.handlers.DeleteShareGroupStateHandler;
 import io.krill.broker.api.handlers.ReadShareGroupStateSummaryHandler;
+import io.krill.broker.api.handlers.ShareAcknowledgeHandler;
+import io.krill.broker.api.handlers.ShareFetchHandler;
+import io.krill.broker.config.GroupConfigLookup;
+import io.krill.broker.share.ShareFetcher;
+import io.krill.broker.share.SharePartitionManager;
+import io.krill.broker.share.ShareSessionCache;
 import io.krill.broker.share.state.DefaultShareStatePersister;
 import io.krill.broker.share.state.ShareCoordinator;
 import io.krill.broker.share.state.ShareCoordinatorConfig;
@@ -148,6 +154,7 @@ public final class Broker implements AutoCloseable {
     private RemoteVerificationSender verificationSender;
     private ShareCoordinator shareCoordinator;
     private DefaultShareStatePersister shareStatePersister;
+    private SharePartitionManager sharePartitions;
     private NettyServer server;
     private SaslMechanisms saslMechanisms;
     private volatile boolean closed;
@@ -214,11 +221,18 @@ public final class Broker implements AutoCloseable {
         transactionCoordinator.startup(metadata.image());
         verificationSender = new RemoteVerificationSender(config.nodeId(), metadata::image,
                 config.listeners().interBrokerListenerName(), interBroker, transactionCoordinator.config().requestTimeoutMs());
-        shareCoordinator = ShareCoordinator.forBroker(context, ShareCoordinatorConfig.fromStatic(config.staticConfigs()));
+        shareCoordinator = ShareCoordinator.forBroker(context, ShareCoordinatorConfig.from(config));
         metadata.addListener(shareCoordinator);
         shareCoordinator.startup(metadata.image());
         shareStatePersister = new DefaultShareStatePersister(config.nodeId(), shareCoordinator, metadata,
                 config.listeners().interBrokerListenerName(), interBroker);
+        GroupConfigLookup groupConfigs = GroupConfigLookup.of(metadata, dynamicConfig);
+        sharePartitions = new SharePartitionManager(shareStatePersister, groupConfigs, fetchPurgatory::checkAndComplete);
+        metadata.addListener(sharePartitions);
+        ShareFetcher shareFetcher = new ShareFetcher(partitions, sharePartitions,
+                new ShareSessionCache(config.shareGroup().maxShareSessions()), groupConfigs);
+        BooleanSupplier shareGroupsEnabled = () -> metadata.image().finalizedFeatures()
+                .level(FinalizedFeatures.SHARE_VERSION) >= 1;
         TransactionVerifier transactionVerifier = new TransactionVerifier(config.nodeId(), transactionCoordinator,
                 metadata::image, verificationSender);
         groupCoordinator = GroupCoordinator.forBroker(context, transactionVerifier::verifyTxnOffsetCommit);
@@ -263,6 +277,8 @@ public final class Broker implements AutoCloseable {
                 new WriteShareGroupStateHandler(shareCoordinator, context.authorization()),
                 new DeleteShareGroupStateHandler(shareCoordinator, context.authorization()),
                 new ReadShareGroupStateSummaryHandler(shareCoordinator, context.authorization()),
+                new ShareFetchHandler(context, shareFetcher, shareGroupsEnabled),
+                new ShareAcknowledgeHandler(context, shareFetcher, shareGroupsEnabled),
                 new JoinGroupHandler(groupCoordinator, context.authorization()),
                 new SyncGroupHandler(groupCoordinator, context.authorization()),
                 new HeartbeatHandler(groupCoordinator, context.authorization()),
@@ -584,6 +600,11 @@ public final class Broker implements AutoCloseable {
         steps.put("transaction verifier", () -> {
             if (verificationSender != null) {
                 verificationSender.close();
+            }
+        });
+        steps.put("share partitions", () -> {
+            if (sharePartitions != null) {
+                sharePartitions.close();
             }
         });
         steps.put("share state persister", () -> {

@@ -1,11 +1,8 @@
 package io.krill.broker.share.state;
 
-import java.util.Map;
-
 /**
  * What the share coordinator is configured by, with Kafka's defaults ({@link #DEFAULTS}). The broker keys
- * each comes from are listed; until they are part of the broker configuration, {@link #fromStatic} reads
- * them from the static configuration's raw keys. Immutable.
+ * each comes from are listed ({@link #from} reads them). Immutable.
  *
  * @param stateTopicNumPartitions      share.coordinator.state.topic.num.partitions (50)
  * @param stateTopicReplicationFactor  share.coordinator.state.topic.replication.factor (3; capped by the
@@ -38,33 +35,11 @@ public record ShareCoordinatorConfig(int stateTopicNumPartitions, short stateTop
         }
     }
 
-    /**
-     * The settings the static configuration gives under Kafka's keys, the defaults for the others (a
-     * stop-gap until the broker configuration knows the keys; a malformed value fails the start).
-     */
-    public static ShareCoordinatorConfig fromStatic(Map<String, String> statics) {
-        ShareCoordinatorConfig d = DEFAULTS;
-        return new ShareCoordinatorConfig(
-                intOf(statics, "share.coordinator.state.topic.num.partitions", d.stateTopicNumPartitions),
-                (short) intOf(statics, "share.coordinator.state.topic.replication.factor", d.stateTopicReplicationFactor),
-                intOf(statics, "share.coordinator.state.topic.min.isr", d.stateTopicMinIsr),
-                intOf(statics, "share.coordinator.state.topic.segment.bytes", d.stateTopicSegmentBytes),
-                intOf(statics, "share.coordinator.snapshot.update.records.per.snapshot",
-                        d.snapshotUpdateRecordsPerSnapshot),
-                intOf(statics, "share.coordinator.write.timeout.ms", d.writeTimeoutMs),
-                intOf(statics, "share.coordinator.load.buffer.size", d.loadBufferSize),
-                intOf(statics, "request.timeout.ms", d.requestTimeoutMs));
-    }
-
-    private static int intOf(Map<String, String> statics, String key, int fallback) {
-        String value = statics.get(key);
-        if (value == null || value.isBlank()) {
-            return fallback;
-        }
-        try {
-            return Integer.parseInt(value.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + " must be an integer, not " + value, e);
-        }
+    /** The broker's {@code share.coordinator.*} keys and its {@code request.timeout.ms}. */
+    public static ShareCoordinatorConfig from(io.krill.broker.config.BrokerConfig config) {
+        io.krill.broker.config.ShareCoordinatorSettings s = config.shareCoordinator();
+        return new ShareCoordinatorConfig(s.stateTopicNumPartitions(), s.stateTopicReplicationFactor(),
+                s.stateTopicMinIsr(), s.stateTopicSegmentBytes(), s.snapshotUpdateRecordsPerSnapshot(),
+                s.writeTimeoutMs(), s.loadBufferSize(), config.socket().requestTimeoutMs());
     }
 }
