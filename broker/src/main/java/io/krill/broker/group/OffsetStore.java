@@ -76,6 +76,11 @@ final class OffsetStore {
                     shard.groups.remove(groupId, group);
                     continue;
                 }
+                if (group.share != null) {
+                    // Kafka: a share group has no committed offsets (its start offsets are share state).
+                    callback.accept(commitError(request, Errors.GROUP_ID_NOT_FOUND));
+                    return;
+                }
                 Errors invalid = validateOffsetCommit(group, memberId, instanceId, generation);
                 if (invalid != null) {
                     callback.accept(commitError(request, invalid));
@@ -227,6 +232,9 @@ final class OffsetStore {
             return result;
         }
         synchronized (group) {
+            if (group.share != null) {
+                return result.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code());
+            }
             if (topics == null) {
                 group.offsets().forEach((topic, byPartition) -> {
                     OffsetFetchResponse.OffsetFetchResponseTopics t = new OffsetFetchResponse.OffsetFetchResponseTopics()
@@ -284,6 +292,10 @@ final class OffsetStore {
         }
         synchronized (group) {
             if (group.is(GroupState.DEAD)) {
+                callback.accept(new OffsetDeleteResponse().setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()));
+                return;
+            }
+            if (group.share != null) {
                 callback.accept(new OffsetDeleteResponse().setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()));
                 return;
             }
@@ -366,8 +378,8 @@ final class OffsetStore {
             }
             for (ClassicGroup group : shard.groups.values()) {
                 synchronized (group) {
-                    if (group.is(GroupState.DEAD)) {
-                        continue;
+                    if (group.is(GroupState.DEAD) || group.share != null) {
+                        continue; // a share group has no offsets and lives until DeleteGroups
                     }
                     List<String[]> expired = new ArrayList<>();
                     boolean empty = group.is(GroupState.EMPTY) && (group.consumer == null || group.consumer.isEmpty());
