@@ -82,7 +82,7 @@ final class ShareGroupOffsets {
             return CompletableFuture.completedFuture(result.setErrorCode(e.error().code()).setErrorMessage(e.getMessage()));
         }
         MetadataImage image = shared.image();
-        Map<String, Set<Integer>> asked = new TreeMap<>();
+        Map<String, Set<Integer>> asked = new java.util.LinkedHashMap<>(); // in the order asked, as Kafka answers
         if (topics == null) {
             synchronized (group) {
                 group.share.initialized.forEach((topicId, ps) -> {
