@@ -12,9 +12,10 @@ import java.util.UUID;
 /**
  * The server-side assignor of share groups, with the rules of Kafka's {@code simple} share assignor: every
  * subscribed partition is assigned; with no more members than partitions each partition goes to one member
- * and members get the same number of partitions give or take one; with more members than partitions every
- * member gets one partition and each partition is shared by the same number of members give or take one
- * (share groups deliver records, not partitions, so sharing is safe). The assignment is sticky: a member
+ * and members get the same number of partitions give or take one; with more members than partitions each
+ * partition is shared by {@code ceil(members / partitions)} members and members hold the same number of
+ * partitions give or take one (share groups deliver records, not partitions, so sharing is safe). The
+ * assignment is sticky: a member
  * keeps what it had as long as that stays within the balance. When every member subscribes to the same
  * topics their partitions are balanced as one set (Kafka's homogeneous case); otherwise each topic is
  * balanced over its own subscribers.
@@ -73,7 +74,13 @@ final class SimpleShareAssignor {
         return result;
     }
 
-    /** Balances {@code partitions} over {@code members} (both in a fixed order), adding to {@code into}. */
+    /**
+     * Balances {@code partitions} over {@code members} (both in a fixed order), adding to {@code into}, as
+     * Kafka's {@code SimpleHomogeneousAssignmentBuilder}: each partition goes to {@code ceil(M / P)} distinct
+     * members (one when there are no more members than partitions), and the {@code P * sharing} slots are
+     * spread so that members hold the same number give or take one. Previous pairs are kept first while
+     * within both limits; the rest go to the least loaded members.
+     */
     private static void balance(List<String> members, List<TopicPartition> partitions,
                                 Map<String, Map<UUID, Set<Integer>>> previous,
                                 Map<String, Map<UUID, Set<Integer>>> into) {
@@ -81,97 +88,43 @@ final class SimpleShareAssignor {
             return;
         }
         partitions.sort(null);
-        if (members.size() <= partitions.size()) {
-            exclusive(members, partitions, previous, into);
-        } else {
-            shared(members, partitions, previous, into);
-        }
-    }
-
-    /** At most one member per partition: loads of floor(P/M) or ceil, at most P % M members at the ceiling. */
-    private static void exclusive(List<String> members, List<TopicPartition> partitions,
-                                  Map<String, Map<UUID, Set<Integer>>> previous,
-                                  Map<String, Map<UUID, Set<Integer>>> into) {
-        int floor = partitions.size() / members.size();
-        int extras = partitions.size() % members.size();
-        Map<String, Integer> load = new HashMap<>();
-        members.forEach(m -> load.put(m, 0));
-        List<TopicPartition> free = new ArrayList<>();
-        for (TopicPartition tp : partitions) {
-            String owner = previousOwner(members, previous, tp);
-            int held = owner == null ? -1 : load.get(owner);
-            if (owner != null && (held < floor || (held == floor && extras > 0))) {
-                if (held == floor) {
-                    extras--;
-                }
-                add(into, owner, tp);
-                load.merge(owner, 1, Integer::sum);
-            } else {
-                free.add(tp);
-            }
-        }
-        for (TopicPartition tp : free) {
-            String least = members.get(0);
-            for (String m : members) {
-                if (load.get(m) < load.get(least)) {
-                    least = m;
-                }
-            }
-            add(into, least, tp);
-            load.merge(least, 1, Integer::sum);
-        }
-    }
-
-    /** More members than partitions: one partition per member, each shared by floor(M/P) or ceil members. */
-    private static void shared(List<String> members, List<TopicPartition> partitions,
-                               Map<String, Map<UUID, Set<Integer>>> previous,
-                               Map<String, Map<UUID, Set<Integer>>> into) {
-        int floor = members.size() / partitions.size();
-        int extras = members.size() % partitions.size();
+        int sharing = (members.size() + partitions.size() - 1) / partitions.size();
+        int slots = partitions.size() * sharing;
+        int floor = slots / members.size();
+        int extras = slots % members.size();
+        Map<String, Set<TopicPartition>> held = new HashMap<>();
+        members.forEach(m -> held.put(m, new TreeSet<>()));
         Map<TopicPartition, Integer> sharers = new HashMap<>();
         partitions.forEach(tp -> sharers.put(tp, 0));
-        List<String> free = new ArrayList<>();
         for (String m : members) {
-            TopicPartition kept = null;
             for (TopicPartition tp : partitions) {
-                if (previous.getOrDefault(m, Map.of()).getOrDefault(tp.topicId(), Set.of()).contains(tp.partition())) {
-                    int count = sharers.get(tp);
-                    if (count < floor || (count == floor && extras > 0)) {
-                        kept = tp;
-                        break;
+                if (!previous.getOrDefault(m, Map.of()).getOrDefault(tp.topicId(), Set.of()).contains(tp.partition())
+                        || sharers.get(tp) >= sharing) {
+                    continue;
+                }
+                int load = held.get(m).size();
+                if (load < floor || (load == floor && extras > 0)) {
+                    if (load == floor) {
+                        extras--;
+                    }
+                    held.get(m).add(tp);
+                    sharers.merge(tp, 1, Integer::sum);
+                }
+            }
+        }
+        for (TopicPartition tp : partitions) {
+            while (sharers.get(tp) < sharing) {
+                String least = null;
+                for (String m : members) {
+                    if (!held.get(m).contains(tp) && (least == null || held.get(m).size() < held.get(least).size())) {
+                        least = m;
                     }
                 }
-            }
-            if (kept == null) {
-                free.add(m);
-                continue;
-            }
-            if (sharers.get(kept) == floor) {
-                extras--;
-            }
-            sharers.merge(kept, 1, Integer::sum);
-            add(into, m, kept);
-        }
-        for (String m : free) {
-            TopicPartition least = partitions.get(0);
-            for (TopicPartition tp : partitions) {
-                if (sharers.get(tp) < sharers.get(least)) {
-                    least = tp;
-                }
-            }
-            sharers.merge(least, 1, Integer::sum);
-            add(into, m, least);
-        }
-    }
-
-    private static String previousOwner(List<String> members, Map<String, Map<UUID, Set<Integer>>> previous,
-                                        TopicPartition tp) {
-        for (String m : members) {
-            if (previous.getOrDefault(m, Map.of()).getOrDefault(tp.topicId(), Set.of()).contains(tp.partition())) {
-                return m;
+                held.get(least).add(tp); // sharing <= members: someone does not hold it yet
+                sharers.merge(tp, 1, Integer::sum);
             }
         }
-        return null;
+        held.forEach((m, tps) -> tps.forEach(tp -> add(into, m, tp)));
     }
 
     private static void add(Map<String, Map<UUID, Set<Integer>>> into, String member, TopicPartition tp) {
