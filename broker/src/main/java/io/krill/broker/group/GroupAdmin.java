@@ -48,7 +48,7 @@ final class GroupAdmin {
         return timer.milliseconds();
     }
 
-    /** DescribeGroups for one group: a missing group is described as Dead (v0-5). */
+    /** DescribeGroups for one group: a missing group, or one of another type, is described as Dead (v0-5). */
     DescribeGroupsResponse.DescribedGroup describeGroup(String groupId) {
         DescribeGroupsResponse.DescribedGroup described = new DescribeGroupsResponse.DescribedGroup()
                 .setGroupId(groupId)
@@ -67,8 +67,10 @@ final class GroupAdmin {
         }
         synchronized (group) {
             if (group.consumer != null || group.share != null) {
-                return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
-                        .setErrorMessage("Group " + groupId + " is not a classic group.");
+                // Kafka 4.4 up to v5: a group of another type is described as a missing one, Dead without an
+                // error (from v6 it adds GROUP_ID_NOT_FOUND "Group g is not a classic group."; an error
+                // message set here could not be written at v0-5).
+                return described;
             }
             boolean stable = group.is(GroupState.STABLE);
             described.setGroupState(group.state().displayName())

@@ -219,21 +219,12 @@ final class OffsetStore {
         }
         ClassicGroup group = GroupContext.group(shard, groupId);
         if (group == null) {
-            if (topics != null) {
-                for (OffsetFetchRequest.OffsetFetchRequestTopics topic : topics) {
-                    OffsetFetchResponse.OffsetFetchResponseTopics t = new OffsetFetchResponse.OffsetFetchResponseTopics()
-                            .setName(topic.name());
-                    for (int p : topic.partitionIndexes()) {
-                        t.partitions().add(noOffset(p));
-                    }
-                    result.topics().add(t);
-                }
-            }
-            return result;
+            return noOffsets(result, topics);
         }
         synchronized (group) {
             if (group.share != null) {
-                return result.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code());
+                // Kafka: a share group has no committed offsets; its fetch answers as a group without any.
+                return noOffsets(result, topics);
             }
             if (topics == null) {
                 group.offsets().forEach((topic, byPartition) -> {
@@ -258,6 +249,22 @@ final class OffsetStore {
                     }
                     result.topics().add(t);
                 }
+            }
+        }
+        return result;
+    }
+
+    /** The answer for a group without committed offsets: -1 for each partition asked for, else nothing. */
+    private static OffsetFetchResponse.OffsetFetchResponseGroup noOffsets(OffsetFetchResponse.OffsetFetchResponseGroup result,
+                                                                          List<OffsetFetchRequest.OffsetFetchRequestTopics> topics) {
+        if (topics != null) {
+            for (OffsetFetchRequest.OffsetFetchRequestTopics topic : topics) {
+                OffsetFetchResponse.OffsetFetchResponseTopics t = new OffsetFetchResponse.OffsetFetchResponseTopics()
+                        .setName(topic.name());
+                for (int p : topic.partitionIndexes()) {
+                    t.partitions().add(noOffset(p));
+                }
+                result.topics().add(t);
             }
         }
         return result;

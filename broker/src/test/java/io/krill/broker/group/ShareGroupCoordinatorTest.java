@@ -374,8 +374,10 @@ class ShareGroupCoordinatorTest {
         assertEquals(Errors.INCONSISTENT_GROUP_PROTOCOL.code(), classic.get().errorCode());
 
         assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), commit("g").topics().get(0).partitions().get(0).errorCode());
-        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), coordinator.fetchOffsets("g", null).errorCode());
-        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), coordinator.describeGroup("g").errorCode());
+        assertEquals(Errors.NONE.code(), coordinator.fetchOffsets("g", null).errorCode(), "as a group without offsets");
+        assertTrue(coordinator.fetchOffsets("g", null).topics().isEmpty());
+        assertEquals(Errors.NONE.code(), coordinator.describeGroup("g").errorCode(), "v0-5: Dead, as a missing group");
+        assertEquals("Dead", coordinator.describeGroup("g").groupState());
         assertEquals("Group simple is not a share group.", coordinator.shareGroupDescribe("simple").errorMessage());
         assertEquals("Group none not found.", coordinator.shareGroupDescribe("none").errorMessage());
         assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), coordinator.shareGroupDescribe("none").errorCode());
