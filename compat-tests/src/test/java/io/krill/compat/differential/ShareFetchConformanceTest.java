@@ -51,10 +51,7 @@ class ShareFetchConformanceTest extends DifferentialTest {
     @Test
     void shareSessions() {
         String topic = "diff-sf-sessions";
-        both(side -> {
-            side.createTopic(topic, 1);
-            side.produce(topic, 0, 3);
-        });
+        both(side -> side.createTopic(topic, 1));
         sequence("ShareFetch in a share session that does not exist (epoch 3)", ApiKeys.SHARE_FETCH)
                 .request((side, version) -> fetch("diff-sf-none", 3, side.topicId(topic), 0))
                 .expect("/errorCode", Errors.SHARE_SESSION_NOT_FOUND)
