@@ -68,10 +68,8 @@ class ShareGroupConformanceTest extends DifferentialTest {
                 .request((side, version) -> heartbeat("diff-sgh-join", memberId("diff-sgh-join"), 0, List.of(topic)))
                 .expect("/errorCode", Errors.NONE)
                 .run();
-        sequence("ShareGroupHeartbeat of the member again at epoch 0 (a rejoin)", ApiKeys.SHARE_GROUP_HEARTBEAT)
-                .request((side, version) -> heartbeat("diff-sgh-join", memberId("diff-sgh-join"), 0, List.of(topic)))
-                .expect("/errorCode", Errors.NONE)
-                .run();
+        // A rejoin is not compared: its epoch and assignment depend on when each side finished initializing
+        // the share-partitions and (Kafka) on group.share.assignment.interval.ms; ShareGroupCoordinatorTest has it.
     }
 
     @Test
