@@ -372,6 +372,20 @@ public final class SharePartition {
         return next;
     }
 
+    /**
+     * Fences this object if nobody holds a record of it and no write is in flight, so that the next use loads
+     * the state the share coordinator has now: a member opening its share session must see what
+     * AlterShareGroupOffsets or DeleteShareGroupOffsets did to an empty group's state meanwhile. Nothing
+     * is lost: every change it made is durable, and no lock is dropped. Returns whether it fenced.
+     */
+    synchronized boolean fenceIfIdle() {
+        if (fenced || writing || !waiters.isEmpty() || records.nextDeadline() != Long.MAX_VALUE) {
+            return false;
+        }
+        fenced = true;
+        return true;
+    }
+
     /** Whether a lock check must be scheduled for {@code deadline}: none is pending, or only a later one. */
     synchronized boolean armTimer(long deadline) {
         if (timerAt != 0 && timerAt <= deadline) {

@@ -124,6 +124,17 @@ public final class SharePartitionManager implements MetadataListener, AutoClosea
         }
     }
 
+    /**
+     * Drops the loaded share-partition of {@code key} if nobody holds its records (see
+     * {@link SharePartition#fenceIfIdle}): the next use loads it from the share coordinator again.
+     */
+    void refreshIfIdle(SharePartitionKey key) {
+        CompletableFuture<SharePartition> loaded = partitions.get(key);
+        if (loaded != null && loaded.isDone() && !loaded.isCompletedExceptionally() && loaded.join().fenceIfIdle()) {
+            partitions.remove(key, loaded);
+        }
+    }
+
     /** Drops the share-partitions of partitions this broker no longer leads. */
     @Override
     public void onChange(MetadataImage previous, MetadataImage current) {

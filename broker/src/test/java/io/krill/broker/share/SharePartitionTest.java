@@ -210,4 +210,21 @@ class SharePartitionTest {
                     .acquired());
         }
     }
+
+    @Test
+    void anIdleSharePartitionIsLoadedAgainSoThatAnOffsetsResetIsSeen() {
+        append(5);
+        try (SharePartitionManager manager = manager()) {
+            SharePartition share = manager.get("g", partition).join();
+            acquire(share, "a", 100, 0);
+            persister.initialize(KEY, persister.state(KEY).stateEpoch() + 1, 3).join(); // AlterShareGroupOffsets
+            manager.refreshIfIdle(KEY);
+            assertTrue(share.isValid(), "a holds records: not dropped");
+            share.acknowledge("a", List.of(ack(0, 4, AcknowledgeType.RELEASE)), 0).exceptionally(e -> null).join();
+            manager.refreshIfIdle(KEY);
+            SharePartition reloaded = manager.get("g", partition).join();
+            assertEquals(List.of(new AcquiredRange(3, 4, (short) 1)), acquire(reloaded, "b", 100, 0).acquired(),
+                    "the reset start offset, fresh counts");
+        }
+    }
 }

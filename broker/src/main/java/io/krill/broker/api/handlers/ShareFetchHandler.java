@@ -112,6 +112,7 @@ public final class ShareFetchHandler extends AbstractApiHandler {
         }
         MetadataImage image = context.metadata().image();
         if (step.opened() != null) {
+            fetcher.sessionOpened(groupId, step.partitions());
             // a consumer that dies gives its records back when its connection closes, not at the lock's end
             request.session().onClose(() -> fetcher.release(context.metadata().image(), groupId, memberId,
                     fetcher.sessions().closeIfCurrent(step.opened())));
