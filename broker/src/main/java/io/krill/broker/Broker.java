@@ -16,6 +16,11 @@ import io.krill.broker.api.handlers.SaslHandshakeHandler;
 import io.krill.broker.api.handlers.CreatePartitionsHandler;
 import io.krill.broker.api.handlers.CreateTopicsHandler;
 import io.krill.broker.api.handlers.DeleteGroupsHandler;
+import io.krill.broker.api.handlers.AlterShareGroupOffsetsHandler;
+import io.krill.broker.api.handlers.DeleteShareGroupOffsetsHandler;
+import io.krill.broker.api.handlers.DescribeShareGroupOffsetsHandler;
+import io.krill.broker.api.handlers.ShareGroupDescribeHandler;
+import io.krill.broker.api.handlers.ShareGroupHeartbeatHandler;
 import io.krill.broker.api.handlers.DeleteRecordsHandler;
 import io.krill.broker.api.handlers.DeleteTopicsHandler;
 import io.krill.broker.api.handlers.DescribeClientQuotasHandler;
@@ -53,6 +58,21 @@ import io.krill.broker.api.handlers.ProduceHandler;
 import io.krill.broker.api.handlers.SyncGroupHandler;
 import io.krill.broker.api.handlers.TxnOffsetCommitHandler;
 import io.krill.broker.api.handlers.WriteTxnMarkersHandler;
+import io.krill.broker.api.handlers.InitializeShareGroupStateHandler;
+import io.krill.broker.api.handlers.ReadShareGroupStateHandler;
+import io.krill.broker.api.handlers.WriteShareGroupStateHandler;
+import io.krill.broker.api.handlers.DeleteShareGroupStateHandler;
+import io.krill.broker.api.handlers.ReadShareGroupStateSummaryHandler;
+import io.krill.broker.api.handlers.ShareAcknowledgeHandler;
+import io.krill.broker.api.handlers.ShareFetchHandler;
+import io.krill.broker.config.GroupConfigLookup;
+import io.krill.broker.share.ShareFetcher;
+import io.krill.broker.share.SharePartitionManager;
+import io.krill.broker.share.ShareSessionCache;
+import io.krill.broker.share.state.DefaultShareStatePersister;
+import io.krill.broker.share.state.ShareCoordinator;
+import io.krill.broker.share.state.ShareCoordinatorConfig;
+import io.krill.broker.share.state.ShareStatePersister;
 import io.krill.broker.fetch.FetchSessionCache;
 import io.krill.broker.config.BrokerConfig;
 import io.krill.broker.config.SecurityProtocol;
@@ -104,6 +124,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -137,6 +158,9 @@ public final class Broker implements AutoCloseable {
     private GroupCoordinator groupCoordinator;
     private TransactionCoordinator transactionCoordinator;
     private RemoteVerificationSender verificationSender;
+    private ShareCoordinator shareCoordinator;
+    private DefaultShareStatePersister shareStatePersister;
+    private SharePartitionManager sharePartitions;
     private NettyServer server;
     private SaslMechanisms saslMechanisms;
     private volatile boolean closed;
@@ -203,9 +227,22 @@ public final class Broker implements AutoCloseable {
         transactionCoordinator.startup(metadata.image());
         verificationSender = new RemoteVerificationSender(config.nodeId(), metadata::image,
                 config.listeners().interBrokerListenerName(), interBroker, transactionCoordinator.config().requestTimeoutMs());
+        shareCoordinator = ShareCoordinator.forBroker(context, ShareCoordinatorConfig.from(config));
+        metadata.addListener(shareCoordinator);
+        shareCoordinator.startup(metadata.image());
+        shareStatePersister = new DefaultShareStatePersister(config.nodeId(), shareCoordinator, metadata,
+                config.listeners().interBrokerListenerName(), interBroker);
+        GroupConfigLookup groupConfigs = GroupConfigLookup.of(metadata, dynamicConfig);
+        sharePartitions = new SharePartitionManager(shareStatePersister, groupConfigs, fetchPurgatory::checkAndComplete);
+        metadata.addListener(sharePartitions);
+        ShareFetcher shareFetcher = new ShareFetcher(partitions, sharePartitions,
+                new ShareSessionCache(config.shareGroup().maxShareSessions()), groupConfigs);
+        BooleanSupplier shareGroupsEnabled = () -> metadata.image().finalizedFeatures()
+                .level(FinalizedFeatures.SHARE_VERSION) >= 1;
         TransactionVerifier transactionVerifier = new TransactionVerifier(config.nodeId(), transactionCoordinator,
                 metadata::image, verificationSender);
-        groupCoordinator = GroupCoordinator.forBroker(context, transactionVerifier::verifyTxnOffsetCommit);
+        groupCoordinator = GroupCoordinator.forBroker(context, transactionVerifier::verifyTxnOffsetCommit,
+                shareStatePersister, groupConfigs, this::localHighWatermark);
         metadata.addListener(groupCoordinator);
         groupCoordinator.startup(metadata.image());
         metrics.bindGroups(groupCoordinator, partitions, metadata);
@@ -217,6 +254,7 @@ public final class Broker implements AutoCloseable {
         AtomicReference<ApiHandlerRegistry> registry = new AtomicReference<>();
         BooleanSupplier consumerProtocol = () -> metadata.image().finalizedFeatures()
                 .level(FinalizedFeatures.GROUP_VERSION) >= 1;
+        // share.version >= 1 turns share groups on (KIP-932); 0 until the feature is supported and finalized.
         List<ApiHandler> handlers = List.of(
                 new ApiVersionsHandler(registry::get, config.nodeId(), metadata::image),
                 new MetadataHandler(context),
@@ -241,7 +279,14 @@ public final class Broker implements AutoCloseable {
                 new UpdateFeaturesHandler(context, config.nodeId()),
                 new AlterPartitionReassignmentsHandler(context),
                 new ListPartitionReassignmentsHandler(context),
-                new FindCoordinatorHandler(context, groupCoordinator, transactionCoordinator),
+                new FindCoordinatorHandler(context, groupCoordinator, transactionCoordinator, shareCoordinator),
+                new InitializeShareGroupStateHandler(shareCoordinator, context.authorization()),
+                new ReadShareGroupStateHandler(shareCoordinator, context.authorization()),
+                new WriteShareGroupStateHandler(shareCoordinator, context.authorization()),
+                new DeleteShareGroupStateHandler(shareCoordinator, context.authorization()),
+                new ReadShareGroupStateSummaryHandler(shareCoordinator, context.authorization()),
+                new ShareFetchHandler(context, shareFetcher, shareGroupsEnabled),
+                new ShareAcknowledgeHandler(context, shareFetcher, shareGroupsEnabled),
                 new JoinGroupHandler(groupCoordinator, context.authorization()),
                 new SyncGroupHandler(groupCoordinator, context.authorization()),
                 new HeartbeatHandler(groupCoordinator, context.authorization()),
@@ -254,6 +299,11 @@ public final class Broker implements AutoCloseable {
                 new DeleteGroupsHandler(groupCoordinator, context.authorization()),
                 new ConsumerGroupHeartbeatHandler(groupCoordinator, context.authorization(), consumerProtocol),
                 new ConsumerGroupDescribeHandler(groupCoordinator, context.authorization(), consumerProtocol),
+                new ShareGroupHeartbeatHandler(groupCoordinator, context.authorization(), shareGroupsEnabled),
+                new ShareGroupDescribeHandler(groupCoordinator, context.authorization(), shareGroupsEnabled),
+                new DescribeShareGroupOffsetsHandler(groupCoordinator, context.authorization(), shareGroupsEnabled),
+                new AlterShareGroupOffsetsHandler(groupCoordinator, context.authorization(), shareGroupsEnabled),
+                new DeleteShareGroupOffsetsHandler(groupCoordinator, context.authorization(), shareGroupsEnabled),
                 new AddPartitionsToTxnHandler(context, transactionCoordinator),
                 new AddOffsetsToTxnHandler(transactionCoordinator, groupCoordinator, context.authorization()),
                 new EndTxnHandler(transactionCoordinator, context.authorization()),
@@ -511,6 +561,20 @@ public final class Broker implements AutoCloseable {
     }
 
     /**
+     * A partition's high watermark as this broker knows it (a share group's lag): its replica's when this
+     * broker leads the partition, else -1 (unknown; Kafka would ask the leader).
+     */
+    private CompletableFuture<Long> localHighWatermark(String topic, int partition) {
+        Partition hosted = partitions.partition(topic, partition);
+        return CompletableFuture.completedFuture(hosted != null && hosted.isLeader() ? hosted.highWatermark() : -1L);
+    }
+
+    /** Where share-partition leaders and the group coordinator keep share-partitions' durable state. */
+    public ShareStatePersister shareStatePersister() {
+        return shareStatePersister;
+    }
+
+    /**
      * Graceful stop (SIGTERM): a controlled shutdown first (this broker stops leading and resigns its
      * leaderships and ISR places in the cluster, so clients move to the new leaders), then the network
      * (in-flight requests finish), the coordinators, and the logs (which writes the clean-shutdown
@@ -558,6 +622,21 @@ public final class Broker implements AutoCloseable {
         steps.put("transaction verifier", () -> {
             if (verificationSender != null) {
                 verificationSender.close();
+            }
+        });
+        steps.put("share partitions", () -> {
+            if (sharePartitions != null) {
+                sharePartitions.close();
+            }
+        });
+        steps.put("share state persister", () -> {
+            if (shareStatePersister != null) {
+                shareStatePersister.close();
+            }
+        });
+        steps.put("share coordinator", () -> {
+            if (shareCoordinator != null) {
+                shareCoordinator.close();
             }
         });
         steps.put("transaction coordinator", () -> {
