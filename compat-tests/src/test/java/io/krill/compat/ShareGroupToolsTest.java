@@ -388,13 +388,19 @@ class ShareGroupToolsTest {
         try (KafkaShareConsumer<String, String> consumer = new KafkaShareConsumer<>(props, new StringDeserializer(),
                 new StringDeserializer())) {
             consumer.subscribe(List.of(topic));
-            Awaitility.await(expected + " records").atMost(WAIT).until(() -> {
-                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
-                    got.add(r.value());
-                    deliveries.add(r.deliveryCount().orElseThrow());
-                }
-                return got.size() >= expected;
-            });
+            try {
+                Awaitility.await().atMost(WAIT).until(() -> {
+                    for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
+                        got.add(r.value());
+                        deliveries.add(r.deliveryCount().orElseThrow());
+                    }
+                    return got.size() >= expected;
+                });
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                throw new AssertionError("a share consumer of " + group + " got " + got.size() + " of " + expected
+                        + " records within " + WAIT + " " + got + "; the group's START-OFFSET/LAG now "
+                        + offsets(group, topic), e);
+            }
             for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofSeconds(1))) {
                 got.add(r.value());
             }
