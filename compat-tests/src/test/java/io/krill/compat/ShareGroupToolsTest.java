@@ -47,7 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code org.apache.kafka.tools.consumer.group.ShareGroupCommand}): --list (with --state), --describe of
  * offsets (START-OFFSET, LAG), --members and --state while stock KafkaShareConsumers are in the group;
  * --reset-offsets and --delete refused while it has members; once empty, resets --to-earliest, --to-latest
- * and --to-offset (dry run, then --execute) that the next share consumer really starts from,
+ * and --to-offset (dry run, then --execute), which the next share consumer really starts from,
  * --delete-offsets and --delete. kafka-console-share-consumer.sh
  * ({@code org.apache.kafka.tools.consumer.ConsoleShareConsumer}) reading what kafka-console-producer.sh
  * wrote, from the earliest offset as {@code share.auto.offset.reset=earliest} set by kafka-configs.sh
@@ -336,19 +336,12 @@ class ShareGroupToolsTest {
                 "--execute").assertSuccess();
         assertEquals(Map.of(0, "0", 1, "0", 2, "0"), newOffsets(earliest), earliest.describe());
         assertEquals(same(3, "0/10"), offsets(group, topic));
-        // ... and the next share consumer gets every record again, as a first delivery.
-        assertEquals(values(topic, 3), consumeAll(group, topic, 30));
-        awaitOffsets(group, topic, same(3, "*/0"));
 
         Result toOffset = shareGroups("--reset-offsets", "--group", group, "--topic", topic + ":1", "--to-offset",
                 "4", "--execute").assertSuccess();
         assertEquals(Map.of(1, "4"), newOffsets(toOffset), toOffset.describe());
-        awaitOffsets(group, topic, Map.of(0, "*/0", 1, "4/6", 2, "*/0"));
-        assertEquals(IntStream.range(4, 10).mapToObj(i -> "v1-" + i).toList(), consumeAll(group, topic, 6));
+        assertEquals(Map.of(0, "0/10", 1, "4/6", 2, "0/10"), offsets(group, topic));
 
-        Result back = shareGroups("--reset-offsets", "--group", group, "--topic", topic, "--to-earliest",
-                "--execute").assertSuccess();
-        assertEquals(same(3, "0/10"), offsets(group, topic), back.describe());
         Result latest = shareGroups("--reset-offsets", "--group", group, "--topic", topic, "--to-latest",
                 "--execute").assertSuccess();
         assertEquals(Map.of(0, "10", 1, "10", 2, "10"), newOffsets(latest), latest.describe());
@@ -379,6 +372,34 @@ class ShareGroupToolsTest {
                 r -> r.get("NEW-OFFSET")));
     }
 
+    /**
+     * What --reset-offsets --execute does to consumption, not only to the offsets the tool shows: once a group
+     * read everything and emptied, a reset --to-earliest makes the next share consumer get every record again,
+     * as a first delivery, and a reset --to-offset of one partition only that partition's records from there.
+     */
+    @Test
+    void aShareConsumerStartsWhereTheResetPutTheGroup() throws Exception {
+        String topic = "share-reset-topic";
+        String group = "share-reset-group";
+        createTopic(topic, 3);
+        produceTen(topic, 3);
+        groupConfig(group, "--alter", "--add-config", "share.auto.offset.reset=earliest").assertSuccess();
+        assertEquals(values(topic, 3), consumeAll(group, topic, 30));
+        awaitOffsets(group, topic, same(3, "*/0"));
+
+        shareGroups("--reset-offsets", "--group", group, "--topic", topic, "--to-earliest", "--execute")
+                .assertSuccess();
+        assertEquals(same(3, "0/10"), offsets(group, topic));
+        assertEquals(values(topic, 3), consumeAll(group, topic, 30), "every record again after --to-earliest");
+        awaitOffsets(group, topic, same(3, "*/0"));
+
+        shareGroups("--reset-offsets", "--group", group, "--topic", topic + ":1", "--to-offset", "4", "--execute")
+                .assertSuccess();
+        awaitOffsets(group, topic, Map.of(0, "*/0", 1, "4/6", 2, "*/0"));
+        assertEquals(IntStream.range(4, 10).mapToObj(i -> "v1-" + i).toList(), consumeAll(group, topic, 6),
+                "partition 1 from offset 4 after --to-offset 4");
+    }
+
     /** One share consumer reads {@code expected} records (implicitly acknowledged); values sorted. */
     private static List<String> consumeAll(String group, String topic, int expected) throws Exception {
         List<String> got = new ArrayList<>();
@@ -405,7 +426,7 @@ class ShareGroupToolsTest {
                 got.add(r.value());
             }
         }
-        assertEquals(Set.of((short) 1), Set.copyOf(deliveries), "first deliveries after a reset: " + got);
+        assertEquals(Set.of((short) 1), Set.copyOf(deliveries), "every record a first delivery: " + got);
         return got.stream().sorted().toList();
     }
 

@@ -372,12 +372,14 @@ class ShareGroupFailoverTest {
                         + " delivered, %d with failed accepts only, %d of them only unanswered ones: %s),"
                         + " %d successful accepts, %d deliveries with delivery"
                         + " count > 1, records delivered more than once by partition %s, failed accepts by error %s,"
-                        + " poll errors %s; crashes: %s; share-partition start offsets %s",
+                        + " poll errors %s; crashes: %s; share-partition start offsets %s; records with an error"
+                        + " answer: %s",
                 log.size(), missing.size(), neverDelivered, onlyFailedAttempts, ambiguous.size(),
                 histories(ledger, ambiguous), ledger.acceptedCount.get(),
                 ledger.redeliveries.get(), deliveredMoreThanOnce,
                 ledger.errors, workers.stream().collect(Collectors.toMap(w -> w.name, w -> w.pollErrors.get())),
-                crashes, startOffsetsOrError(cluster));
+                crashes, startOffsetsOrError(cluster),
+                histories(ledger, ledger.answeredWithError.stream().sorted().toList()));
         LOG.info("share failover: {}", summary);
         assertEquals(List.of(), histories(ledger, twice), "records accepted successfully more than once; " + summary);
         assertEquals(List.of(), histories(ledger, unknown), "accepted records not in the log; " + summary);
