@@ -240,8 +240,7 @@ public final class ShareFetchHandler extends AbstractApiHandler {
         ShareFetchResponse.ShareFetchableTopicResponse topic = topics.computeIfAbsent(partition.topicId(),
                 id -> new ShareFetchResponse.ShareFetchableTopicResponse().setTopicId(id));
         ShareFetchResponse.PartitionData data = new ShareFetchResponse.PartitionData()
-                .setPartitionIndex(partition.partition()).setRecords(ByteBufRecords.EMPTY)
-                .setCurrentLeader(new ShareFetchResponse.LeaderIdAndEpoch().setLeaderId(-1).setLeaderEpoch(-1));
+                .setPartitionIndex(partition.partition()).setRecords(ByteBufRecords.EMPTY);
         topic.partitions().add(data);
         return data;
     }
