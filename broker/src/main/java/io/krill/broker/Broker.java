@@ -561,12 +561,13 @@ public final class Broker implements AutoCloseable {
     }
 
     /**
-     * A partition's high watermark as this broker knows it (a share group's lag): its replica's when this
-     * broker leads the partition, else -1 (unknown; Kafka would ask the leader).
+     * A partition's high watermark as this broker knows it (a share group's lag): its replica's, the
+     * leader's own or, on a follower, the leader's as last fetched; -1 (unknown) when this broker holds no
+     * replica (Kafka asks the leader).
      */
     private CompletableFuture<Long> localHighWatermark(String topic, int partition) {
         Partition hosted = partitions.partition(topic, partition);
-        return CompletableFuture.completedFuture(hosted != null && hosted.isLeader() ? hosted.highWatermark() : -1L);
+        return CompletableFuture.completedFuture(hosted != null ? hosted.highWatermark() : -1L);
     }
 
     /** Where share-partition leaders and the group coordinator keep share-partitions' durable state. */
