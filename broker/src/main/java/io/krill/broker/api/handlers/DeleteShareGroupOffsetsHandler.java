@@ -1,6 +1,5 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.security.authorizer.AclOperation;
@@ -20,25 +19,19 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Thread-safe: stateless.
  */
-public final class DeleteShareGroupOffsetsHandler extends AbstractApiHandler {
+public final class DeleteShareGroupOffsetsHandler extends ShareGroupApiHandler {
     private final GroupCoordinator coordinator;
     private final Authorization authorization;
-    private final BooleanSupplier shareGroupsEnabled;
 
     public DeleteShareGroupOffsetsHandler(GroupCoordinator coordinator, Authorization authorization,
                                           BooleanSupplier shareGroupsEnabled) {
-        super(ApiKeys.DELETE_SHARE_GROUP_OFFSETS, 0, 0);
+        super(ApiKeys.DELETE_SHARE_GROUP_OFFSETS, 0, 0, shareGroupsEnabled);
         this.coordinator = coordinator;
         this.authorization = authorization;
-        this.shareGroupsEnabled = shareGroupsEnabled;
     }
 
     @Override
-    public void handle(Request request) {
-        if (!shareGroupsEnabled.getAsBoolean()) {
-            request.respond(errorResponse(request, Errors.UNSUPPORTED_VERSION));
-            return;
-        }
+    protected void handleEnabled(Request request) {
         DeleteShareGroupOffsetsRequest body = request.body();
         authorization.requireGroup(request, AclOperation.DELETE, body.groupId());
         Set<String> denied = authorization.deniedTopics(request, AclOperation.READ,

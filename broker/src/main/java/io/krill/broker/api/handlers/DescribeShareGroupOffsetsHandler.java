@@ -1,6 +1,5 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.security.authorizer.AclOperation;
@@ -25,25 +24,19 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Thread-safe: stateless.
  */
-public final class DescribeShareGroupOffsetsHandler extends AbstractApiHandler {
+public final class DescribeShareGroupOffsetsHandler extends ShareGroupApiHandler {
     private final GroupCoordinator coordinator;
     private final Authorization authorization;
-    private final BooleanSupplier shareGroupsEnabled;
 
     public DescribeShareGroupOffsetsHandler(GroupCoordinator coordinator, Authorization authorization,
                                             BooleanSupplier shareGroupsEnabled) {
-        super(ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS, 0, 1);
+        super(ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS, 0, 1, shareGroupsEnabled);
         this.coordinator = coordinator;
         this.authorization = authorization;
-        this.shareGroupsEnabled = shareGroupsEnabled;
     }
 
     @Override
-    public void handle(Request request) {
-        if (!shareGroupsEnabled.getAsBoolean()) {
-            request.respond(errorResponse(request, Errors.UNSUPPORTED_VERSION));
-            return;
-        }
+    protected void handleEnabled(Request request) {
         DescribeShareGroupOffsetsRequest body = request.body();
         List<CompletableFuture<DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponseGroup>> groups =
                 new ArrayList<>();

@@ -1,7 +1,6 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.partition.Partition;
 import io.krill.broker.security.authorizer.AclOperation;
@@ -35,25 +34,19 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Thread-safe: stateless.
  */
-public final class ShareAcknowledgeHandler extends AbstractApiHandler {
+public final class ShareAcknowledgeHandler extends ShareGroupApiHandler {
     private final BrokerContext context;
     private final ShareFetcher fetcher;
-    private final BooleanSupplier enabled;
 
     public ShareAcknowledgeHandler(BrokerContext context, ShareFetcher fetcher, BooleanSupplier enabled) {
-        super(ApiKeys.SHARE_ACKNOWLEDGE, 1, 2);
+        super(ApiKeys.SHARE_ACKNOWLEDGE, 1, 2, enabled);
         this.context = context;
         this.fetcher = fetcher;
-        this.enabled = enabled;
     }
 
     @Override
-    public void handle(Request request) {
+    protected void handleEnabled(Request request) {
         ShareAcknowledgeRequest body = request.body();
-        if (!enabled.getAsBoolean()) {
-            request.respond(error(Errors.UNSUPPORTED_VERSION, "Share groups are not enabled (share.version 0)"));
-            return;
-        }
         String groupId = body.groupId();
         if (!context.authorization().group(request, AclOperation.READ, groupId == null ? "" : groupId)) {
             request.respond(error(Errors.GROUP_AUTHORIZATION_FAILED, null));

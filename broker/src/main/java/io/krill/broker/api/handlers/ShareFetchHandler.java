@@ -1,7 +1,6 @@
 package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.net.LogSliceRecords;
 import io.krill.broker.partition.Partition;
@@ -45,28 +44,22 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Thread-safe: stateless; the session cache and share-partitions guard themselves.
  */
-public final class ShareFetchHandler extends AbstractApiHandler {
+public final class ShareFetchHandler extends ShareGroupApiHandler {
     static final byte RECORD_LIMIT = 1;
 
     private final BrokerContext context;
     private final ShareFetcher fetcher;
-    private final BooleanSupplier enabled;
 
     /** @param enabled whether share groups are on ({@code share.version} 1 or more) */
     public ShareFetchHandler(BrokerContext context, ShareFetcher fetcher, BooleanSupplier enabled) {
-        super(ApiKeys.SHARE_FETCH, 1, 2);
+        super(ApiKeys.SHARE_FETCH, 1, 2, enabled);
         this.context = context;
         this.fetcher = fetcher;
-        this.enabled = enabled;
     }
 
     @Override
-    public void handle(Request request) {
+    protected void handleEnabled(Request request) {
         ShareFetchRequest body = request.body();
-        if (!enabled.getAsBoolean()) {
-            request.respond(error(Errors.UNSUPPORTED_VERSION, "Share groups are not enabled (share.version 0)"));
-            return;
-        }
         String groupId = body.groupId();
         if (!context.authorization().group(request, AclOperation.READ, groupId == null ? "" : groupId)) {
             request.respond(error(Errors.GROUP_AUTHORIZATION_FAILED, null));

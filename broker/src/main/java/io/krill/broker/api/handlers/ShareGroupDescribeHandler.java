@@ -1,6 +1,5 @@
 package io.krill.broker.api.handlers;
 
-import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.security.authorizer.AclOperation;
@@ -24,26 +23,19 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Thread-safe: stateless.
  */
-public final class ShareGroupDescribeHandler extends AbstractApiHandler {
+public final class ShareGroupDescribeHandler extends ShareGroupApiHandler {
     private final GroupCoordinator coordinator;
     private final Authorization authorization;
-    /** Whether the cluster's {@code share.version} is at least 1. */
-    private final BooleanSupplier shareGroupsEnabled;
 
     public ShareGroupDescribeHandler(GroupCoordinator coordinator, Authorization authorization,
                                      BooleanSupplier shareGroupsEnabled) {
-        super(ApiKeys.SHARE_GROUP_DESCRIBE, 1, 1);
+        super(ApiKeys.SHARE_GROUP_DESCRIBE, 1, 1, shareGroupsEnabled);
         this.coordinator = coordinator;
         this.authorization = authorization;
-        this.shareGroupsEnabled = shareGroupsEnabled;
     }
 
     @Override
-    public void handle(Request request) {
-        if (!shareGroupsEnabled.getAsBoolean()) {
-            request.respond(errorResponse(request, Errors.UNSUPPORTED_VERSION));
-            return;
-        }
+    protected void handleEnabled(Request request) {
         ShareGroupDescribeRequest body = request.body();
         ShareGroupDescribeResponse response = new ShareGroupDescribeResponse();
         for (String groupId : body.groupIds()) {
