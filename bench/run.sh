@@ -207,7 +207,12 @@ share_perf() {
 # MB/s as the tool computes them (from the consumers' creation to the last record, so the join and the
 # share sessions are in), the broker's CPU over the read per GB read, the records each consumer got.
 share_consumers() { # KIND REP
-  local kind=$1 rep=$2 n out mb mbps rps nmsg ms u0 k0 u1 k1 j0 j1 group top first frps fmbps
+  local kind=$1 rep=$2 n out mb mbps rps nmsg ms u0 k0 u1 k1 j0 j1 group top first frps fmbps sv
+  # the share.version the broker has finalized (kafka-features describe; 1 or more: share groups on)
+  sv=$(tool "features-$kind-$rep" org.apache.kafka.tools.FeatureCommand --bootstrap-server "$B" describe \
+    | sed -nE 's/^Feature: share\.version[[:space:]].*FinalizedVersionLevel: ([0-9]+).*/\1/p') || true
+  log "$kind run $rep: share.version finalized at ${sv:-? (see $WORK/logs/features-$kind-$rep.out, .err)}"
+  [ -z "$sv" ] || record share share_version "$kind" "$rep" "$sv"
   # warm-up, not measured: a share group reads the warm-up topic, so the share-fetch path is compiled
   # and the share-group state (Kafka: the __share_group_state topic) exists before the measured reads
   share_group_earliest "$B" share-warmup

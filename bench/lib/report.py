@@ -107,7 +107,7 @@ SCENARIOS = [
 
 
 def share_metrics():
-    out = []
+    out = [("share_version", "share.version finalized (kafka-features describe)", None, None)]
     for n in E("BENCH_SHARE_CONSUMERS", "1 3").split():
         c = f"{n} consumer{'s' if n != '1' else ''}"
         out += [(f"rps_{n}", f"{c}: records/s", "higher", None),
