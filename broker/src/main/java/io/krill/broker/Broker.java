@@ -53,6 +53,21 @@ import io.krill.broker.api.handlers.ProduceHandler;
 import io.krill.broker.api.handlers.SyncGroupHandler;
 import io.krill.broker.api.handlers.TxnOffsetCommitHandler;
 import io.krill.broker.api.handlers.WriteTxnMarkersHandler;
+import io.krill.broker.api.handlers.InitializeShareGroupStateHandler;
+import io.krill.broker.api.handlers.ReadShareGroupStateHandler;
+import io.krill.broker.api.handlers.WriteShareGroupStateHandler;
+import io.krill.broker.api.handlers.DeleteShareGroupStateHandler;
+import io.krill.broker.api.handlers.ReadShareGroupStateSummaryHandler;
+import io.krill.broker.api.handlers.ShareAcknowledgeHandler;
+import io.krill.broker.api.handlers.ShareFetchHandler;
+import io.krill.broker.config.GroupConfigLookup;
+import io.krill.broker.share.ShareFetcher;
+import io.krill.broker.share.SharePartitionManager;
+import io.krill.broker.share.ShareSessionCache;
+import io.krill.broker.share.state.DefaultShareStatePersister;
+import io.krill.broker.share.state.ShareCoordinator;
+import io.krill.broker.share.state.ShareCoordinatorConfig;
+import io.krill.broker.share.state.ShareStatePersister;
 import io.krill.broker.fetch.FetchSessionCache;
 import io.krill.broker.config.BrokerConfig;
 import io.krill.broker.config.SecurityProtocol;
@@ -137,6 +152,9 @@ public final class Broker implements AutoCloseable {
     private GroupCoordinator groupCoordinator;
     private TransactionCoordinator transactionCoordinator;
     private RemoteVerificationSender verificationSender;
+    private ShareCoordinator shareCoordinator;
+    private DefaultShareStatePersister shareStatePersister;
+    private SharePartitionManager sharePartitions;
     private NettyServer server;
     private SaslMechanisms saslMechanisms;
     private volatile boolean closed;
@@ -203,6 +221,18 @@ public final class Broker implements AutoCloseable {
         transactionCoordinator.startup(metadata.image());
         verificationSender = new RemoteVerificationSender(config.nodeId(), metadata::image,
                 config.listeners().interBrokerListenerName(), interBroker, transactionCoordinator.config().requestTimeoutMs());
+        shareCoordinator = ShareCoordinator.forBroker(context, ShareCoordinatorConfig.from(config));
+        metadata.addListener(shareCoordinator);
+        shareCoordinator.startup(metadata.image());
+        shareStatePersister = new DefaultShareStatePersister(config.nodeId(), shareCoordinator, metadata,
+                config.listeners().interBrokerListenerName(), interBroker);
+        GroupConfigLookup groupConfigs = GroupConfigLookup.of(metadata, dynamicConfig);
+        sharePartitions = new SharePartitionManager(shareStatePersister, groupConfigs, fetchPurgatory::checkAndComplete);
+        metadata.addListener(sharePartitions);
+        ShareFetcher shareFetcher = new ShareFetcher(partitions, sharePartitions,
+                new ShareSessionCache(config.shareGroup().maxShareSessions()), groupConfigs);
+        BooleanSupplier shareGroupsEnabled = () -> metadata.image().finalizedFeatures()
+                .level(FinalizedFeatures.SHARE_VERSION) >= 1;
         TransactionVerifier transactionVerifier = new TransactionVerifier(config.nodeId(), transactionCoordinator,
                 metadata::image, verificationSender);
         groupCoordinator = GroupCoordinator.forBroker(context, transactionVerifier::verifyTxnOffsetCommit);
@@ -241,7 +271,14 @@ public final class Broker implements AutoCloseable {
                 new UpdateFeaturesHandler(context, config.nodeId()),
                 new AlterPartitionReassignmentsHandler(context),
                 new ListPartitionReassignmentsHandler(context),
-                new FindCoordinatorHandler(context, groupCoordinator, transactionCoordinator),
+                new FindCoordinatorHandler(context, groupCoordinator, transactionCoordinator, shareCoordinator),
+                new InitializeShareGroupStateHandler(shareCoordinator, context.authorization()),
+                new ReadShareGroupStateHandler(shareCoordinator, context.authorization()),
+                new WriteShareGroupStateHandler(shareCoordinator, context.authorization()),
+                new DeleteShareGroupStateHandler(shareCoordinator, context.authorization()),
+                new ReadShareGroupStateSummaryHandler(shareCoordinator, context.authorization()),
+                new ShareFetchHandler(context, shareFetcher, shareGroupsEnabled),
+                new ShareAcknowledgeHandler(context, shareFetcher, shareGroupsEnabled),
                 new JoinGroupHandler(groupCoordinator, context.authorization()),
                 new SyncGroupHandler(groupCoordinator, context.authorization()),
                 new HeartbeatHandler(groupCoordinator, context.authorization()),
@@ -510,6 +547,11 @@ public final class Broker implements AutoCloseable {
         return partitions;
     }
 
+    /** Where share-partition leaders and the group coordinator keep share-partitions' durable state. */
+    public ShareStatePersister shareStatePersister() {
+        return shareStatePersister;
+    }
+
     /**
      * Graceful stop (SIGTERM): a controlled shutdown first (this broker stops leading and resigns its
      * leaderships and ISR places in the cluster, so clients move to the new leaders), then the network
@@ -558,6 +600,21 @@ public final class Broker implements AutoCloseable {
         steps.put("transaction verifier", () -> {
             if (verificationSender != null) {
                 verificationSender.close();
+            }
+        });
+        steps.put("share partitions", () -> {
+            if (sharePartitions != null) {
+                sharePartitions.close();
+            }
+        });
+        steps.put("share state persister", () -> {
+            if (shareStatePersister != null) {
+                shareStatePersister.close();
+            }
+        });
+        steps.put("share coordinator", () -> {
+            if (shareCoordinator != null) {
+                shareCoordinator.close();
             }
         });
         steps.put("transaction coordinator", () -> {

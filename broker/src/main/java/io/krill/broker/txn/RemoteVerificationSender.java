@@ -1,5 +1,6 @@
 package io.krill.broker.txn;
 
+import io.krill.broker.interbroker.BrokerOutbox;
 import io.krill.broker.security.InterBrokerConnector;
 import io.krill.controller.metadata.BrokerInfo;
 import io.krill.controller.metadata.MetadataImage;

@@ -36,6 +36,9 @@ final class NodePair {
                 .with("transaction.state.log.replication.factor", "1")
                 .with("transaction.state.log.min.isr", "1")
                 .with("transaction.state.log.num.partitions", "1")
+                .with("share.coordinator.state.topic.replication.factor", "1")
+                .with("share.coordinator.state.topic.min.isr", "1")
+                .with("share.coordinator.state.topic.num.partitions", "1")
                 .with("group.initial.rebalance.delay.ms", "0");
     }
 

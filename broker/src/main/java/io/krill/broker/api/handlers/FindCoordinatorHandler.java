@@ -7,6 +7,9 @@ import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.group.OffsetsTopic;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.security.authorizer.Authorization;
+import io.krill.broker.share.state.ShareCoordinator;
+import io.krill.broker.share.state.ShareGroupStateTopic;
+import io.krill.broker.share.state.SharePartitionKey;
 import io.krill.broker.txn.TransactionCoordinator;
 import io.krill.broker.txn.TransactionStateTopic;
 import io.krill.controller.metadata.ApiError;
@@ -34,9 +37,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * FindCoordinator: the broker leading a group's partition of {@code __consumer_offsets} (key type 0)
- * or a transactional id's partition of {@code __transaction_state} (key type 1), at its endpoint on the
- * listener the request came in by. Either topic is created on first use, without the request thread
+ * FindCoordinator: the broker leading a group's partition of {@code __consumer_offsets} (key type 0),
+ * a transactional id's partition of {@code __transaction_state} (key type 1) or a share-partition's
+ * partition of {@code __share_group_state} (key type 2, from v6: {@code groupId:topicId:partition}, asked
+ * by brokers, so CLUSTER_ACTION on the cluster; a key Kafka cannot parse is INVALID_REQUEST), at its
+ * endpoint on the listener the request came in by. Each topic is created on first use, without the request thread
  * waiting for the store (two brokers, or two racing requests, may both try: the loser's
  * TOPIC_ALREADY_EXISTS is success). COORDINATOR_NOT_AVAILABLE
  * while there is no leader (or no such topic yet); other key types and an empty transactional id are
@@ -49,25 +54,40 @@ public final class FindCoordinatorHandler extends AbstractApiHandler {
     private static final Logger LOG = LoggerFactory.getLogger(FindCoordinatorHandler.class);
     private static final byte GROUP = 0;
     private static final byte TRANSACTION = 1;
+    private static final byte SHARE = 2;
+    /** The first version that knows the share key type (KIP-932). */
+    private static final short SHARE_VERSION = 6;
 
     private final BrokerContext context;
     private final GroupCoordinator coordinator;
     private final TransactionCoordinator transactions;
+    private final ShareCoordinator shares;
     /** The creation of each coordinator topic in flight, by name. */
     private final Map<String, CompletableFuture<List<TopicCreation>>> creating = new ConcurrentHashMap<>();
 
     public FindCoordinatorHandler(BrokerContext context, GroupCoordinator coordinator,
                                   TransactionCoordinator transactions) {
+        this(context, coordinator, transactions, null);
+    }
+
+    /** @param shares the share coordinator, or null when this broker has none (key type 2 is then INVALID_REQUEST) */
+    public FindCoordinatorHandler(BrokerContext context, GroupCoordinator coordinator,
+                                  TransactionCoordinator transactions, ShareCoordinator shares) {
         super(ApiKeys.FIND_COORDINATOR, 0, 6);
         this.context = context;
         this.coordinator = coordinator;
         this.transactions = transactions;
+        this.shares = shares;
     }
 
     @Override
     public void handle(Request request) {
         FindCoordinatorRequest body = request.body();
         String listener = request.connection().listenerName();
+        if (body.keyType() == SHARE && request.version() >= SHARE_VERSION) {
+            // Kafka checks this before any key: an unauthorized caller gets the error for every key.
+            context.authorization().requireCluster(request, AclOperation.CLUSTER_ACTION);
+        }
         if (request.version() < 4) {
             FindCoordinatorResponse.Coordinator found = lookUp(request, body.key(), body.keyType(), listener);
             request.respond(new FindCoordinatorResponse()
@@ -105,6 +125,17 @@ public final class FindCoordinatorHandler extends AbstractApiHandler {
             return leaderOf(key, TransactionStateTopic.NAME,
                     () -> TransactionStateTopic.spec(context.metadata(), transactions.config()),
                     () -> transactions.partitionFor(id), listener);
+        }
+        if (keyType == SHARE && request.version() >= SHARE_VERSION && shares != null) {
+            SharePartitionKey shareKey;
+            try {
+                shareKey = ShareGroupStateTopic.parseKey(id);
+            } catch (IllegalArgumentException e) {
+                return error(key, Errors.INVALID_REQUEST, e.getMessage());
+            }
+            return leaderOf(key, ShareGroupStateTopic.NAME,
+                    () -> ShareGroupStateTopic.spec(context.metadata(), shares.config()),
+                    () -> shares.partitionFor(shareKey), listener);
         }
         return error(key, Errors.INVALID_REQUEST, "Unsupported coordinator key type " + keyType);
     }

@@ -20,14 +20,17 @@ public interface ShareStatePersister {
 
     /**
      * InitializeShareGroupState: sets the key's state to {@code startOffset} with no in-flight batches at
-     * {@code stateEpoch} (which must be above the current one, else FENCED_STATE_EPOCH). Used by the group
-     * coordinator when a share group first consumes a partition and by AlterShareGroupOffsets.
+     * {@code stateEpoch} (which must not be below the current one, else FENCED_STATE_EPOCH; the same epoch
+     * again is accepted, as Kafka 4.4 accepts it, so that a retried initialization succeeds). Used by the
+     * group coordinator when a share group first consumes a partition and by AlterShareGroupOffsets. A topic
+     * id or partition the metadata does not know is UNKNOWN_TOPIC_OR_PARTITION.
      */
     CompletableFuture<Void> initialize(SharePartitionKey key, int stateEpoch, long startOffset);
 
     /**
      * ReadShareGroupState by the partition's leader at {@code leaderEpoch}, which becomes the key's leader
-     * epoch (an older one is FENCED_LEADER_EPOCH). A key never initialized answers a state with
+     * epoch (an older one is FENCED_LEADER_EPOCH; a newer one is committed before the answer, whose leader
+     * epoch is therefore always {@code leaderEpoch}). A key never initialized answers a state with
      * {@link ShareState#UNINITIALIZED} start offset, state epoch 0 and no batches, so that the leader
      * applies {@code share.auto.offset.reset} and writes the result (a write to such a key creates it).
      */
@@ -43,7 +46,11 @@ public interface ShareStatePersister {
     CompletableFuture<Void> write(SharePartitionKey key, int stateEpoch, int leaderEpoch, long startOffset,
                                   List<StateBatch> batches);
 
-    /** ReadShareGroupStateSummary: the key's epochs, start offset and acknowledged count. */
+    /**
+     * ReadShareGroupStateSummary: the key's epochs, start offset and delivery-complete count (the writer's,
+     * or counted from the batches when the writer gave none); a key never initialized answers start offset
+     * -1, epochs 0 and count -1. {@code leaderEpoch} is not checked (Kafka 4.4 does not check it).
+     */
     CompletableFuture<ShareStateSummary> readSummary(SharePartitionKey key, int leaderEpoch);
 
     /** DeleteShareGroupState: forgets the key (DeleteGroups, DeleteShareGroupOffsets). A missing key is fine. */

@@ -1,4 +1,4 @@
-package io.krill.broker.txn;
+package io.krill.broker.interbroker;
 
 import io.krill.broker.security.InterBrokerChannel;
 import io.krill.broker.security.InterBrokerConnector;
@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
  * Items on their way to other brokers: one queue per destination broker, drained by a thread of its own
  * ({@code <name>-to-<broker>}) that hands what it found to the owner's {@link Sender} as one batch, to send
  * as one request over a blocking {@link InterBrokerChannel} and wait for the answer. The transaction
- * coordinator's markers and the leaders' transaction verifications go this way: request threads and the
- * coordinator only queue, and never wait on another broker.
+ * coordinator's markers, the leaders' transaction verifications and the calls to other brokers' share
+ * coordinators go this way: request threads and the coordinators only queue, and never wait on another broker.
  *
  * <p>A destination is replaced when its broker's address changes: the new one takes the old queue, and
  * items the old thread still had or put back after that are given to the owner's {@link Sender#leftOver}
@@ -28,9 +28,9 @@ import java.util.concurrent.TimeUnit;
  *
  * @param <T> what is sent
  */
-final class BrokerOutbox<T> implements AutoCloseable {
+public final class BrokerOutbox<T> implements AutoCloseable {
     /** The owner's side, called on a destination's thread. */
-    interface Sender<T> {
+    public interface Sender<T> {
         /**
          * Sends {@code batch} to {@code destination} (its {@link Destination#channel()} connects on first use;
          * on an I/O failure, {@link Destination#disconnect()} and answer the batch as failed); items that
@@ -55,7 +55,7 @@ final class BrokerOutbox<T> implements AutoCloseable {
      * @param name      the threads' and connections' name, e.g. {@code txn-verifier-1}
      * @param timeoutMs connect timeout and the longest wait for an answer
      */
-    BrokerOutbox(String name, InterBrokerConnector connector, int timeoutMs, int maxResponseBytes, int maxPerBatch,
+    public BrokerOutbox(String name, InterBrokerConnector connector, int timeoutMs, int maxResponseBytes, int maxPerBatch,
                  Sender<T> sender) {
         this.name = name;
         this.connector = connector;
@@ -65,12 +65,12 @@ final class BrokerOutbox<T> implements AutoCloseable {
         this.sender = sender;
     }
 
-    boolean isClosed() {
+    public boolean isClosed() {
         return closed;
     }
 
     /** Queues {@code item} for the broker {@code brokerId} at {@code address}. */
-    void add(int brokerId, InetSocketAddress address, T item) {
+    public void add(int brokerId, InetSocketAddress address, T item) {
         if (closed) {
             sender.leftOver(List.of(item));
             return;
@@ -123,10 +123,10 @@ final class BrokerOutbox<T> implements AutoCloseable {
     }
 
     /** One broker's queue, its thread and its connection. */
-    static final class Destination<T> implements Runnable {
+    public static final class Destination<T> implements Runnable {
         private final BrokerOutbox<T> outbox;
-        final int brokerId;
-        final InetSocketAddress address;
+        public final int brokerId;
+        public final InetSocketAddress address;
         private final LinkedBlockingQueue<T> queue = new LinkedBlockingQueue<>();
         private final Thread thread;
         private volatile boolean running = true;
@@ -165,12 +165,12 @@ final class BrokerOutbox<T> implements AutoCloseable {
         }
 
         /** Items that wait for the next request. */
-        void putBack(Collection<T> items) {
+        public void putBack(Collection<T> items) {
             queue.addAll(items);
         }
 
         /** The connection to the broker, opened on first use. */
-        InterBrokerChannel channel() throws IOException {
+        public InterBrokerChannel channel() throws IOException {
             InterBrokerChannel current = channel;
             if (current == null) {
                 current = InterBrokerChannel.connect(outbox.connector, address, outbox.timeoutMs, 0, outbox.name,
@@ -184,7 +184,7 @@ final class BrokerOutbox<T> implements AutoCloseable {
             return current;
         }
 
-        void disconnect() {
+        public void disconnect() {
             InterBrokerChannel current = channel;
             channel = null;
             if (current != null) {

@@ -1,0 +1,6 @@
+/**
+ * What the broker's components use to call other brokers: the {@link io.krill.broker.interbroker.BrokerOutbox},
+ * a queue and a thread per destination broker, so that request threads and coordinators never wait on
+ * another broker.
+ */
+package io.krill.broker.interbroker;
