@@ -16,6 +16,11 @@ import io.krill.broker.api.handlers.SaslHandshakeHandler;
 import io.krill.broker.api.handlers.CreatePartitionsHandler;
 import io.krill.broker.api.handlers.CreateTopicsHandler;
 import io.krill.broker.api.handlers.DeleteGroupsHandler;
+import io.krill.broker.api.handlers.AlterShareGroupOffsetsHandler;
+import io.krill.broker.api.handlers.DeleteShareGroupOffsetsHandler;
+import io.krill.broker.api.handlers.DescribeShareGroupOffsetsHandler;
+import io.krill.broker.api.handlers.ShareGroupDescribeHandler;
+import io.krill.broker.api.handlers.ShareGroupHeartbeatHandler;
 import io.krill.broker.api.handlers.DeleteRecordsHandler;
 import io.krill.broker.api.handlers.DeleteTopicsHandler;
 import io.krill.broker.api.handlers.DescribeClientQuotasHandler;
@@ -247,6 +252,8 @@ public final class Broker implements AutoCloseable {
         AtomicReference<ApiHandlerRegistry> registry = new AtomicReference<>();
         BooleanSupplier consumerProtocol = () -> metadata.image().finalizedFeatures()
                 .level(FinalizedFeatures.GROUP_VERSION) >= 1;
+        // share.version >= 1 turns share groups on (KIP-932); 0 until the feature is supported and finalized.
+        BooleanSupplier shareGroups = () -> metadata.image().finalizedFeatures().level("share.version") >= 1;
         List<ApiHandler> handlers = List.of(
                 new ApiVersionsHandler(registry::get, config.nodeId(), metadata::image),
                 new MetadataHandler(context),
@@ -291,6 +298,11 @@ public final class Broker implements AutoCloseable {
                 new DeleteGroupsHandler(groupCoordinator, context.authorization()),
                 new ConsumerGroupHeartbeatHandler(groupCoordinator, context.authorization(), consumerProtocol),
                 new ConsumerGroupDescribeHandler(groupCoordinator, context.authorization(), consumerProtocol),
+                new ShareGroupHeartbeatHandler(groupCoordinator, context.authorization(), shareGroups),
+                new ShareGroupDescribeHandler(groupCoordinator, context.authorization(), shareGroups),
+                new DescribeShareGroupOffsetsHandler(groupCoordinator, context.authorization(), shareGroups),
+                new AlterShareGroupOffsetsHandler(groupCoordinator, context.authorization(), shareGroups),
+                new DeleteShareGroupOffsetsHandler(groupCoordinator, context.authorization(), shareGroups),
                 new AddPartitionsToTxnHandler(context, transactionCoordinator),
                 new AddOffsetsToTxnHandler(transactionCoordinator, groupCoordinator, context.authorization()),
                 new EndTxnHandler(transactionCoordinator, context.authorization()),

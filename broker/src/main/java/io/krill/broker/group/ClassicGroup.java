@@ -64,6 +64,19 @@ final class ClassicGroup {
     final PendingTxnOffsets pendingTxnOffsets = new PendingTxnOffsets();
     /** Set when the group is of type "consumer" (KIP-848); the classic state then stays Empty. */
     ConsumerGroup consumer;
+    /** Set when the group is a share group (KIP-932); the classic state then stays Empty, without offsets. */
+    ShareGroup share;
+
+    /**
+     * Whether this is only a placeholder, as a failed first request can leave: Empty, no protocol, no
+     * member ever, no offsets, no consumer or share side. Kafka would have no group: another type may
+     * take the id.
+     */
+    boolean isBlank() {
+        return state == GroupState.EMPTY && consumer == null && share == null && protocolType == null
+                && generationId == 0 && members.isEmpty() && pendingJoinMembers.isEmpty() && offsets.isEmpty()
+                && pendingTxnOffsets.isEmpty();
+    }
 
     ClassicGroup(String groupId, int partition, long now) {
         this.groupId = groupId;

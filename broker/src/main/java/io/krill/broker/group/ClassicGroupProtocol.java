@@ -97,6 +97,11 @@ final class ClassicGroupProtocol {
                     }
                     continue;
                 }
+                if (group.share != null) {
+                    // Kafka: a share group's id is not a classic group's, empty or not.
+                    callback.accept(joinError(memberId, Errors.INCONSISTENT_GROUP_PROTOCOL));
+                    return;
+                }
                 if (group.consumer != null) {
                     if (!group.consumer.isEmpty()) {
                         callback.accept(joinError(memberId, Errors.INCONSISTENT_GROUP_PROTOCOL));

@@ -111,6 +111,10 @@ final class ConsumerGroupProtocol {
                     shard.groups.remove(groupId, group);
                     continue;
                 }
+                if (group.share != null) {
+                    return Answer.now(heartbeatError(Errors.GROUP_ID_NOT_FOUND,
+                            "Group " + groupId + " is not a consumer group."));
+                }
                 if (group.consumer == null) {
                     if (!joining) {
                         return Answer.now(heartbeatError(Errors.GROUP_ID_NOT_FOUND,

@@ -30,13 +30,16 @@ final class GroupAdmin {
 
     static final String CLASSIC_TYPE = "classic";
     static final String CONSUMER_TYPE = "consumer";
+    static final String SHARE_TYPE = "share";
 
     private final GroupContext shared;
     private final CoordinatorLog log;
     private final CoordinatorTimer timer;
+    private final ShareGroupOffsets shareOffsets;
 
-    GroupAdmin(GroupContext shared) {
+    GroupAdmin(GroupContext shared, ShareGroupOffsets shareOffsets) {
         this.shared = shared;
+        this.shareOffsets = shareOffsets;
         this.log = shared.log();
         this.timer = shared.timer();
     }
@@ -45,7 +48,7 @@ final class GroupAdmin {
         return timer.milliseconds();
     }
 
-    /** DescribeGroups for one group: a missing group is described as Dead (v0-5). */
+    /** DescribeGroups for one group: a missing group, or one of another type, is described as Dead (v0-5). */
     DescribeGroupsResponse.DescribedGroup describeGroup(String groupId) {
         DescribeGroupsResponse.DescribedGroup described = new DescribeGroupsResponse.DescribedGroup()
                 .setGroupId(groupId)
@@ -63,9 +66,11 @@ final class GroupAdmin {
             return described;
         }
         synchronized (group) {
-            if (group.consumer != null) {
-                return described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
-                        .setErrorMessage("Group " + groupId + " is not a classic group.");
+            if (group.consumer != null || group.share != null) {
+                // Kafka 4.4 up to v5: a group of another type is described as a missing one, Dead without an
+                // error (from v6 it adds GROUP_ID_NOT_FOUND "Group g is not a classic group."; an error
+                // message set here could not be written at v0-5).
+                return described;
             }
             boolean stable = group.is(GroupState.STABLE);
             described.setGroupState(group.state().displayName())
@@ -106,11 +111,12 @@ final class GroupAdmin {
                     if (group.is(GroupState.DEAD)) {
                         continue;
                     }
-                    String type = group.consumer != null ? CONSUMER_TYPE : CLASSIC_TYPE;
+                    String type = group.share != null ? SHARE_TYPE : group.consumer != null ? CONSUMER_TYPE : CLASSIC_TYPE;
                     if (!lowerTypes.isEmpty() && !lowerTypes.contains(type)) {
                         continue;
                     }
-                    String state = group.consumer != null ? group.consumer.state() : group.state().displayName();
+                    String state = group.share != null ? group.share.state()
+                            : group.consumer != null ? group.consumer.state() : group.state().displayName();
                     if (!lowerStates.isEmpty() && !lowerStates.contains(state.toLowerCase(java.util.Locale.ROOT))) {
                         continue;
                     }
@@ -162,8 +168,13 @@ final class GroupAdmin {
                 callback.accept(Errors.GROUP_ID_NOT_FOUND);
                 return;
             }
-            if (!group.is(GroupState.EMPTY) || (group.consumer != null && !group.consumer.isEmpty())) {
+            if (!group.is(GroupState.EMPTY) || (group.consumer != null && !group.consumer.isEmpty())
+                    || (group.share != null && !group.share.isEmpty())) {
                 callback.accept(Errors.NON_EMPTY_GROUP);
+                return;
+            }
+            if (group.share != null) {
+                deleteShareGroup(shard, group, callback);
                 return;
             }
             List<CoordinatorLog.Entry> entries = OffsetStore.tombstones(group, OffsetStore.allOffsets(group));
@@ -186,5 +197,48 @@ final class GroupAdmin {
                 callback.accept(Errors.NONE);
             });
         }
+    }
+
+    /**
+     * Deletes an empty share group: first the states of its initialized share-partitions (as Kafka, whose
+     * DeleteGroups deletes the share state through the persister before the group's records), then its record.
+     * Caller holds the group's monitor; the completions retake it.
+     */
+    private void deleteShareGroup(GroupShard shard, ClassicGroup group, Consumer<Errors> callback) {
+        String groupId = group.groupId();
+        ShareGroup sg = group.share;
+        Map<java.util.UUID, Set<Integer>> initialized = new java.util.TreeMap<>();
+        ShareGroup.addAll(initialized, sg.initialized);
+        shareOffsets.deleteStates(groupId, initialized).whenComplete((deleted, failure) -> {
+            if (failure != null) {
+                callback.accept(Errors.forException(ShareGroupOffsets.unwrap(failure)));
+                return;
+            }
+            synchronized (group) {
+                if (group.share != sg || group.is(GroupState.DEAD)) {
+                    callback.accept(Errors.GROUP_ID_NOT_FOUND);
+                    return;
+                }
+                if (!sg.isEmpty()) {
+                    callback.accept(Errors.NON_EMPTY_GROUP); // a member joined meanwhile
+                    return;
+                }
+                log.append(group.partition(), List.of(new CoordinatorLog.Entry(GroupRecords.shareGroupKey(groupId), null),
+                        new CoordinatorLog.Entry(GroupRecords.groupKey(groupId), null))).whenComplete((ok, writeFailure) -> {
+                            synchronized (group) {
+                                if (writeFailure != null) {
+                                    callback.accept(GroupContext.groupStoreError(writeFailure));
+                                    return;
+                                }
+                                if (!group.is(GroupState.DEAD)) {
+                                    group.transitionTo(GroupState.DEAD, now());
+                                }
+                                shard.groups.remove(groupId, group);
+                            }
+                            LOG.info("Deleted share group {}", groupId);
+                            callback.accept(Errors.NONE);
+                        });
+            }
+        });
     }
 }

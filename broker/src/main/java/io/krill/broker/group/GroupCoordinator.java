@@ -2,10 +2,13 @@ package io.krill.broker.group;
 
 import io.krill.broker.BrokerContext;
 import io.krill.broker.config.GroupSettings;
+import io.krill.broker.config.ShareGroupConfig;
+import io.krill.broker.config.ShareGroupConfigs;
 import io.krill.broker.coordinator.CoordinatorLog;
 import io.krill.broker.coordinator.CoordinatorTimer;
 import io.krill.broker.coordinator.ExecutorCoordinatorTimer;
 import io.krill.broker.coordinator.PartitionCoordinatorLog;
+import io.krill.broker.share.state.ShareStatePersister;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataListener;
 import io.krill.wire.error.ApiException;
@@ -30,6 +33,15 @@ import io.krill.wire.message.SyncGroupRequest;
 import io.krill.wire.message.SyncGroupResponse;
 import io.krill.wire.message.TxnOffsetCommitRequest;
 import io.krill.wire.message.TxnOffsetCommitResponse;
+import io.krill.wire.message.AlterShareGroupOffsetsRequest;
+import io.krill.wire.message.AlterShareGroupOffsetsResponse;
+import io.krill.wire.message.DeleteShareGroupOffsetsRequest;
+import io.krill.wire.message.DeleteShareGroupOffsetsResponse;
+import io.krill.wire.message.DescribeShareGroupOffsetsRequest;
+import io.krill.wire.message.DescribeShareGroupOffsetsResponse;
+import io.krill.wire.message.ShareGroupDescribeResponse;
+import io.krill.wire.message.ShareGroupHeartbeatRequest;
+import io.krill.wire.message.ShareGroupHeartbeatResponse;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -53,6 +65,9 @@ import java.util.function.Consumer;
  *   <li>{@link ConsumerGroupProtocol}: ConsumerGroupHeartbeat and ConsumerGroupDescribe (KIP-848);
  *   <li>{@link OffsetStore}: OffsetCommit, TxnOffsetCommit and transaction completion, OffsetFetch,
  *       OffsetDelete, offsets expiry;
+ *   <li>{@link ShareGroupProtocol}: ShareGroupHeartbeat (KIP-932 share groups), {@link ShareGroupDescriber}:
+ *       ShareGroupDescribe, {@link ShareGroupOffsets}: Describe/Alter/DeleteShareGroupOffsets through the
+ *       {@link ShareStatePersister};
  *   <li>{@link GroupAdmin}: DescribeGroups, ListGroups, DeleteGroups.
  * </ul>
  *
@@ -73,6 +88,9 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
     private final OffsetStore offsetStore;
     private final GroupPartitionLoader loader;
     private final GroupAdmin admin;
+    private final ShareGroupProtocol shareGroups;
+    private final ShareGroupDescriber shareGroupDescriber;
+    private final ShareGroupOffsets shareGroupOffsets;
     private ExecutorCoordinatorTimer ownedTimer;
 
     /**
@@ -81,13 +99,25 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
      * registering it as a metadata listener.
      */
     public static GroupCoordinator forBroker(BrokerContext context, TxnOffsetCommitVerifier verifier) {
+        return forBroker(context, verifier, NoShareStatePersister.INSTANCE,
+                ShareGroupConfigs.fixed(ShareGroupConfig.DEFAULTS), PartitionEndOffsets.UNKNOWN);
+    }
+
+    /**
+     * As {@link #forBroker(BrokerContext, TxnOffsetCommitVerifier)}, with share groups' state in the share
+     * coordinator behind {@code persister}, their settings from {@code shareConfigs} and the lag of their
+     * partitions from {@code endOffsets}.
+     */
+    public static GroupCoordinator forBroker(BrokerContext context, TxnOffsetCommitVerifier verifier,
+                                             ShareStatePersister persister, ShareGroupConfigs shareConfigs,
+                                             PartitionEndOffsets endOffsets) {
         GroupSettings settings = context.config().group();
         ExecutorCoordinatorTimer timer = new ExecutorCoordinatorTimer();
         PartitionCoordinatorLog log = new PartitionCoordinatorLog(TOPIC, context.metadata(), context.partitions(),
                 context.producePurgatory(), timer, settings.offsetsCommitTimeoutMs(),
                 settings.offsetsTopicCompressionCodec(), settings.offsetsLoadBufferSize());
         GroupCoordinator coordinator = new GroupCoordinator(context.nodeId(), GroupConfig.from(settings), log, timer,
-                verifier);
+                verifier, persister, shareConfigs, endOffsets);
         coordinator.ownedTimer = timer;
         return coordinator;
     }
@@ -97,9 +127,22 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         this(nodeId, config, log, timer, TxnOffsetCommitVerifier.UNVERIFIED);
     }
 
-    /** @param verifier checks a TxnOffsetCommit's transaction with its coordinator first (KIP-890 part 1) */
+    /** A coordinator whose share groups have no share coordinator: every share state call fails (tests, tools). */
     public GroupCoordinator(int nodeId, GroupConfig config, CoordinatorLog log, CoordinatorTimer timer,
                             TxnOffsetCommitVerifier verifier) {
+        this(nodeId, config, log, timer, verifier, NoShareStatePersister.INSTANCE,
+                ShareGroupConfigs.fixed(ShareGroupConfig.DEFAULTS), PartitionEndOffsets.UNKNOWN);
+    }
+
+    /**
+     * @param verifier     checks a TxnOffsetCommit's transaction with its coordinator first (KIP-890 part 1)
+     * @param persister    the share-partitions' durable state (the share coordinator), for share groups
+     * @param shareConfigs each share group's settings (session timeout, heartbeat interval)
+     * @param endOffsets   partitions' end offsets, for the lag of DescribeShareGroupOffsets v1
+     */
+    public GroupCoordinator(int nodeId, GroupConfig config, CoordinatorLog log, CoordinatorTimer timer,
+                            TxnOffsetCommitVerifier verifier, ShareStatePersister persister,
+                            ShareGroupConfigs shareConfigs, PartitionEndOffsets endOffsets) {
         this.shared = new GroupContext(nodeId, config, log, timer);
         this.rebalancer = new ClassicRebalancer(shared);
         this.classic = new ClassicGroupProtocol(shared, rebalancer);
@@ -107,8 +150,11 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         this.consumerGroupDescriber = new ConsumerGroupDescriber(shared);
         this.offsetStore = new OffsetStore(shared, rebalancer);
         this.transactionalOffsets = new TransactionalOffsetStore(shared, verifier);
-        this.loader = new GroupPartitionLoader(shared, rebalancer, consumerGroups);
-        this.admin = new GroupAdmin(shared);
+        this.shareGroups = new ShareGroupProtocol(shared, persister, shareConfigs);
+        this.shareGroupDescriber = new ShareGroupDescriber(shared);
+        this.shareGroupOffsets = new ShareGroupOffsets(shared, persister, endOffsets);
+        this.loader = new GroupPartitionLoader(shared, rebalancer, consumerGroups, shareGroups);
+        this.admin = new GroupAdmin(shared, shareGroupOffsets);
     }
 
     public GroupConfig config() {
@@ -208,6 +254,40 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         return consumerGroupDescriber.consumerGroupDescribe(groupId);
     }
 
+    // ------------------------------------------------------------------ share groups (KIP-932)
+
+    /**
+     * ShareGroupHeartbeat: joins, leaves, keeps the session and gives the member its assignment;
+     * {@code callback} gets the answer once the group's latest record is committed.
+     *
+     * @throws ApiException NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS
+     */
+    public void shareGroupHeartbeat(RequestContext context, ShareGroupHeartbeatRequest request,
+                                    Consumer<ShareGroupHeartbeatResponse> callback) {
+        shareGroups.heartbeat(context, request, callback);
+    }
+
+    /** ShareGroupDescribe for one group; authorized operations are left to the caller. */
+    public ShareGroupDescribeResponse.DescribedGroup shareGroupDescribe(String groupId) {
+        return shareGroupDescriber.describe(groupId);
+    }
+
+    /** DescribeShareGroupOffsets for one group ({@code topics} null: all its initialized partitions). */
+    public CompletableFuture<DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponseGroup> describeShareGroupOffsets(
+            String groupId, List<DescribeShareGroupOffsetsRequest.DescribeShareGroupOffsetsRequestTopic> topics) {
+        return shareGroupOffsets.describe(groupId, topics);
+    }
+
+    /** AlterShareGroupOffsets: new start offsets for an empty share group's partitions. */
+    public CompletableFuture<AlterShareGroupOffsetsResponse> alterShareGroupOffsets(AlterShareGroupOffsetsRequest request) {
+        return shareGroupOffsets.alter(request);
+    }
+
+    /** DeleteShareGroupOffsets: an empty share group forgets the topics' share state. */
+    public CompletableFuture<DeleteShareGroupOffsetsResponse> deleteShareGroupOffsets(DeleteShareGroupOffsetsRequest request) {
+        return shareGroupOffsets.delete(request);
+    }
+
     // ------------------------------------------------------------------ offsets
 
     /**
@@ -294,7 +374,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
 
     /**
      * ListGroups over every partition this broker coordinates. {@code states} and {@code types} filter
-     * case-insensitively when not empty (types: classic, consumer).
+     * case-insensitively when not empty (types: classic, consumer, share).
      */
     public ListedGroups listGroups(Set<String> states, Set<String> types) {
         return admin.listGroups(states, types);

@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Which partitions of {@code __consumer_offsets} this broker coordinates: it follows their leadership in
- * the metadata image, loads each partition it comes to lead (replaying its group, consumer-group and
+ * the metadata image, loads each partition it comes to lead (replaying its group, consumer-group, share-group and
  * offset records, and the transactional offsets up to their markers) on the coordinator thread, and
  * drops the groups of a partition it no longer leads (their waiting requests get NOT_COORDINATOR).
  * Requests for a partition's groups get COORDINATOR_LOAD_IN_PROGRESS until its load is done.
@@ -38,8 +38,11 @@ final class GroupPartitionLoader {
     private final CoordinatorTimer timer;
     private final ClassicRebalancer rebalancer;
     private final ConsumerGroupProtocol consumerGroups;
+    private final ShareGroupProtocol shareGroups;
 
-    GroupPartitionLoader(GroupContext shared, ClassicRebalancer rebalancer, ConsumerGroupProtocol consumerGroups) {
+    GroupPartitionLoader(GroupContext shared, ClassicRebalancer rebalancer, ConsumerGroupProtocol consumerGroups,
+                         ShareGroupProtocol shareGroups) {
+        this.shareGroups = shareGroups;
         this.shared = shared;
         this.log = shared.log();
         this.timer = shared.timer();
@@ -114,6 +117,7 @@ final class GroupPartitionLoader {
         long started = System.nanoTime();
         Map<String, GroupRecords.GroupValue> groupValues = new HashMap<>();
         Map<String, GroupRecords.ConsumerGroupValue> consumerValues = new HashMap<>();
+        Map<String, byte[]> shareValues = new HashMap<>();
         Map<String, Map<String, Map<Integer, OffsetAndMetadata>>> offsets = new HashMap<>();
         AtomicInteger records = new AtomicInteger();
         // Offsets of transactions without a marker yet, per producer id, in log order.
@@ -135,6 +139,13 @@ final class GroupPartitionLoader {
                         groupValues.remove(k.groupId());
                     } else {
                         groupValues.put(k.groupId(), GroupRecords.readGroupValue(Unpooled.wrappedBuffer(valueBytes)));
+                    }
+                } else if (key instanceof GroupRecords.ShareGroupKey k) {
+                    if (valueBytes == null) {
+                        shareValues.remove(k.groupId());
+                    } else {
+                        GroupRecords.readShareGroupValue(Unpooled.wrappedBuffer(valueBytes)); // fails the load here if bad
+                        shareValues.put(k.groupId(), valueBytes);
                     }
                 } else if (key instanceof GroupRecords.ConsumerGroupKey k) {
                     if (valueBytes == null) {
@@ -171,6 +182,7 @@ final class GroupPartitionLoader {
         long now = now();
         Set<String> groupIds = new HashSet<>(groupValues.keySet());
         groupIds.addAll(consumerValues.keySet());
+        groupIds.addAll(shareValues.keySet());
         offsets.forEach((groupId, byTopic) -> {
             if (byTopic.values().stream().anyMatch(m -> !m.isEmpty())) {
                 groupIds.add(groupId);
@@ -183,7 +195,11 @@ final class GroupPartitionLoader {
             synchronized (group) {
                 GroupRecords.GroupValue value = groupValues.get(groupId);
                 GroupRecords.ConsumerGroupValue consumerValue = consumerValues.get(groupId);
-                if (consumerValue != null) {
+                byte[] shareValue = shareValues.get(groupId);
+                if (shareValue != null) {
+                    shareGroups.restore(group, GroupRecords.readShareGroupValue(Unpooled.wrappedBuffer(shareValue)),
+                            shareValue);
+                } else if (consumerValue != null) {
                     consumerGroups.restoreConsumer(group, consumerValue, now);
                 } else if (value != null) {
                     rebalancer.restore(group, value, now);

@@ -5,6 +5,11 @@ import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
 
 /**
  * The records the group coordinator keeps in {@code __consumer_offsets}: Krill's own versioned binary
@@ -19,6 +24,7 @@ import java.util.List;
  *   keyType 1  offset commit   := string groupId, string topic, int32 partition
  *   keyType 2  group metadata  := string groupId
  *   keyType 3  consumer group metadata (KIP-848) := string groupId
+ *   keyType 4  share group metadata (KIP-932) := string groupId
  *
  * offset commit value (keyType 1) := int16 version (0),
  *     int64 offset, int32 leaderEpoch (-1 none), nullable string metadata,
@@ -37,7 +43,21 @@ import java.util.List;
  *     string clientId, string clientHost, int32 rebalanceTimeoutMs, nullable string serverAssignor,
  *     int32 topicCount, topicCount x string subscribedTopicName,
  *     [version 1] nullable string subscribedTopicRegex
+ *
+ * share group metadata value (keyType 4) := int16 version (0),
+ *     int32 groupEpoch, int32 assignmentEpoch, int32 memberCount, memberCount x shareMember,
+ *     partitions initialized (the share-partitions whose state the share coordinator has initialized)
+ *   shareMember := string memberId, nullable string rackId, string clientId, string clientHost,
+ *     int32 memberEpoch, int32 previousMemberEpoch, int32 topicCount, topicCount x string subscribedTopicName,
+ *     partitions assigned
+ *   partitions := int32 topicCount, topicCount x (uuid topicId (int64 most, int64 least significant bits),
+ *     int32 count, count x int32 partition)
  * </pre>
+ *
+ * <p>A share group is written whole, as one keyType 4 record, whenever what it persists changes (epochs,
+ * members, subscriptions, assignment, initialized partitions), and tombstoned with the group (DeleteGroups).
+ * Unlike a consumer group's, its members survive a coordinator move with their epochs and assignments:
+ * nothing needs revoking in a share group, so they heartbeat on; their sessions restart at the load.
  *
  * <p>Version 1 is written only for a group where a member subscribes by regex.
  *
@@ -56,6 +76,8 @@ public final class GroupRecords {
     static final short GROUP_VALUE_VERSION = 0;
     public static final short CONSUMER_GROUP_KEY = 3;
     static final short CONSUMER_GROUP_VALUE_VERSION = 0;
+    public static final short SHARE_GROUP_KEY = 4;
+    static final short SHARE_GROUP_VALUE_VERSION = 0;
     /** Adds each member's SubscribedTopicRegex (KIP-848). */
     static final short CONSUMER_GROUP_VALUE_VERSION_WITH_REGEX = 1;
 
@@ -63,7 +85,7 @@ public final class GroupRecords {
     }
 
     /** A decoded key: either an offset commit key or a group metadata key. */
-    public sealed interface Key permits OffsetKey, GroupKey, ConsumerGroupKey {
+    public sealed interface Key permits OffsetKey, GroupKey, ConsumerGroupKey, ShareGroupKey {
         String groupId();
     }
 
@@ -74,6 +96,129 @@ public final class GroupRecords {
     }
 
     public record ConsumerGroupKey(String groupId) implements Key {
+    }
+
+    public record ShareGroupKey(String groupId) implements Key {
+    }
+
+    /** One member of a share group as stored; partitions by topic id. */
+    public record ShareMemberValue(String memberId, String rackId, String clientId, String clientHost,
+                                   int memberEpoch, int previousMemberEpoch, List<String> subscribedTopics,
+                                   Map<UUID, Set<Integer>> assigned) {
+        public ShareMemberValue {
+            subscribedTopics = List.copyOf(subscribedTopics);
+            assigned = copyPartitions(assigned);
+        }
+    }
+
+    /** A share group as stored: epochs, members with their assignments, initialized share-partitions. */
+    public record ShareGroupValue(int groupEpoch, int assignmentEpoch, List<ShareMemberValue> members,
+                                  Map<UUID, Set<Integer>> initialized) {
+        public ShareGroupValue {
+            members = List.copyOf(members);
+            initialized = copyPartitions(initialized);
+        }
+    }
+
+    public static byte[] shareGroupKey(String groupId) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeShort(SHARE_GROUP_KEY);
+        writeString(buf, groupId);
+        return toBytes(buf);
+    }
+
+    public static byte[] shareGroupValue(ShareGroupValue value) {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeShort(SHARE_GROUP_VALUE_VERSION);
+        buf.writeInt(value.groupEpoch());
+        buf.writeInt(value.assignmentEpoch());
+        buf.writeInt(value.members().size());
+        for (ShareMemberValue m : value.members()) {
+            writeString(buf, m.memberId());
+            writeNullableString(buf, m.rackId());
+            writeString(buf, m.clientId());
+            writeString(buf, m.clientHost());
+            buf.writeInt(m.memberEpoch());
+            buf.writeInt(m.previousMemberEpoch());
+            buf.writeInt(m.subscribedTopics().size());
+            for (String topic : m.subscribedTopics()) {
+                writeString(buf, topic);
+            }
+            writePartitions(buf, m.assigned());
+        }
+        writePartitions(buf, value.initialized());
+        return toBytes(buf);
+    }
+
+    public static ShareGroupValue readShareGroupValue(ByteBuf value) {
+        ByteBuf buf = value.duplicate();
+        try {
+            short version = buf.readShort();
+            if (version != SHARE_GROUP_VALUE_VERSION) {
+                throw new IllegalArgumentException("unknown share group metadata value version " + version);
+            }
+            int groupEpoch = buf.readInt();
+            int assignmentEpoch = buf.readInt();
+            int count = readCount(buf);
+            List<ShareMemberValue> members = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                String memberId = readString(buf);
+                String rackId = readNullableString(buf);
+                String clientId = readString(buf);
+                String clientHost = readString(buf);
+                int memberEpoch = buf.readInt();
+                int previousMemberEpoch = buf.readInt();
+                int topics = readCount(buf);
+                List<String> names = new ArrayList<>(topics);
+                for (int t = 0; t < topics; t++) {
+                    names.add(readString(buf));
+                }
+                members.add(new ShareMemberValue(memberId, rackId, clientId, clientHost, memberEpoch,
+                        previousMemberEpoch, names, readPartitions(buf)));
+            }
+            return new ShareGroupValue(groupEpoch, assignmentEpoch, members, readPartitions(buf));
+        } catch (IndexOutOfBoundsException e) {
+            throw new IllegalArgumentException("truncated share group metadata value", e);
+        }
+    }
+
+    private static void writePartitions(ByteBuf buf, Map<UUID, Set<Integer>> partitions) {
+        buf.writeInt(partitions.size());
+        partitions.forEach((topicId, ps) -> {
+            buf.writeLong(topicId.getMostSignificantBits());
+            buf.writeLong(topicId.getLeastSignificantBits());
+            buf.writeInt(ps.size());
+            ps.forEach(buf::writeInt);
+        });
+    }
+
+    private static Map<UUID, Set<Integer>> readPartitions(ByteBuf buf) {
+        int topics = readCount(buf);
+        Map<UUID, Set<Integer>> partitions = new TreeMap<>();
+        for (int t = 0; t < topics; t++) {
+            UUID topicId = new UUID(buf.readLong(), buf.readLong());
+            int count = readCount(buf);
+            Set<Integer> ps = new TreeSet<>();
+            for (int i = 0; i < count; i++) {
+                ps.add(buf.readInt());
+            }
+            partitions.put(topicId, ps);
+        }
+        return partitions;
+    }
+
+    private static int readCount(ByteBuf buf) {
+        int count = buf.readInt();
+        if (count < 0 || count > buf.readableBytes()) {
+            throw new IllegalArgumentException("invalid count " + count);
+        }
+        return count;
+    }
+
+    private static Map<UUID, Set<Integer>> copyPartitions(Map<UUID, Set<Integer>> partitions) {
+        Map<UUID, Set<Integer>> copy = new TreeMap<>();
+        partitions.forEach((t, ps) -> copy.put(t, java.util.Collections.unmodifiableSet(new TreeSet<>(ps))));
+        return java.util.Collections.unmodifiableMap(copy);
     }
 
     /** One member of a consumer-protocol group as stored; {@code subscribedTopicRegex} may be null. */
@@ -252,6 +397,8 @@ public final class GroupRecords {
                 decoded = new GroupKey(readString(buf));
             } else if (type == CONSUMER_GROUP_KEY) {
                 decoded = new ConsumerGroupKey(readString(buf));
+            } else if (type == SHARE_GROUP_KEY) {
+                decoded = new ShareGroupKey(readString(buf));
             } else {
                 return null;
             }

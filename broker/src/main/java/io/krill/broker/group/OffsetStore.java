@@ -76,6 +76,11 @@ final class OffsetStore {
                     shard.groups.remove(groupId, group);
                     continue;
                 }
+                if (group.share != null) {
+                    // Kafka: a share group has no committed offsets (its start offsets are share state).
+                    callback.accept(commitError(request, Errors.GROUP_ID_NOT_FOUND));
+                    return;
+                }
                 Errors invalid = validateOffsetCommit(group, memberId, instanceId, generation);
                 if (invalid != null) {
                     callback.accept(commitError(request, invalid));
@@ -214,19 +219,13 @@ final class OffsetStore {
         }
         ClassicGroup group = GroupContext.group(shard, groupId);
         if (group == null) {
-            if (topics != null) {
-                for (OffsetFetchRequest.OffsetFetchRequestTopics topic : topics) {
-                    OffsetFetchResponse.OffsetFetchResponseTopics t = new OffsetFetchResponse.OffsetFetchResponseTopics()
-                            .setName(topic.name());
-                    for (int p : topic.partitionIndexes()) {
-                        t.partitions().add(noOffset(p));
-                    }
-                    result.topics().add(t);
-                }
-            }
-            return result;
+            return noOffsets(result, topics);
         }
         synchronized (group) {
+            if (group.share != null) {
+                // Kafka: a share group has no committed offsets; its fetch answers as a group without any.
+                return noOffsets(result, topics);
+            }
             if (topics == null) {
                 group.offsets().forEach((topic, byPartition) -> {
                     OffsetFetchResponse.OffsetFetchResponseTopics t = new OffsetFetchResponse.OffsetFetchResponseTopics()
@@ -250,6 +249,22 @@ final class OffsetStore {
                     }
                     result.topics().add(t);
                 }
+            }
+        }
+        return result;
+    }
+
+    /** The answer for a group without committed offsets: -1 for each partition asked for, else nothing. */
+    private static OffsetFetchResponse.OffsetFetchResponseGroup noOffsets(OffsetFetchResponse.OffsetFetchResponseGroup result,
+                                                                          List<OffsetFetchRequest.OffsetFetchRequestTopics> topics) {
+        if (topics != null) {
+            for (OffsetFetchRequest.OffsetFetchRequestTopics topic : topics) {
+                OffsetFetchResponse.OffsetFetchResponseTopics t = new OffsetFetchResponse.OffsetFetchResponseTopics()
+                        .setName(topic.name());
+                for (int p : topic.partitionIndexes()) {
+                    t.partitions().add(noOffset(p));
+                }
+                result.topics().add(t);
             }
         }
         return result;
@@ -284,6 +299,10 @@ final class OffsetStore {
         }
         synchronized (group) {
             if (group.is(GroupState.DEAD)) {
+                callback.accept(new OffsetDeleteResponse().setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()));
+                return;
+            }
+            if (group.share != null) {
                 callback.accept(new OffsetDeleteResponse().setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()));
                 return;
             }
@@ -366,8 +385,8 @@ final class OffsetStore {
             }
             for (ClassicGroup group : shard.groups.values()) {
                 synchronized (group) {
-                    if (group.is(GroupState.DEAD)) {
-                        continue;
+                    if (group.is(GroupState.DEAD) || group.share != null) {
+                        continue; // a share group has no offsets and lives until DeleteGroups
                     }
                     List<String[]> expired = new ArrayList<>();
                     boolean empty = group.is(GroupState.EMPTY) && (group.consumer == null || group.consumer.isEmpty());

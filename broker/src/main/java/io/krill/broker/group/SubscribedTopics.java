@@ -13,7 +13,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 
 /**
- * The metadata of the topics a consumer group subscribes to, which the group's target assignment is
+ * The metadata of the topics a consumer or share group subscribes to, which the group's target assignment is
  * computed from: when it changes the group epoch moves. It covers what Kafka's metadata hash
  * ({@code ModernGroup.computeMetadataHash}) covers, each topic's id, name, partition count and the racks
  * of each partition's replicas (their brokers' racks), so a topic deleted and created again under the
@@ -57,7 +57,16 @@ final class SubscribedTopics {
                 m.regexFilteredBy = m.describableTopics;
             }
         }
-        for (String name : cg.subscribedTopics()) {
+        return of(cg.subscribedTopics(), image);
+    }
+
+    /** The topics named that exist in {@code image}, by name (a share group's subscriptions: names only). */
+    static Map<String, Topic> of(Set<String> names, MetadataImage image) {
+        Map<String, Topic> topics = new TreeMap<>();
+        if (image == null) {
+            return topics;
+        }
+        for (String name : names) {
             TopicImage t = image.topic(name);
             if (t != null) {
                 topics.put(name, new Topic(name, t.id(), t.partitionCount(), racks(t, image)));

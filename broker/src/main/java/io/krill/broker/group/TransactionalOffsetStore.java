@@ -96,6 +96,10 @@ final class TransactionalOffsetStore {
                     shard.groups.remove(groupId, group);
                     continue;
                 }
+                if (group.share != null) {
+                    callback.accept(txnCommitError(request, Errors.GROUP_ID_NOT_FOUND));
+                    return;
+                }
                 Errors invalid = validateTxnOffsetCommit(group, memberId, request.groupInstanceId(),
                         request.generationIdOrMemberEpoch());
                 if (invalid != null) {
