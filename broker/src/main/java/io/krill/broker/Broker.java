@@ -124,6 +124,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -240,7 +241,8 @@ public final class Broker implements AutoCloseable {
                 .level(FinalizedFeatures.SHARE_VERSION) >= 1;
         TransactionVerifier transactionVerifier = new TransactionVerifier(config.nodeId(), transactionCoordinator,
                 metadata::image, verificationSender);
-        groupCoordinator = GroupCoordinator.forBroker(context, transactionVerifier::verifyTxnOffsetCommit);
+        groupCoordinator = GroupCoordinator.forBroker(context, transactionVerifier::verifyTxnOffsetCommit,
+                shareStatePersister, groupConfigs, this::localHighWatermark);
         metadata.addListener(groupCoordinator);
         groupCoordinator.startup(metadata.image());
         metrics.bindGroups(groupCoordinator, partitions, metadata);
@@ -253,7 +255,6 @@ public final class Broker implements AutoCloseable {
         BooleanSupplier consumerProtocol = () -> metadata.image().finalizedFeatures()
                 .level(FinalizedFeatures.GROUP_VERSION) >= 1;
         // share.version >= 1 turns share groups on (KIP-932); 0 until the feature is supported and finalized.
-        BooleanSupplier shareGroups = () -> metadata.image().finalizedFeatures().level("share.version") >= 1;
         List<ApiHandler> handlers = List.of(
                 new ApiVersionsHandler(registry::get, config.nodeId(), metadata::image),
                 new MetadataHandler(context),
@@ -298,11 +299,11 @@ public final class Broker implements AutoCloseable {
                 new DeleteGroupsHandler(groupCoordinator, context.authorization()),
                 new ConsumerGroupHeartbeatHandler(groupCoordinator, context.authorization(), consumerProtocol),
                 new ConsumerGroupDescribeHandler(groupCoordinator, context.authorization(), consumerProtocol),
-                new ShareGroupHeartbeatHandler(groupCoordinator, context.authorization(), shareGroups),
-                new ShareGroupDescribeHandler(groupCoordinator, context.authorization(), shareGroups),
-                new DescribeShareGroupOffsetsHandler(groupCoordinator, context.authorization(), shareGroups),
-                new AlterShareGroupOffsetsHandler(groupCoordinator, context.authorization(), shareGroups),
-                new DeleteShareGroupOffsetsHandler(groupCoordinator, context.authorization(), shareGroups),
+                new ShareGroupHeartbeatHandler(groupCoordinator, context.authorization(), shareGroupsEnabled),
+                new ShareGroupDescribeHandler(groupCoordinator, context.authorization(), shareGroupsEnabled),
+                new DescribeShareGroupOffsetsHandler(groupCoordinator, context.authorization(), shareGroupsEnabled),
+                new AlterShareGroupOffsetsHandler(groupCoordinator, context.authorization(), shareGroupsEnabled),
+                new DeleteShareGroupOffsetsHandler(groupCoordinator, context.authorization(), shareGroupsEnabled),
                 new AddPartitionsToTxnHandler(context, transactionCoordinator),
                 new AddOffsetsToTxnHandler(transactionCoordinator, groupCoordinator, context.authorization()),
                 new EndTxnHandler(transactionCoordinator, context.authorization()),
@@ -557,6 +558,15 @@ public final class Broker implements AutoCloseable {
 
     public PartitionManager partitions() {
         return partitions;
+    }
+
+    /**
+     * A partition's high watermark as this broker knows it (a share group's lag): its replica's when this
+     * broker leads the partition, else -1 (unknown; Kafka would ask the leader).
+     */
+    private CompletableFuture<Long> localHighWatermark(String topic, int partition) {
+        Partition hosted = partitions.partition(topic, partition);
+        return CompletableFuture.completedFuture(hosted != null && hosted.isLeader() ? hosted.highWatermark() : -1L);
     }
 
     /** Where share-partition leaders and the group coordinator keep share-partitions' durable state. */
