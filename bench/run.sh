@@ -185,10 +185,10 @@ single_session() { # KIND REP
 
 # Share groups (KIP-932). Sets share.auto.offset.reset=earliest on GROUP (a group config, through
 # kafka-configs' ConfigCommand and the Admin client) before any of its consumers starts.
-share_group_earliest() { # BOOTSTRAP GROUP
-  tool "share-config-$2" org.apache.kafka.tools.ConfigCommand --bootstrap-server "$1" --entity-type groups \
+share_group_earliest() { # BOOTSTRAP GROUP LOGNAME
+  tool "$3" org.apache.kafka.tools.ConfigCommand --bootstrap-server "$1" --entity-type groups \
     --entity-name "$2" --alter --add-config share.auto.offset.reset=earliest > /dev/null \
-    || die "share: could not set share.auto.offset.reset=earliest on group $2 (see $WORK/logs/share-config-$2.err)"
+    || die "share: could not set share.auto.offset.reset=earliest on group $2 (see $WORK/logs/$3.err)"
 }
 
 # ShareConsumerPerformance of COUNT consumers (threads, one KafkaShareConsumer each) in GROUP, until they
@@ -215,7 +215,7 @@ share_consumers() { # KIND REP
   [ -z "$sv" ] || record share share_version "$kind" "$rep" "$sv"
   # warm-up, not measured: a share group reads the warm-up topic, so the share-fetch path is compiled
   # and the share-group state (Kafka: the __share_group_state topic) exists before the measured reads
-  share_group_earliest "$B" share-warmup
+  share_group_earliest "$B" share-warmup "share-config-warmup-$kind-$rep"
   out=$(share_perf "share-warmup-$kind-$rep" "$B" warmup share-warmup 1 "$WARMUP_RECORDS") \
     || die "share warm-up: ShareConsumerPerformance failed (see $WORK/logs/share-warmup-$kind-$rep.err, .out)"
   read -r _ _ _ nmsg _ <<< "$out"
@@ -225,7 +225,7 @@ share_consumers() { # KIND REP
   produce "share-produce-$kind-$rep" "$B" share "$SHARE_RECORDS" -1 "$PRODUCE_PROPS" > /dev/null || exit 1
   for n in $SHARE_CONSUMERS; do
     group="share-$n-$rep"
-    share_group_earliest "$B" "$group"
+    share_group_earliest "$B" "$group" "share-config-$n-$kind-$rep"
     sync
     log "$kind run $rep: share group of $n consumer(s) reads the $SHARE_RECORDS records"
     start_sampler "$WORK/rss-share" "$BPID"; read -r u0 k0 <<< "$(cpu_user_sys "$BPID")"; j0=$(cpu_jit_ticks "$BPID")

@@ -107,7 +107,7 @@ SCENARIOS = [
 
 
 def share_metrics():
-    out = [("share_version", "share.version finalized (kafka-features describe)", None, None)]
+    out = [("share_version", "share.version finalized (kafka-features describe)", "info", None)]
     for n in E("BENCH_SHARE_CONSUMERS", "1 3").split():
         c = f"{n} consumer{'s' if n != '1' else ''}"
         out += [(f"rps_{n}", f"{c}: records/s", "higher", None),
@@ -206,7 +206,8 @@ def main():
             rc, rm = cell(data.get((key, metric, "krill"), []))
             if km is None and rm is None:
                 continue
-            ratio = rm / km if (km not in (None, 0) and rm is not None) else None
+            # "info": a setting, not a measure; no ratio
+            ratio = rm / km if (km not in (None, 0) and rm is not None and better != "info") else None
             tcell, met = "", ""
             if target:
                 op, t = target
@@ -223,7 +224,7 @@ def main():
                                 "–" if ratio is None else f"{ratio:.2g}x" if ratio < 0.1 else f"{ratio:.2f}x",
                                 fmt(rm), met))
             rcell = "–" if ratio is None else f"{ratio:.2g}x" if ratio < 0.1 else f"{ratio:.2f}x"
-            w(f"| {label} | {better or ''} | {kc} | {rc} | {rcell} | {tcell} | {met} |")
+            w(f"| {label} | {'' if better == 'info' else better or ''} | {kc} | {rc} | {rcell} | {tcell} | {met} |")
         w("")
     if summary:
         w("## Targets (issue 10)")
