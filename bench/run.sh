@@ -181,6 +181,9 @@ single_session() { # KIND REP
   fi
 
   stop_single "$kind"
+  # the next session of this broker starts in a fresh dir: its log goes with the clients' (kept on failure
+  # or with BENCH_KEEP=1), so every session's broker log can be read afterwards
+  mv "$BLOG" "$WORK/logs/broker-$kind-$rep.log" 2>/dev/null || true
 }
 
 # Share groups (KIP-932). Sets share.auto.offset.reset=earliest on GROUP (a group config, through
