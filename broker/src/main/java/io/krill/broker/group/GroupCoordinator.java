@@ -116,7 +116,7 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
         PartitionCoordinatorLog log = new PartitionCoordinatorLog(TOPIC, context.metadata(), context.partitions(),
                 context.producePurgatory(), timer, settings.offsetsCommitTimeoutMs(),
                 settings.offsetsTopicCompressionCodec(), settings.offsetsLoadBufferSize());
-        GroupCoordinator coordinator = new GroupCoordinator(context.nodeId(), GroupConfig.from(settings), log, timer,
+        GroupCoordinator coordinator = new GroupCoordinator(context.nodeId(), GroupConfig.from(settings).withShareMaxSize(context.config().shareGroup().maxSize()), log, timer,
                 verifier, persister, shareConfigs, endOffsets);
         coordinator.ownedTimer = timer;
         return coordinator;

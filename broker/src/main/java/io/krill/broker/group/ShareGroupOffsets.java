@@ -70,30 +70,41 @@ final class ShareGroupOffsets {
 
     // ------------------------------------------------------------------ describe
 
-    /** DescribeShareGroupOffsets for one group; {@code topics} null: every initialized partition of the group. */
+    /**
+     * DescribeShareGroupOffsets for one group, as Kafka 4.4 answers it. {@code topics} null: every initialized
+     * partition of the share group, nothing (and no error) when there is no such share group. Named topics are
+     * read from the share coordinator whatever the group (Kafka does not look at it then): a topic that does
+     * not exist answers start offset -1, leader epoch 0, no error.
+     */
     CompletableFuture<DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponseGroup> describe(
             String groupId, List<DescribeShareGroupOffsetsRequest.DescribeShareGroupOffsetsRequestTopic> topics) {
         DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponseGroup result =
                 new DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponseGroup().setGroupId(groupId);
-        ClassicGroup group;
-        try {
-            group = shareGroup(groupId);
-        } catch (ApiException e) {
-            return CompletableFuture.completedFuture(result.setErrorCode(e.error().code()).setErrorMessage(e.getMessage()));
-        }
         MetadataImage image = shared.image();
         Map<String, Set<Integer>> asked = new java.util.LinkedHashMap<>(); // in the order asked, as Kafka answers
-        if (topics == null) {
-            synchronized (group) {
-                group.share.initialized.forEach((topicId, ps) -> {
-                    TopicImage t = image == null ? null : image.topic(topicId);
-                    if (t != null) {
-                        asked.put(t.name(), new TreeSet<>(ps));
+        try {
+            GroupContext.validateGroupId(groupId);
+            shared.shardFor(groupId);
+            if (topics == null) {
+                ClassicGroup group = shareGroup(groupId);
+                synchronized (group) {
+                    if (group.share != null) {
+                        group.share.initialized.forEach((topicId, ps) -> {
+                            TopicImage t = image == null ? null : image.topic(topicId);
+                            if (t != null) {
+                                asked.put(t.name(), new TreeSet<>(ps));
+                            }
+                        });
                     }
-                });
+                }
+            } else {
+                topics.forEach(t -> asked.computeIfAbsent(t.topicName(), x -> new TreeSet<>()).addAll(t.partitions()));
             }
-        } else {
-            topics.forEach(t -> asked.computeIfAbsent(t.topicName(), x -> new TreeSet<>()).addAll(t.partitions()));
+        } catch (ApiException e) {
+            if (e.error() == Errors.GROUP_ID_NOT_FOUND) {
+                return CompletableFuture.completedFuture(result); // no share group: no initialized partition
+            }
+            return CompletableFuture.completedFuture(result.setErrorCode(e.error().code()).setErrorMessage(e.getMessage()));
         }
         List<CompletableFuture<Void>> pending = new ArrayList<>();
         asked.forEach((name, partitions) -> {
@@ -105,11 +116,9 @@ final class ShareGroupOffsets {
             for (int p : partitions) {
                 DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponsePartition partition =
                         new DescribeShareGroupOffsetsResponse.DescribeShareGroupOffsetsResponsePartition()
-                                .setPartitionIndex(p).setStartOffset(ShareState.UNINITIALIZED).setLeaderEpoch(-1);
+                                .setPartitionIndex(p).setStartOffset(ShareState.UNINITIALIZED).setLeaderEpoch(0);
                 topic.partitions().add(partition);
-                if (t == null || p < 0 || p >= t.partitionCount()) {
-                    partition.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
-                            .setErrorMessage(Errors.UNKNOWN_TOPIC_OR_PARTITION.message());
+                if (t == null) {
                     continue;
                 }
                 pending.add(persister.readSummary(new SharePartitionKey(groupId, t.id(), p), -1)
@@ -197,19 +206,9 @@ final class ShareGroupOffsets {
         });
     }
 
+    /** A refusal of the whole request: the error at the top, no topics (Kafka 4.4's answer). */
     private static AlterShareGroupOffsetsResponse alterError(AlterShareGroupOffsetsRequest request, ApiException e) {
-        AlterShareGroupOffsetsResponse response = new AlterShareGroupOffsetsResponse()
-                .setErrorCode(e.error().code()).setErrorMessage(e.getMessage());
-        for (AlterShareGroupOffsetsRequest.AlterShareGroupOffsetsRequestTopic topic : request.topics()) {
-            AlterShareGroupOffsetsResponse.AlterShareGroupOffsetsResponseTopic t =
-                    new AlterShareGroupOffsetsResponse.AlterShareGroupOffsetsResponseTopic().setTopicName(topic.topicName());
-            topic.partitions().forEach(p -> t.partitions().add(
-                    new AlterShareGroupOffsetsResponse.AlterShareGroupOffsetsResponsePartition()
-                            .setPartitionIndex(p.partitionIndex()).setErrorCode(e.error().code())
-                            .setErrorMessage(e.getMessage())));
-            response.responses().add(t);
-        }
-        return response;
+        return new AlterShareGroupOffsetsResponse().setErrorCode(e.error().code()).setErrorMessage(e.getMessage());
     }
 
     // ------------------------------------------------------------------ delete

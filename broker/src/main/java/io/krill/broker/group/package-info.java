@@ -1,6 +1,6 @@
 /**
  * The group coordinator: consumer groups (classic protocol and KIP-848 consumer protocol) and their
- * committed offsets.
+ * committed offsets, and share groups (KIP-932).
  *
  * <p>{@link io.krill.broker.group.GroupCoordinator} is the facade the API handlers in
  * {@code io.krill.broker.api.handlers} call (they translate wire versions). Its state, in
@@ -9,12 +9,17 @@
  * ({@code abs(groupId.hashCode()) % partitions}): {@link io.krill.broker.group.ClassicGroup} (state
  * machine Empty / PreparingRebalance / CompletingRebalance / Stable / Dead, generation, selected
  * protocol, leader, members, offsets), {@link io.krill.broker.group.ClassicMember}, and for consumer
- * groups the attached {@link io.krill.broker.group.ConsumerGroup}. The work is split by concern:
+ * groups the attached {@link io.krill.broker.group.ConsumerGroup}, for share groups the attached
+ * {@link io.krill.broker.group.ShareGroup} (one monitor per group id whatever its type). The work is
+ * split by concern:
  * {@link io.krill.broker.group.GroupPartitionLoader} (leadership, load, unload),
  * {@link io.krill.broker.group.ClassicGroupProtocol} and {@link io.krill.broker.group.ClassicRebalancer}
  * (classic protocol), {@link io.krill.broker.group.ConsumerGroupProtocol} (KIP-848),
- * {@link io.krill.broker.group.OffsetStore} (offsets) and {@link io.krill.broker.group.GroupAdmin}
- * (describe, list, delete).
+ * {@link io.krill.broker.group.OffsetStore} (offsets), {@link io.krill.broker.group.ShareGroupProtocol},
+ * {@link io.krill.broker.group.SimpleShareAssignor}, {@link io.krill.broker.group.ShareGroupDescriber} and
+ * {@link io.krill.broker.group.ShareGroupOffsets} (share groups; their share-partitions' state is the share
+ * coordinator's, reached through {@link io.krill.broker.share.state.ShareStatePersister}) and
+ * {@link io.krill.broker.group.GroupAdmin} (describe, list, delete).
  *
  * <p>Durability: group metadata and offsets are records in the group's partition, in the versioned
  * layout of {@link io.krill.broker.group.GroupRecords}, appended through

@@ -95,6 +95,16 @@ public final class ShareFetcher {
         }
     }
 
+    /**
+     * A member opened its share session with {@code partitions}: share-partitions of them that nobody holds
+     * records of are loaded again, so that an offsets reset or deletion of the (empty) group is seen.
+     */
+    public void sessionOpened(String groupId, List<SessionPartition> partitions) {
+        for (SessionPartition p : partitions) {
+            shares.refreshIfIdle(new SharePartitionKey(groupId, p.topicId(), p.partition()));
+        }
+    }
+
     /** Releases what the member holds on {@code partitions} (its session closed or was replaced). */
     public void release(MetadataImage image, String groupId, String memberId, List<SessionPartition> partitions) {
         List<SharePartitionKey> keys = new ArrayList<>();

@@ -78,6 +78,8 @@ public final class SharePartition {
     private long changes;
     private boolean writing;
     private final Deque<Waiter> waiters = new ArrayDeque<>();
+    /** When the pending lock check runs (ms), or 0 when none is pending. */
+    private long timerAt;
 
     /** The group's settings now (they may change while the share-partition lives). */
     @FunctionalInterface
@@ -370,6 +372,38 @@ public final class SharePartition {
         return next;
     }
 
+    /**
+     * Fences this object if nobody holds a record of it and no write is in flight, so that the next use loads
+     * the state the share coordinator has now: a member opening its share session must see what
+     * AlterShareGroupOffsets or DeleteShareGroupOffsets did to an empty group's state meanwhile. Nothing
+     * is lost: every change it made is durable, and no lock is dropped. Returns whether it fenced.
+     */
+    synchronized boolean fenceIfIdle() {
+        if (fenced || writing || !waiters.isEmpty() || records.nextDeadline() != Long.MAX_VALUE) {
+            return false;
+        }
+        fenced = true;
+        return true;
+    }
+
+    /** Whether a lock check must be scheduled for {@code deadline}: none is pending, or only a later one. */
+    synchronized boolean armTimer(long deadline) {
+        if (timerAt != 0 && timerAt <= deadline) {
+            return false;
+        }
+        timerAt = deadline;
+        return true;
+    }
+
+    /** Whether the check scheduled for {@code deadline} is still the pending one (it then is no longer). */
+    synchronized boolean timerFired(long deadline) {
+        if (timerAt != deadline) {
+            return false;
+        }
+        timerAt = 0;
+        return true;
+    }
+
     /** Marks this object unusable (a leader change, a failed write); waiting acknowledgements fail. */
     void fence(Errors error) {
         List<Waiter> failed;
@@ -387,9 +421,9 @@ public final class SharePartition {
         return fenced;
     }
 
-    /** The start offset, end offset and ranges (tests, descriptions). */
-    synchronized InFlightRecords snapshotForTests() {
-        return records;
+    /** Whether {@code member} holds every record of {@code [first, last]} now (tests). */
+    synchronized boolean heldBy(long first, long last, String member) {
+        return records.acquiredBy(first, last, member);
     }
 
     private void checkValid() {

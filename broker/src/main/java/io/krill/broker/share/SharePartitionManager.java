@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  * next use loads it again), and the timer that ends acquisition locks.
  *
  * <p>Threads: loads complete on the persister's threads; lock expiry runs on {@code share-lock-timer}
- * (one thread: each acquisition schedules one check at its deadline, which releases what expired).
+ * (one thread; one check pending per share-partition, at its earliest lock deadline).
  *
  * <p>Thread-safety: thread-safe; the map is concurrent and each share-partition guards itself.
  */
@@ -92,16 +92,25 @@ public final class SharePartitionManager implements MetadataListener, AutoClosea
         }
     }
 
-    /** Releases, after an acquisition, whatever of it is still locked at {@code deadline}. */
+    /**
+     * Makes sure a lock check of {@code partition} runs at {@code deadline} (an acquisition's): one check is
+     * pending per share-partition, at its earliest deadline; each check schedules the next one while records
+     * stay locked (renewed locks included).
+     */
     void scheduleExpiry(SharePartition partition, long deadline) {
-        long delay = Math.max(0, deadline - System.currentTimeMillis());
-        timer.schedule(() -> expire(partition), delay + 1, TimeUnit.MILLISECONDS);
+        if (partition.armTimer(deadline)) {
+            long delay = Math.max(0, deadline - System.currentTimeMillis());
+            timer.schedule(() -> expire(partition, deadline), delay + 1, TimeUnit.MILLISECONDS);
+        }
     }
 
-    private void expire(SharePartition partition) {
+    private void expire(SharePartition partition, long deadline) {
+        if (!partition.timerFired(deadline)) {
+            return; // an earlier check took over
+        }
         long next = partition.expireLocks(System.currentTimeMillis());
-        if (next != Long.MAX_VALUE && next <= System.currentTimeMillis()) {
-            timer.execute(() -> expire(partition));
+        if (next != Long.MAX_VALUE) {
+            scheduleExpiry(partition, next);
         }
     }
 
@@ -112,6 +121,17 @@ public final class SharePartitionManager implements MetadataListener, AutoClosea
             if (loaded != null && loaded.isDone() && !loaded.isCompletedExceptionally()) {
                 loaded.join().releaseMember(memberId);
             }
+        }
+    }
+
+    /**
+     * Drops the loaded share-partition of {@code key} if nobody holds its records (see
+     * {@link SharePartition#fenceIfIdle}): the next use loads it from the share coordinator again.
+     */
+    void refreshIfIdle(SharePartitionKey key) {
+        CompletableFuture<SharePartition> loaded = partitions.get(key);
+        if (loaded != null && loaded.isDone() && !loaded.isCompletedExceptionally() && loaded.join().fenceIfIdle()) {
+            partitions.remove(key, loaded);
         }
     }
 

@@ -524,8 +524,11 @@ class ShareGroupCoordinatorTest {
         var p0 = one.topics().get(0).partitions().get(0);
         assertEquals(40, p0.startOffset());
         assertEquals(50, p0.lag(), "end 100 - start 40 - 10 delivered");
-        assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), one.topics().get(0).partitions().get(1).errorCode());
-        assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), one.topics().get(1).partitions().get(0).errorCode());
+        assertEquals(-1, one.topics().get(0).partitions().get(1).startOffset(), "no state: uninitialized");
+        var unknownTopic = one.topics().get(1).partitions().get(0);
+        assertEquals(Errors.NONE.code(), unknownTopic.errorCode(), "Kafka: an unknown topic is no error here");
+        assertEquals(-1, unknownTopic.startOffset());
+        assertEquals(0, unknownTopic.leaderEpoch());
 
         DeleteShareGroupOffsetsRequest delete = new DeleteShareGroupOffsetsRequest().setGroupId("g");
         delete.topics().add(new DeleteShareGroupOffsetsRequest.DeleteShareGroupOffsetsRequestTopic().setTopicName(TOPIC));
@@ -537,7 +540,9 @@ class ShareGroupCoordinatorTest {
         assertTrue(persister.states.isEmpty());
         assertTrue(get(coordinator.describeShareGroupOffsets("g", null)).topics().isEmpty(), "nothing initialized left");
 
-        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), get(coordinator.describeShareGroupOffsets("none", null)).errorCode());
+        var none = get(coordinator.describeShareGroupOffsets("none", null));
+        assertEquals(Errors.NONE.code(), none.errorCode(), "Kafka: no share group, nothing initialized");
+        assertTrue(none.topics().isEmpty());
         assertEquals(Errors.GROUP_ID_NOT_FOUND.code(),
                 get(coordinator.alterShareGroupOffsets(new AlterShareGroupOffsetsRequest().setGroupId("none"))).errorCode());
     }

@@ -50,7 +50,7 @@ class SharePartitionTest {
     private Partition partition;
     private final InMemoryShareStatePersister persister = new InMemoryShareStatePersister();
     private ShareGroupConfig config = new ShareGroupConfig("earliest", false, 30_000, 3, 2_000, 45_000, 5_000);
-    private final List<TopicPartition> woken = new ArrayList<>();
+    private final List<TopicPartition> woken = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @BeforeEach
     void open() throws Exception {
@@ -185,6 +185,46 @@ class SharePartitionTest {
             share.releaseMember("a");
             assertEquals(List.of(TP), woken);
             assertEquals(List.of(new StateBatch(3, 4, StateBatch.AVAILABLE, (short) 1)), persister.state(KEY).batches());
+        }
+    }
+
+    @Test
+    void theLockTimerReleasesExpiredRecordsAndFollowsARenewal() {
+        config = new ShareGroupConfig("earliest", false, 300, 5, 2_000, 45_000, 5_000);
+        append(2);
+        append(2);
+        try (SharePartitionManager manager = manager()) {
+            SharePartition share = manager.get("g", partition).join();
+            long now = System.currentTimeMillis();
+            SharePartition.ShareRead read = share.acquire("a", 100, 1 << 20, false, now);
+            read.read().close();
+            manager.scheduleExpiry(share, now + 300);
+            share.acknowledge("a", List.of(ack(0, 1, AcknowledgeType.RENEW)), now + 1_000).join();
+            woken.clear();
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> !woken.isEmpty());
+            assertTrue(share.heldBy(0, 1, "a"), "renewed until " + (now + 1_300));
+            assertFalse(share.heldBy(2, 3, "a"), "2-3 expired at " + (now + 300));
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> !share.heldBy(0, 1, "a"));
+            assertEquals(List.of(new AcquiredRange(0, 3, (short) 2)), acquire(share, "b", 100, System.currentTimeMillis())
+                    .acquired());
+        }
+    }
+
+    @Test
+    void anIdleSharePartitionIsLoadedAgainSoThatAnOffsetsResetIsSeen() {
+        append(5);
+        try (SharePartitionManager manager = manager()) {
+            SharePartition share = manager.get("g", partition).join();
+            acquire(share, "a", 100, 0);
+            persister.initialize(KEY, persister.state(KEY).stateEpoch() + 1, 3).join(); // AlterShareGroupOffsets
+            manager.refreshIfIdle(KEY);
+            assertTrue(share.isValid(), "a holds records: not dropped");
+            share.acknowledge("a", List.of(ack(0, 4, AcknowledgeType.RELEASE)), 0).exceptionally(e -> null).join();
+            manager.refreshIfIdle(KEY);
+            SharePartition reloaded = manager.get("g", partition).join();
+            assertEquals(List.of(new AcquiredRange(3, 4, (short) 1)), acquire(reloaded, "b", 100, 0).acquired(),
+                    "the reset start offset, fresh counts");
         }
     }
 }

@@ -47,17 +47,10 @@ class VersionsAndSecurityConformanceTest extends DifferentialTest {
             Map.entry(55, "DescribeQuorum: KRaft only; Krill's metadata quorum is ZooKeeper"),
             Map.entry(64, "UnregisterBroker: KRaft only"),
             Map.entry(74, "ListConfigResources: listing config resources (client-metrics ones with issue 24)"),
-            Map.entry(76, "ShareGroupHeartbeat: share groups, issue 23"),
-            Map.entry(77, "ShareGroupDescribe: issue 23"),
-            Map.entry(78, "ShareFetch: issue 23"),
-            Map.entry(79, "ShareAcknowledge: issue 23"),
             Map.entry(80, "AddRaftVoter: KRaft only"),
             Map.entry(81, "RemoveRaftVoter: KRaft only"),
             Map.entry(88, "StreamsGroupHeartbeat (KIP-1071): streams groups, not planned yet"),
             Map.entry(89, "StreamsGroupDescribe (KIP-1071): not planned yet"),
-            Map.entry(90, "DescribeShareGroupOffsets: issue 23"),
-            Map.entry(91, "AlterShareGroupOffsets: issue 23"),
-            Map.entry(92, "DeleteShareGroupOffsets: issue 23"),
             Map.entry(93, "StreamsGroupTopologyDescriptionUpdate: streams groups, not planned yet"),
             Map.entry(94, "UnregisterController: KRaft only"));
 

@@ -15,8 +15,8 @@ import java.util.HashSet;
 import java.util.List;
 
 /**
- * ListGroups v0-5: the groups this broker coordinates, filtered by state (v4+) and type (v5+; all are
- * "classic"). COORDINATOR_LOAD_IN_PROGRESS with the groups found when a partition is still loading.
+ * ListGroups v0-5: the groups this broker coordinates, filtered by state (v4+) and type (v5+: classic,
+ * consumer, share). COORDINATOR_LOAD_IN_PROGRESS with the groups found when a partition is still loading.
  *
  * <p>Thread-safe: stateless.
  */

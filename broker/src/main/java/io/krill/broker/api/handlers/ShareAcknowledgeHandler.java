@@ -122,8 +122,7 @@ public final class ShareAcknowledgeHandler extends AbstractApiHandler {
         outcomes.forEach((partition, outcome) -> {
             Errors error = outcome.isCompletedExceptionally() ? Errors.UNKNOWN_SERVER_ERROR : outcome.join();
             ShareAcknowledgeResponse.PartitionData data = new ShareAcknowledgeResponse.PartitionData()
-                    .setPartitionIndex(partition.partition()).setErrorCode(error.code())
-                    .setCurrentLeader(new ShareAcknowledgeResponse.LeaderIdAndEpoch().setLeaderId(-1).setLeaderEpoch(-1));
+                    .setPartitionIndex(partition.partition()).setErrorCode(error.code());
             if (error == Errors.NOT_LEADER_OR_FOLLOWER) {
                 pointToLeader(request, response, data, image, partition);
             }

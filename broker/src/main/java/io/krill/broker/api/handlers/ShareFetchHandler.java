@@ -112,6 +112,7 @@ public final class ShareFetchHandler extends AbstractApiHandler {
         }
         MetadataImage image = context.metadata().image();
         if (step.opened() != null) {
+            fetcher.sessionOpened(groupId, step.partitions());
             // a consumer that dies gives its records back when its connection closes, not at the lock's end
             request.session().onClose(() -> fetcher.release(context.metadata().image(), groupId, memberId,
                     fetcher.sessions().closeIfCurrent(step.opened())));
@@ -240,8 +241,7 @@ public final class ShareFetchHandler extends AbstractApiHandler {
         ShareFetchResponse.ShareFetchableTopicResponse topic = topics.computeIfAbsent(partition.topicId(),
                 id -> new ShareFetchResponse.ShareFetchableTopicResponse().setTopicId(id));
         ShareFetchResponse.PartitionData data = new ShareFetchResponse.PartitionData()
-                .setPartitionIndex(partition.partition()).setRecords(ByteBufRecords.EMPTY)
-                .setCurrentLeader(new ShareFetchResponse.LeaderIdAndEpoch().setLeaderId(-1).setLeaderEpoch(-1));
+                .setPartitionIndex(partition.partition()).setRecords(ByteBufRecords.EMPTY);
         topic.partitions().add(data);
         return data;
     }
