@@ -5,6 +5,8 @@
 #   bench/run.sh                      every scenario, BENCH_REPEATS (3) alternating runs per broker
 #   BENCH_TOPIC_MB=512 bench/run.sh   a smaller topic for produce/consume
 #   bench/quick.sh                    the small subset (produce, consume, ready) in under 3 minutes
+#   BENCH_SCENARIOS=share bench/run.sh  share groups (KIP-932) alone: ShareConsumerPerformance, 1 and 3
+#                                     consumers of one share group (not in the default list)
 #
 # Builds Krill's distribution if missing (BENCH_REBUILD=1 forces it), resolves Kafka 4.4 from Maven
 # Central into bench/.cache once, then alternates the brokers (ABBA: Kafka first in odd runs, Krill first
@@ -40,6 +42,12 @@ WIDE_RECORDS=${BENCH_WIDE_RECORDS:-150000}
 WIDE_RATE=${BENCH_WIDE_RATE:-5000}
 WIDE_HEADSTART=${BENCH_WIDE_HEADSTART:-10}           # seconds for the consumer to join before writes start
 WIDE_WARMUP=${BENCH_WIDE_WARMUP:-30000}              # records written (and read) before the measured ones
+SHARE_PARTITIONS=${BENCH_SHARE_PARTITIONS:-6}        # share: the topic's partitions ...
+SHARE_RECORDS=${BENCH_SHARE_RECORDS:-500000}         # ... the records written to it first, then read by each group
+SHARE_CONSUMERS=${BENCH_SHARE_CONSUMERS:-1 3}        # one share group per count, its consumers as threads of one tool
+# ShareConsumerPerformance's --timeout (ms): the longest wait for a record, and also (the tool cancels its
+# consumer threads --timeout + 100 ms after they started) the longest the whole read may take
+SHARE_TIMEOUT=${BENCH_SHARE_TIMEOUT:-300000}
 
 has() { [[ ",$SCENARIOS," == *",$1,"* ]]; }
 
@@ -168,7 +176,89 @@ single_session() { # KIND REP
     wide_consumer "$kind" "$rep"
   fi
 
+  if has share; then
+    share_consumers "$kind" "$rep"
+  fi
+
   stop_single "$kind"
+  # the next session of this broker starts in a fresh dir: its log goes with the clients' (kept on failure
+  # or with BENCH_KEEP=1), so every session's broker log can be read afterwards
+  mv "$BLOG" "$WORK/logs/broker-$kind-$rep.log" 2>/dev/null || true
+}
+
+# Share groups (KIP-932). Sets share.auto.offset.reset=earliest on GROUP (a group config, through
+# kafka-configs' ConfigCommand and the Admin client) before any of its consumers starts.
+share_group_earliest() { # BOOTSTRAP GROUP LOGNAME
+  tool "$3" org.apache.kafka.tools.ConfigCommand --bootstrap-server "$1" --entity-type groups \
+    --entity-name "$2" --alter --add-config share.auto.offset.reset=earliest > /dev/null \
+    || die "share: could not set share.auto.offset.reset=earliest on group $2 (see $WORK/logs/$3.err)"
+}
+
+# ShareConsumerPerformance of COUNT consumers (threads, one KafkaShareConsumer each) in GROUP, until they
+# have read RECORDS between them (acknowledged implicitly, committed at the end). Its log has each
+# consumer's progress every 200 ms (when the first record came: share_first_record; a post-mortem of a
+# slow or stuck read) and each one's total.
+#   share_perf LOGNAME BOOTSTRAP TOPIC GROUP COUNT RECORDS -> "MB MBsec recsPerSec nMsg ms"
+share_perf() {
+  tool "$1" org.apache.kafka.tools.ShareConsumerPerformance --bootstrap-server "$2" --topic "$3" \
+    --group "$4" --threads "$5" --num-records "$6" --timeout "$SHARE_TIMEOUT" --hide-header \
+    --show-consumer-stats --show-detailed-stats --reporting-interval 200 | parse_share_consumer
+}
+
+# A topic of SHARE_PARTITIONS partitions holding SHARE_RECORDS records, then for each count in
+# SHARE_CONSUMERS a new share group (earliest) of that many consumers reads all of them: records/s and
+# MB/s as the tool computes them (from the consumers' creation to the last record, so the join and the
+# share sessions are in), the broker's CPU over the read per GB read, the records each consumer got.
+share_consumers() { # KIND REP
+  local kind=$1 rep=$2 n out mb mbps rps nmsg ms u0 k0 u1 k1 j0 j1 group top first frps fmbps sv
+  # the share.version the broker has finalized (kafka-features describe; 1 or more: share groups on)
+  sv=$(tool "features-$kind-$rep" org.apache.kafka.tools.FeatureCommand --bootstrap-server "$B" describe \
+    | sed -nE 's/^Feature: share\.version[[:space:]].*FinalizedVersionLevel: ([0-9]+).*/\1/p') || true
+  log "$kind run $rep: share.version finalized at ${sv:-? (see $WORK/logs/features-$kind-$rep.out, .err)}"
+  [ -z "$sv" ] || record share share_version "$kind" "$rep" "$sv"
+  # warm-up, not measured: a share group reads the warm-up topic, so the share-fetch path is compiled
+  # and the share-group state (Kafka: the __share_group_state topic) exists before the measured reads
+  share_group_earliest "$B" share-warmup "share-config-warmup-$kind-$rep"
+  out=$(share_perf "share-warmup-$kind-$rep" "$B" warmup share-warmup 1 "$WARMUP_RECORDS") \
+    || die "share warm-up: ShareConsumerPerformance failed (see $WORK/logs/share-warmup-$kind-$rep.err, .out)"
+  read -r _ _ _ nmsg _ <<< "$out"
+  [ "${nmsg:-0}" -ge "$WARMUP_RECORDS" ] || die "share warm-up: read ${nmsg:-0} of $WARMUP_RECORDS records (see $WORK/logs/share-warmup-$kind-$rep.out, .err)"
+  create_topic "$B" share "$SHARE_PARTITIONS" 1
+  log "$kind run $rep: share: write $SHARE_RECORDS x $RECORD_SIZE B to $SHARE_PARTITIONS partitions"
+  produce "share-produce-$kind-$rep" "$B" share "$SHARE_RECORDS" -1 "$PRODUCE_PROPS" > /dev/null || exit 1
+  for n in $SHARE_CONSUMERS; do
+    group="share-$n-$rep"
+    share_group_earliest "$B" "$group" "share-config-$n-$kind-$rep"
+    sync
+    log "$kind run $rep: share group of $n consumer(s) reads the $SHARE_RECORDS records"
+    start_sampler "$WORK/rss-share" "$BPID"; read -r u0 k0 <<< "$(cpu_user_sys "$BPID")"; j0=$(cpu_jit_ticks "$BPID")
+    out=$(share_perf "share-$n-$kind-$rep" "$B" share "$group" "$n" "$SHARE_RECORDS") \
+      || die "share, $n consumer(s): ShareConsumerPerformance failed (see $WORK/logs/share-$n-$kind-$rep.err, .out)"
+    read -r u1 k1 <<< "$(cpu_user_sys "$BPID")"; j1=$(cpu_jit_ticks "$BPID")
+    read -r mb mbps rps nmsg ms <<< "$out"
+    [ "${nmsg:-0}" -ge "$SHARE_RECORDS" ] \
+      || die "share, $n consumer(s): read ${nmsg:-0} of $SHARE_RECORDS records (see $WORK/logs/share-$n-$kind-$rep.out, .err)"
+    record share "rps_$n" "$kind" "$rep" "$rps"
+    record share "mbps_$n" "$kind" "$rep" "$mbps"
+    record share "seconds_$n" "$kind" "$rep" "$(echo "$ms / 1000" | bc -l)"
+    read -r first frps fmbps <<< "$(share_first_record "$WORK/logs/share-$n-$kind-$rep.out")"
+    record share "first_s_$n" "$kind" "$rep" "$first"
+    record share "fetch_rps_$n" "$kind" "$rep" "$frps"
+    record share "fetch_mbps_$n" "$kind" "$rep" "$fmbps"
+    record share "cpu_per_gb_$n" "$kind" "$rep" "$(per_gb $((u1 - u0 + k1 - k0)) "$nmsg")"
+    record share "cpu_per_gb_jit_$n" "$kind" "$rep" "$(per_gb $((j1 - j0)) "$nmsg")"
+    record share "rss_mb_$n" "$kind" "$rep" "$(stop_sampler "$WORK/rss-share")"
+    record share "client_cores_$n" "$kind" "$rep" "$(client_cores "share-$n-$kind-$rep")"
+    # records delivered beyond SHARE_RECORDS: redeliveries, plus the last polls of the other consumers
+    record share "extra_pct_$n" "$kind" "$rep" "$(echo "($nmsg - $SHARE_RECORDS) * 100 / $SHARE_RECORDS" | bc -l)"
+    if [ "$n" -gt 1 ]; then
+      # the busiest consumer's part of the records read (100/n when the group shares the load evenly)
+      top=$(sed -nE 's/^Share consumer [0-9]+ .*consumption metrics- .*, ([0-9]+), [0-9]+$/\1/p' \
+        "$WORK/logs/share-$n-$kind-$rep.out" | sort -n | tail -n 1)
+      record share "top_pct_$n" "$kind" "$rep" "$(echo "${top:-0} * 100 / $nmsg" | bc -l)"
+    fi
+    log "$kind run $rep: share group of $n: $rps records/s, $mbps MB/s ($frps records/s after the first record, ${first}s after start), broker CPU $(per_gb $((u1 - u0 + k1 - k0)) "$nmsg") s per GB"
+  done
 }
 
 # A consumer of WIDE_PARTITIONS partitions that tails WIDE_BUSY of them while a producer writes at a fixed
@@ -250,10 +340,10 @@ started=$(date +%s)
 bench_init "$MODE"
 MACHINE=$(machine_line)
 ensure_kafka
-ensure_krill
-log "Krill: $KRILL_HOME; Kafka $KAFKA_VERSION: $KAFKA_HOME"
+case " $BROKERS " in *" krill "*) ensure_krill ;; esac
+log "Krill: ${KRILL_HOME:-(not run)}; Kafka $KAFKA_VERSION: $KAFKA_HOME"
 # both brokers' jars into the page cache, so the first start of either does not pay for cold reads
-cat "$KAFKA_HOME"/libs/*.jar "$KRILL_HOME"/libs/*.jar > /dev/null
+cat "$KAFKA_HOME"/libs/*.jar ${KRILL_HOME:+"$KRILL_HOME"/libs/*.jar} > /dev/null
 log "mode $MODE: $REPEATS run(s) per broker, scenarios $SCENARIOS, topic $TOPIC_MB MiB"
 
 for rep in $(seq 1 "$REPEATS"); do
@@ -276,7 +366,9 @@ BENCH_MACHINE="$MACHINE" BENCH_TOOK="$took" BENCH_MODE="$MODE" BENCH_REPEATS="$R
   BENCH_E2E_RECORDS="$E2E_RECORDS" BENCH_E2E_LOAD_RATE="$E2E_LOAD_RATE" \
   BENCH_CLUSTER_RECORDS="$CLUSTER_RECORDS" BENCH_CLUSTER_RATE="$CLUSTER_RATE" \
   BENCH_CLUSTER_LAT_RECORDS="$CLUSTER_LAT_RECORDS" BENCH_WIDE_PARTITIONS="$WIDE_PARTITIONS" \
-  BENCH_WIDE_BUSY="$WIDE_BUSY" BENCH_WIDE_RECORDS="$WIDE_RECORDS" BENCH_WIDE_RATE="$WIDE_RATE" BENCH_WIDE_WARMUP="$WIDE_WARMUP" BENCH_HEAP_USED="$HEAP" BENCH_JVM_USED="$JVM_OPTS" \
+  BENCH_WIDE_BUSY="$WIDE_BUSY" BENCH_WIDE_RECORDS="$WIDE_RECORDS" BENCH_WIDE_RATE="$WIDE_RATE" BENCH_WIDE_WARMUP="$WIDE_WARMUP" \
+  BENCH_SHARE_PARTITIONS="$SHARE_PARTITIONS" BENCH_SHARE_RECORDS="$SHARE_RECORDS" BENCH_SHARE_CONSUMERS="$SHARE_CONSUMERS" \
+  BENCH_HEAP_USED="$HEAP" BENCH_JVM_USED="$JVM_OPTS" \
   BENCH_KAFKA_VERSION="$KAFKA_VERSION" \
   python3 "$BENCH_DIR/lib/report.py" "$RESULTS" > "$out"
 cat "$out"

@@ -256,6 +256,41 @@ parse_consumer() {
   grep -E '^[0-9]{4}-' | tail -n 1 | awk -F', *' '{print $3, $4, $5, $7, $8, $9}'
 }
 
+# ShareConsumerPerformance (with --hide-header): "start, end, MB, MB.sec, nMsg.sec, nMsg, fetch.time.ms" (the
+# group's line; with --show-consumer-stats each consumer's line starts "Share consumer N consumption
+# metrics- ") -> "MB MBsec nMsgsec nMsg ms"
+parse_share_consumer() {
+  grep -E '^[0-9]{4}-' | tail -n 1 | awk -F', *' '{print $3, $4, $5, $6, $7}'
+}
+
+# The first record's arrival, from ShareConsumerPerformance's per-consumer progress lines
+# (--show-detailed-stats: "start, end, MB, MB.sec, nMsg.sec, nMsg, ms for share consumer N", printed at
+# the first record after each --reporting-interval, so the first line of a consumer that waited longer
+# than the interval is its first record) and the group's final line.
+#   share_first_record FILE -> "seconds-to-first-record records/s-after-it MB/s-after-it"
+share_first_record() {
+  python3 - "$1" <<'PY'
+import sys
+from datetime import datetime
+fmt = "%Y-%m-%d %H:%M:%S:%f"
+t = lambda s: datetime.strptime(s.strip(), fmt).timestamp()
+first, final = None, None
+for line in open(sys.argv[1]):
+    f = [x.strip() for x in line.split(",")]
+    if len(f) != 7 or not f[0][:1].isdigit():
+        continue
+    if f[6].endswith(tuple("0123456789")) and " for share consumer " in f[6]:
+        first = t(f[1]) if first is None else min(first, t(f[1]))
+    elif f[6].isdigit():
+        final = (t(f[0]), t(f[1]), float(f[2]), int(f[5]))
+if final:
+    start, end, mb, n = final
+    if first is None or end - first <= 0:
+        first = start
+    print(f"{first - start:.3f} {n / (end - first):.1f} {mb / (end - first):.2f}")
+PY
+}
+
 # EndToEndLatency: "Avg latency: A ms" and "Percentiles: 50th = P50, 99th = P99, 99.9th = P999"
 parse_e2e() {
   local out avg pct
@@ -375,6 +410,8 @@ num.partitions=1
 offsets.topic.replication.factor=1
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 P
     [ -z "${BENCH_KAFKA_PROPS:-}" ] || printf '%s\n' ${BENCH_KAFKA_PROPS} >> "$dir/server.properties"

@@ -56,6 +56,19 @@ SCENARIOS = [
      [("cpu_per_gb", "broker CPU s per GB written and read", "lower", ("<=", 0.3)),
       ("consumer_cores", "consumer client's CPU (cores busy, incl. its join)", "lower", None),
       ("fetches_per_1000", "fetch responses per 1,000 records (the consumer's fetch-total)", None, None)]),
+    ("share", "4c. Share groups (KIP-932): a topic read by a share group",
+     lambda: f"{int(E('BENCH_SHARE_RECORDS', '0')):,} records of {E('BENCH_RECORD_SIZE')} B in "
+             f"{E('BENCH_SHARE_PARTITIONS')} partitions (RF 1, written by ProducerPerformance "
+             f"`{E('BENCH_PRODUCE_PROPS')}` just before), read from the start by a new share group "
+             f"(`share.auto.offset.reset=earliest` set as a group config with kafka-configs first) of "
+             f"{' and of '.join(E('BENCH_SHARE_CONSUMERS', '').split())} consumers: ShareConsumerPerformance "
+             f"`--threads N` (one KafkaShareConsumer per thread, one JVM, implicit acknowledgement, default "
+             f"settings), after a share group read the warm-up topic (not measured). Records/s and MB/s "
+             f"(MiB/s) are the tool's: from the consumers' creation to the last record, so the join and "
+             f"the share sessions are included; broker CPU = utime+stime of the broker process over the "
+             f"read, per 10^9 bytes read. \"From the first record\": the same count over the time after the first "
+             f"record reached any consumer (the tool's progress lines, every 200 ms, so within 0.2 s)",
+     lambda: share_metrics()),
     ("cluster", "5. Three brokers on this machine, RF 3, min.insync.replicas=2, acks=all",
      lambda: f"Kafka: 3 combined KRaft nodes; Krill: 3 brokers + 1 ZooKeeper (its RSS and CPU included). "
              f"6 partitions; {int(E('BENCH_CLUSTER_RECORDS')):,} records unthrottled "
@@ -91,6 +104,25 @@ SCENARIOS = [
       ("cpu_per_gb_consumed_sys", "… of which in the kernel (stime)", "lower", None),
       ("cpu_per_gb_consumed_jit", "… of which JIT compiler threads", "lower", None)]),
 ]
+
+
+def share_metrics():
+    out = [("share_version", "share.version finalized (kafka-features describe)", "info", None)]
+    for n in E("BENCH_SHARE_CONSUMERS", "1 3").split():
+        c = f"{n} consumer{'s' if n != '1' else ''}"
+        out += [(f"rps_{n}", f"{c}: records/s", "higher", None),
+                (f"mbps_{n}", f"{c}: throughput (MB/s)", "higher", None),
+                (f"seconds_{n}", f"{c}: time to read all (s)", "lower", None),
+                (f"first_s_{n}", f"{c}: first record after (s; the join: heartbeats)", "lower", None),
+                (f"fetch_rps_{n}", f"{c}: records/s from the first record", "higher", None),
+                (f"fetch_mbps_{n}", f"{c}: throughput from the first record (MB/s)", "higher", None),
+                (f"cpu_per_gb_{n}", f"{c}: broker CPU s per GB read", "lower", None),
+                (f"cpu_per_gb_jit_{n}", f"{c}: … of which JIT compiler threads", "lower", None),
+                (f"rss_mb_{n}", f"{c}: broker RSS peak (MiB)", "lower", None),
+                (f"client_cores_{n}", f"{c}: client's CPU (cores busy)", None, None),
+                (f"extra_pct_{n}", f"{c}: records read beyond the topic's (% of it)", None, None),
+                (f"top_pct_{n}", f"{c}: the busiest consumer's part of the records (%)", None, None)]
+    return out
 
 
 def fmt(v):
@@ -167,12 +199,15 @@ def main():
         w("")
         w("| metric | better | Kafka 4.4 | Krill | Krill/Kafka | target | met |")
         w("|---|---|---|---|---|---|---|")
+        if callable(metrics):
+            metrics = metrics()
         for metric, label, better, target in metrics:
             kc, km = cell(data.get((key, metric, "kafka"), []))
             rc, rm = cell(data.get((key, metric, "krill"), []))
             if km is None and rm is None:
                 continue
-            ratio = rm / km if (km not in (None, 0) and rm is not None) else None
+            # "info": a setting, not a measure; no ratio
+            ratio = rm / km if (km not in (None, 0) and rm is not None and better != "info") else None
             tcell, met = "", ""
             if target:
                 op, t = target
@@ -189,7 +224,7 @@ def main():
                                 "–" if ratio is None else f"{ratio:.2g}x" if ratio < 0.1 else f"{ratio:.2f}x",
                                 fmt(rm), met))
             rcell = "–" if ratio is None else f"{ratio:.2g}x" if ratio < 0.1 else f"{ratio:.2f}x"
-            w(f"| {label} | {better or ''} | {kc} | {rc} | {rcell} | {tcell} | {met} |")
+            w(f"| {label} | {'' if better == 'info' else better or ''} | {kc} | {rc} | {rcell} | {tcell} | {met} |")
         w("")
     if summary:
         w("## Targets (issue 10)")
