@@ -213,15 +213,29 @@ final class BrokerSide {
         produce(topic, partition, ClientRequests.batch(count, true));
     }
 
-    /** Appends {@code batch} to a partition created through {@link #createTopic}, acks=all. */
+    /**
+     * Appends {@code batch} to a partition created through {@link #createTopic}, acks=all. A new partition's
+     * leader may not be ready yet on a loaded machine (NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE): retried
+     * for a while, as a producer retries.
+     */
     void produce(String topic, int partition, MemoryRecords batch) {
         ProduceRequest request = ClientRequests.produce(topic, topicId(topic), partition, batch, (short) -1);
-        ProduceResponseData produced = (ProduceResponseData) send(ApiKeys.PRODUCE, request).data();
-        for (ProduceResponseData.TopicProduceResponse t : produced.responses()) {
-            for (ProduceResponseData.PartitionProduceResponse p : t.partitionResponses()) {
-                requireNone("Produce to " + topic + "-" + partition, p.errorCode(), p.errorMessage());
-            }
+        java.util.concurrent.atomic.AtomicReference<ProduceResponseData.PartitionProduceResponse> last =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        try {
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                    .pollInterval(java.time.Duration.ofMillis(100)).until(() -> {
+                        ProduceResponseData produced = (ProduceResponseData) send(ApiKeys.PRODUCE, request).data();
+                        ProduceResponseData.PartitionProduceResponse p = produced.responses().iterator().next()
+                                .partitionResponses().get(0);
+                        last.set(p);
+                        return p.errorCode() != Errors.NOT_LEADER_OR_FOLLOWER.code()
+                                && p.errorCode() != Errors.LEADER_NOT_AVAILABLE.code();
+                    });
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            // still not ready: reported below with the last answer
         }
+        requireNone("Produce to " + topic + "-" + partition, last.get().errorCode(), last.get().errorMessage());
     }
 
     /**
