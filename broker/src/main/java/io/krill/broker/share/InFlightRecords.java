@@ -304,22 +304,6 @@ final class InFlightRecords {
         return batches;
     }
 
-    /** Records acknowledged or archived at or above the start (none: the start passes over done ranges). */
-    long doneCount() {
-        long done = 0;
-        for (Range range : ranges.values()) {
-            if (range.done()) {
-                done += range.last - range.first + 1;
-            }
-        }
-        return done;
-    }
-
-    /** The ranges (tests, descriptions). */
-    List<Range> ranges() {
-        return List.copyOf(ranges.values());
-    }
-
     private void settle(Range range, byte state) {
         range.state = state;
         range.member = null;

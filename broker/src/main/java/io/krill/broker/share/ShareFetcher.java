@@ -74,11 +74,6 @@ public final class ShareFetcher {
         return configs.of(groupId).recordLockDurationMs();
     }
 
-    /** The delivery count limit of the group (tests, descriptions). */
-    public int deliveryCountLimit(String groupId) {
-        return configs.of(groupId).deliveryCountLimit();
-    }
-
     /**
      * Applies {@code acks} of {@code memberId} to one partition: completes with NONE once written durably,
      * or with the partition's acknowledge error.

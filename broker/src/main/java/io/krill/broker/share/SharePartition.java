@@ -146,10 +146,6 @@ public final class SharePartition {
         return config.readCommitted() ? partition.lastStableOffset() : partition.highWatermark();
     }
 
-    SharePartitionKey key() {
-        return key;
-    }
-
     Partition partition() {
         return partition;
     }
@@ -415,10 +411,6 @@ public final class SharePartition {
         for (Waiter waiter : failed) {
             waiter.done.completeExceptionally(new ApiException(error, "The share-partition " + key + " moved"));
         }
-    }
-
-    synchronized boolean isFenced() {
-        return fenced;
     }
 
     /** Whether {@code member} holds every record of {@code [first, last]} now (tests). */

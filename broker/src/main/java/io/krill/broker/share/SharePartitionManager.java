@@ -149,11 +149,6 @@ public final class SharePartitionManager implements MetadataListener, AutoClosea
         });
     }
 
-    /** The share-partitions loaded now (tests, metrics). */
-    int size() {
-        return partitions.size();
-    }
-
     @Override
     public void close() {
         timer.shutdownNow();

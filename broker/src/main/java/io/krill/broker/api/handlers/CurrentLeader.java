@@ -26,4 +26,14 @@ record CurrentLeader(int leaderId, int leaderEpoch, BrokerInfo broker, BrokerInf
         BrokerInfo.Endpoint endpoint = broker == null ? null : broker.endpoint(listenerName);
         return new CurrentLeader(leader, state.leaderEpoch(), broker, endpoint);
     }
+
+    /**
+     * The leader of partition {@code partition} of {@code topic}: this broker's replica's view when it hosts
+     * one (it may know a newer epoch than the image), else the metadata image's.
+     */
+    static CurrentLeader of(io.krill.broker.partition.PartitionManager partitions, MetadataImage image,
+                            io.krill.controller.metadata.TopicImage topic, int partition, String listenerName) {
+        io.krill.broker.partition.Partition hosted = partitions.partition(topic.name(), partition);
+        return of(hosted != null ? hosted.state() : topic.partition(partition), image, listenerName);
+    }
 }

@@ -289,9 +289,7 @@ public final class FetchHandler extends AbstractApiHandler {
      */
     private void pointToLeader(FetchResponse response, FetchResponse.PartitionData data, MetadataImage image,
                                TopicImage topic, int partitionIndex, String listenerName) {
-        Partition hosted = context.partitions().partition(topic.name(), partitionIndex);
-        CurrentLeader leader = CurrentLeader.of(hosted != null ? hosted.state() : topic.partition(partitionIndex),
-                image, listenerName);
+        CurrentLeader leader = CurrentLeader.of(context.partitions(), image, topic, partitionIndex, listenerName);
         data.setCurrentLeader(new FetchResponse.LeaderIdAndEpoch().setLeaderId(leader.leaderId())
                 .setLeaderEpoch(leader.leaderEpoch()));
         if (leader.endpoint() == null

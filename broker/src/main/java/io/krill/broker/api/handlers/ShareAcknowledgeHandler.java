@@ -2,7 +2,6 @@ package io.krill.broker.api.handlers;
 
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.Request;
-import io.krill.broker.partition.Partition;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.share.Acknowledgements;
 import io.krill.broker.share.ShareFetcher;
@@ -48,13 +47,10 @@ public final class ShareAcknowledgeHandler extends ShareGroupApiHandler {
     protected void handleEnabled(Request request) {
         ShareAcknowledgeRequest body = request.body();
         String groupId = body.groupId();
-        if (!context.authorization().group(request, AclOperation.READ, groupId == null ? "" : groupId)) {
-            request.respond(error(Errors.GROUP_AUTHORIZATION_FAILED, null));
-            return;
-        }
         String memberId = body.memberId();
-        if (groupId == null || groupId.isEmpty() || memberId == null || memberId.isEmpty()) {
-            request.respond(error(Errors.INVALID_REQUEST, "A share acknowledgement names its group and member"));
+        Errors refusal = memberRefusal(context.authorization(), request, groupId, memberId);
+        if (refusal != null) {
+            request.respond(error(refusal, refusal == Errors.INVALID_REQUEST ? "A share acknowledgement names its group and member" : null));
             return;
         }
         if (body.shareSessionEpoch() == 0) {
@@ -134,9 +130,8 @@ public final class ShareAcknowledgeHandler extends ShareGroupApiHandler {
         if (topic == null) {
             return;
         }
-        Partition hosted = context.partitions().partition(topic.name(), partition.partition());
-        CurrentLeader leader = CurrentLeader.of(hosted != null ? hosted.state() : topic.partition(partition.partition()),
-                image, request.connection().listenerName());
+        CurrentLeader leader = CurrentLeader.of(context.partitions(), image, topic, partition.partition(),
+                request.connection().listenerName());
         data.setCurrentLeader(new ShareAcknowledgeResponse.LeaderIdAndEpoch().setLeaderId(leader.leaderId())
                 .setLeaderEpoch(leader.leaderEpoch()));
         if (leader.endpoint() == null

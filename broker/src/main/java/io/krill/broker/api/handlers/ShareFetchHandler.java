@@ -3,7 +3,6 @@ package io.krill.broker.api.handlers;
 import io.krill.broker.BrokerContext;
 import io.krill.broker.api.Request;
 import io.krill.broker.net.LogSliceRecords;
-import io.krill.broker.partition.Partition;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.broker.share.AcquiredRange;
 import io.krill.broker.share.Acknowledgements;
@@ -61,13 +60,10 @@ public final class ShareFetchHandler extends ShareGroupApiHandler {
     protected void handleEnabled(Request request) {
         ShareFetchRequest body = request.body();
         String groupId = body.groupId();
-        if (!context.authorization().group(request, AclOperation.READ, groupId == null ? "" : groupId)) {
-            request.respond(error(Errors.GROUP_AUTHORIZATION_FAILED, null));
-            return;
-        }
         String memberId = body.memberId();
-        if (groupId == null || groupId.isEmpty() || memberId == null || memberId.isEmpty()) {
-            request.respond(error(Errors.INVALID_REQUEST, "A share fetch names its group and member"));
+        Errors refusal = memberRefusal(context.authorization(), request, groupId, memberId);
+        if (refusal != null) {
+            request.respond(error(refusal, refusal == Errors.INVALID_REQUEST ? "A share fetch names its group and member" : null));
             return;
         }
         int epoch = body.shareSessionEpoch();
@@ -246,9 +242,8 @@ public final class ShareFetchHandler extends ShareGroupApiHandler {
         if (topic == null) {
             return;
         }
-        Partition hosted = context.partitions().partition(topicName, partitionIndex);
-        CurrentLeader leader = CurrentLeader.of(hosted != null ? hosted.state() : topic.partition(partitionIndex),
-                image, request.connection().listenerName());
+        CurrentLeader leader = CurrentLeader.of(context.partitions(), image, topic, partitionIndex,
+                request.connection().listenerName());
         data.setCurrentLeader(new ShareFetchResponse.LeaderIdAndEpoch().setLeaderId(leader.leaderId())
                 .setLeaderEpoch(leader.leaderEpoch()));
         if (leader.endpoint() == null

@@ -2,6 +2,8 @@ package io.krill.broker.api.handlers;
 
 import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
+import io.krill.broker.security.authorizer.AclOperation;
+import io.krill.broker.security.authorizer.Authorization;
 import io.krill.wire.error.Errors;
 import io.krill.wire.message.ApiKeys;
 import java.util.function.BooleanSupplier;
@@ -28,6 +30,21 @@ abstract class ShareGroupApiHandler extends AbstractApiHandler {
             return;
         }
         handleEnabled(request);
+    }
+
+    /**
+     * What a ShareFetch or ShareAcknowledge of {@code groupId} and {@code memberId} is refused with before
+     * anything else, as Kafka: GROUP_AUTHORIZATION_FAILED without READ on the group, INVALID_REQUEST without
+     * a group or member id; null when it may go on.
+     */
+    static Errors memberRefusal(Authorization authorization, Request request, String groupId, String memberId) {
+        if (!authorization.group(request, AclOperation.READ, groupId == null ? "" : groupId)) {
+            return Errors.GROUP_AUTHORIZATION_FAILED;
+        }
+        if (groupId == null || groupId.isEmpty() || memberId == null || memberId.isEmpty()) {
+            return Errors.INVALID_REQUEST;
+        }
+        return null;
     }
 
     /** Handles {@code request} with share groups on. */
