@@ -42,6 +42,28 @@ public final class GroupConfigLookup implements ShareGroupConfigs {
                 (Integer) v.get("share.heartbeat.interval.ms"));
     }
 
+    /**
+     * The dead-letter queue settings of share group {@code groupId} (KIP-1191): its topic, empty for none,
+     * and whether records are copied there.
+     */
+    public DeadLetterConfig deadLetter(String groupId) {
+        Values v = values(groupId);
+        return new DeadLetterConfig((String) v.get("errors.deadletterqueue.topic.name"),
+                (Boolean) v.get("errors.deadletterqueue.copy.record.enable"));
+    }
+
+    /**
+     * A share group's dead-letter queue settings. Immutable.
+     *
+     * @param topic       {@code errors.deadletterqueue.topic.name}; empty when the group has none
+     * @param copyRecords {@code errors.deadletterqueue.copy.record.enable}: the original key and value are copied
+     */
+    public record DeadLetterConfig(String topic, boolean copyRecords) {
+        public boolean enabled() {
+            return topic != null && !topic.isEmpty();
+        }
+    }
+
     /** The session timeout and heartbeat interval of consumer-protocol group {@code groupId}. */
     public ConsumerGroupConfig consumer(String groupId) {
         Values v = values(groupId);

@@ -93,6 +93,11 @@ public final class GroupConfigValidator {
                     share.maxPartitionMaxRecordLocks());
             case "share.assignment.interval.ms" -> range(name, value, share.minAssignmentIntervalMs(),
                     share.maxAssignmentIntervalMs());
+            case "errors.deadletterqueue.topic.name" -> {
+                if (value != null && value.toString().startsWith("__")) {
+                    throw new ConfigException(name + ": DLQ topic name must not start with '__'");
+                }
+            }
             case "streams.session.timeout.ms" -> range(name, value, 45000, 60000);
             case "streams.heartbeat.interval.ms" -> range(name, value, 5000, 15000);
             case "streams.num.standby.replicas" -> atMost(name, value, 2);

@@ -84,10 +84,10 @@ final class ShareGroupConfigDefs {
             .define(builder("share.fetch.purgatory.purge.interval.requests", INT).defaultValue(1000)
                 .doc("The purge interval, in requests, of the share fetch purgatory."))
             .define(builder("errors.deadletterqueue.auto.create.topics.enable", BOOLEAN).defaultValue(false)
-                .clusterWide().notSupported()
+                .clusterWide()
                 .doc("Whether a share group's dead-letter queue topic is created when missing (KIP-1191)."))
             .define(builder("errors.deadletterqueue.topic.name.prefix", STRING).defaultValue("dlq.")
-                .clusterWide().notSupported()
+                .clusterWide()
                 .doc("The prefix every dead-letter queue topic name must have; empty for none (KIP-1191)."));
     }
 }

@@ -110,6 +110,16 @@ public final class ShareGroupSettings {
         return v.getInt("share.fetch.purgatory.purge.interval.requests");
     }
 
+    /** Whether a share group's missing dead-letter topic is created (KIP-1191). */
+    public boolean deadLetterAutoCreateTopics() {
+        return v.getBoolean("errors.deadletterqueue.auto.create.topics.enable");
+    }
+
+    /** The prefix every dead-letter topic name must have; empty for none. */
+    public String deadLetterTopicPrefix() {
+        return v.getString("errors.deadletterqueue.topic.name.prefix");
+    }
+
     /** The settings of a share group without group configs: these broker defaults. */
     public ShareGroupConfig defaults() {
         return new ShareGroupConfig("latest", false, recordLockDurationMs(), deliveryCountLimit(),

@@ -193,6 +193,11 @@ public final class TopicConfig {
     }
 
     /** Always false in practice: Krill rejects remote.storage.enable=true. */
+    /** Whether share groups may write their dead-letter records here ({@code errors.deadletterqueue.group.enable}). */
+    public boolean deadLetterGroupEnable() {
+        return values.getBoolean("errors.deadletterqueue.group.enable");
+    }
+
     public boolean remoteStorageEnable() {
         return values.getBoolean("remote.storage.enable");
     }

@@ -57,6 +57,8 @@ public final class TopicConfigDefs {
                     + "durability)."))
             .define(builder("flush.ms", LONG).defaultValue(Long.MAX_VALUE).validator(atLeast(0))
                 .doc("Force an fsync when the oldest unflushed record is this old."))
+            .define(builder("errors.deadletterqueue.group.enable", BOOLEAN).defaultValue(false)
+                .doc("Whether share groups may use this topic as their dead-letter queue (KIP-1191)."))
             .define(builder("follower.replication.throttled.replicas", LIST).defaultValue("")
                 .validator(THROTTLED_REPLICAS)
                 .doc("Replicas whose follower replication is throttled: partitionId:brokerId,... or *."))

@@ -14,6 +14,8 @@ public record StateBatch(long firstOffset, long lastOffset, byte deliveryState, 
     public static final byte AVAILABLE = 0;
     public static final byte ACQUIRED = 1;
     public static final byte ACKNOWLEDGED = 2;
+    /** Archived, its dead-letter record not yet written (KIP-1191); resumed by the next leader. */
+    public static final byte ARCHIVING = 3;
     public static final byte ARCHIVED = 4;
 
     public StateBatch {
