@@ -69,6 +69,7 @@ import io.krill.broker.config.GroupConfigLookup;
 import io.krill.broker.share.ShareFetcher;
 import io.krill.broker.share.SharePartitionManager;
 import io.krill.broker.share.ShareSessionCache;
+import io.krill.broker.share.dlq.DeadLetterQueue;
 import io.krill.broker.share.state.DefaultShareStatePersister;
 import io.krill.broker.share.state.ShareCoordinator;
 import io.krill.broker.share.state.ShareCoordinatorConfig;
@@ -233,7 +234,8 @@ public final class Broker implements AutoCloseable {
         shareStatePersister = new DefaultShareStatePersister(config.nodeId(), shareCoordinator, metadata,
                 config.listeners().interBrokerListenerName(), interBroker);
         GroupConfigLookup groupConfigs = GroupConfigLookup.of(metadata, dynamicConfig);
-        sharePartitions = new SharePartitionManager(shareStatePersister, groupConfigs, fetchPurgatory::checkAndComplete);
+        sharePartitions = new SharePartitionManager(shareStatePersister, DeadLetterQueue.NONE, groupConfigs,
+                fetchPurgatory::checkAndComplete);
         metadata.addListener(sharePartitions);
         ShareFetcher shareFetcher = new ShareFetcher(partitions, sharePartitions,
                 new ShareSessionCache(config.shareGroup().maxShareSessions()), groupConfigs);

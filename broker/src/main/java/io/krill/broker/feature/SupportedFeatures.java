@@ -17,7 +17,8 @@ import java.util.Map;
  *   <li>{@code eligible.leader.replicas.version} 0-{@link #ELR_MAX}: 1 keeps eligible leader replicas
  *       (KIP-966) and the strict min-ISR rule for the high watermark (docs/replication.md).</li>
  *   <li>{@code share.version} 0-{@link #SHARE_MAX}: 1 serves share groups (KIP-932: ShareGroupHeartbeat,
- *       ShareFetch, ShareAcknowledge, ... docs/share-groups.md); 0 turns them off.</li>
+ *       ShareFetch, ShareAcknowledge, ... docs/share-groups.md); 2 adds their dead-letter queues (KIP-1191);
+ *       0 turns them off.</li>
  * </ul>
  * Kafka's {@code metadata.version} and {@code kraft.version} describe KRaft's metadata log, which Krill
  * (ZooKeeper and Helix) does not have; {@code streams.version} waits for its protocol.
@@ -27,8 +28,8 @@ import java.util.Map;
 public final class SupportedFeatures {
     /** The highest eligible leader replicas level served. */
     static final short ELR_MAX = 1;
-    /** The highest share groups level served: 1 (KIP-932); Kafka 4.4's 2 adds dead-letter queues, not yet here. */
-    static final short SHARE_MAX = 1;
+    /** The highest share groups level served: 1 is KIP-932, 2 adds dead-letter queues (KIP-1191), as Kafka 4.4. */
+    static final short SHARE_MAX = 2;
 
     /** Feature name to {min, max}, in the order ApiVersions lists them. */
     private static final Map<String, short[]> RANGES = new LinkedHashMap<>();

@@ -1,5 +1,6 @@
 package io.krill.broker.share;
 
+import io.krill.broker.share.dlq.DeadLetterCause;
 import io.krill.broker.share.state.StateBatch;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -24,6 +25,10 @@ import java.util.TreeMap;
  * available again. A record is acquired by one member at a time, until its lock's deadline, an
  * acknowledgement, or a release.
  *
+ * <p>With a dead-letter queue, records rejected or at the delivery limit are ARCHIVING, not archived: not
+ * done, never delivered again, until their dead-letter records are written ({@link #takeArchiving},
+ * {@link #finishArchiving}); the start does not pass them, so a new leader finds them and writes them again.
+ *
  * <p>Thread-safety: not thread-safe; its {@link SharePartition} owns it and calls it under its lock.
  */
 final class InFlightRecords {
@@ -37,6 +42,10 @@ final class InFlightRecords {
         String member;
         /** When the acquisition lock ends (ms), while acquired. */
         long deadline;
+        /** Why the records are ARCHIVING; null when restored (then judged by the delivery count). */
+        DeadLetterCause cause;
+        /** Whether an ARCHIVING range was handed out by {@link #takeArchiving} (its dead letters are on the way). */
+        boolean taken;
 
         Range(long first, long last, byte state, short deliveryCount) {
             this.first = first;
@@ -49,6 +58,8 @@ final class InFlightRecords {
             Range copy = new Range(first, last, state, deliveryCount);
             copy.member = member;
             copy.deadline = deadline;
+            copy.cause = cause;
+            copy.taken = taken;
             return copy;
         }
 
@@ -60,6 +71,10 @@ final class InFlightRecords {
         public String toString() {
             return first + ".." + last + ":" + state + "x" + deliveryCount + (member == null ? "" : "@" + member);
         }
+    }
+
+    /** ARCHIVING offsets whose dead letters are to be written; {@code cause} null when restored. */
+    record Archiving(long first, long last, short deliveryCount, DeadLetterCause cause) {
     }
 
     private final NavigableMap<Long, Range> ranges = new TreeMap<>();
@@ -164,7 +179,8 @@ final class InFlightRecords {
      * records read from the log), at most {@code max} of them, each delivery counted; records at the
      * delivery limit are archived instead. Returns what was acquired, ranges in offset order.
      */
-    List<AcquiredRange> acquire(long first, long last, int max, String member, long deadline, int deliveryLimit) {
+    List<AcquiredRange> acquire(long first, long last, int max, String member, long deadline, int deliveryLimit,
+                                boolean deadLetters) {
         List<AcquiredRange> acquired = new ArrayList<>();
         if (max <= 0 || last < Math.max(first, start)) {
             return acquired;
@@ -180,7 +196,7 @@ final class InFlightRecords {
                 continue;
             }
             if (range.deliveryCount >= deliveryLimit) {
-                range.state = StateBatch.ARCHIVED;
+                archive(range, deadLetters, DeadLetterCause.DELIVERY_COUNT_EXCEEDED);
                 continue;
             }
             if (range.last - range.first + 1 > budget) {
@@ -228,15 +244,17 @@ final class InFlightRecords {
     /**
      * Applies an acknowledgement of {@code [first, last]}, already checked with {@link #acquiredBy}:
      * accept acknowledges, reject and gap archive, release makes available again (or archives at the
-     * delivery limit), renew extends the lock to {@code deadline}.
+     * delivery limit), renew extends the lock to {@code deadline}. With {@code deadLetters}, rejected records
+     * and released ones at the limit are ARCHIVING instead of archived (a gap has no record to send).
      */
-    void acknowledge(long first, long last, AcknowledgeType type, long deadline, int deliveryLimit) {
+    void acknowledge(long first, long last, AcknowledgeType type, long deadline, int deliveryLimit,
+                     boolean deadLetters) {
         for (Range range : slice(first, last)) {
             switch (type) {
                 case ACCEPT -> settle(range, StateBatch.ACKNOWLEDGED);
-                case REJECT, GAP -> settle(range, StateBatch.ARCHIVED);
-                case RELEASE -> settle(range, range.deliveryCount >= deliveryLimit
-                        ? StateBatch.ARCHIVED : StateBatch.AVAILABLE);
+                case REJECT -> archive(range, deadLetters, DeadLetterCause.REJECTED);
+                case GAP -> settle(range, StateBatch.ARCHIVED);
+                case RELEASE -> releaseOne(range, deliveryLimit, deadLetters);
                 case RENEW -> range.deadline = deadline;
             }
         }
@@ -247,7 +265,7 @@ final class InFlightRecords {
      * Releases the acquired records whose lock ended by {@code now} (or all of {@code member}'s when
      * {@code member} is given): available again, or archived at the delivery limit. Returns how many.
      */
-    long release(String member, long now, int deliveryLimit) {
+    long release(String member, long now, int deliveryLimit, boolean deadLetters) {
         long released = 0;
         for (Range range : ranges.values()) {
             if (range.state != StateBatch.ACQUIRED) {
@@ -255,7 +273,7 @@ final class InFlightRecords {
             }
             boolean mine = member != null ? member.equals(range.member) : range.deadline <= now;
             if (mine) {
-                settle(range, range.deliveryCount >= deliveryLimit ? StateBatch.ARCHIVED : StateBatch.AVAILABLE);
+                releaseOne(range, deliveryLimit, deadLetters);
                 released += range.last - range.first + 1;
             }
         }
@@ -304,6 +322,76 @@ final class InFlightRecords {
         return batches;
     }
 
+    /**
+     * The ARCHIVING ranges not taken yet (each is taken once; neighbours alike are one), to write their dead letters after the state
+     * that holds them is durable.
+     */
+    List<Archiving> takeArchiving() {
+        List<Archiving> taken = new ArrayList<>();
+        for (Range range : ranges.values()) {
+            if (range.state != StateBatch.ARCHIVING || range.taken) {
+                continue;
+            }
+            range.taken = true;
+            Archiving previous = taken.isEmpty() ? null : taken.get(taken.size() - 1);
+            if (previous != null && previous.last() + 1 == range.first && previous.deliveryCount() == range.deliveryCount
+                    && previous.cause() == range.cause) {
+                taken.set(taken.size() - 1, new Archiving(previous.first(), range.last, range.deliveryCount, range.cause));
+            } else {
+                taken.add(new Archiving(range.first, range.last, range.deliveryCount, range.cause));
+            }
+        }
+        return taken;
+    }
+
+    /** Whether some ARCHIVING records were not taken yet: a write must carry them before they are sent. */
+    boolean hasArchivingToSend() {
+        for (Range range : ranges.values()) {
+            if (range.state == StateBatch.ARCHIVING && !range.taken) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether some records are ARCHIVING (taken or not): their dead letters are not all written. */
+    boolean hasArchiving() {
+        for (Range range : ranges.values()) {
+            if (range.state == StateBatch.ARCHIVING) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Archives what is still ARCHIVING of {@code [first, last]}: its dead letters were written, or given up. */
+    void finishArchiving(long first, long last) {
+        for (Range range : slice(first, last)) {
+            if (range.state == StateBatch.ARCHIVING) {
+                range.state = StateBatch.ARCHIVED;
+                range.cause = null;
+                range.taken = false;
+            }
+        }
+        advanceStart();
+    }
+
+    private void releaseOne(Range range, int deliveryLimit, boolean deadLetters) {
+        if (range.deliveryCount >= deliveryLimit) {
+            archive(range, deadLetters, DeadLetterCause.DELIVERY_COUNT_EXCEEDED);
+        } else {
+            settle(range, StateBatch.AVAILABLE);
+        }
+    }
+
+    private void archive(Range range, boolean deadLetters, DeadLetterCause cause) {
+        settle(range, deadLetters ? StateBatch.ARCHIVING : StateBatch.ARCHIVED);
+        if (deadLetters) {
+            range.cause = cause;
+            range.taken = false;
+        }
+    }
+
     private void settle(Range range, byte state) {
         range.state = state;
         range.member = null;
@@ -314,7 +402,7 @@ final class InFlightRecords {
         Map.Entry<Long, Range> tail = ranges.lastEntry();
         Range previous = tail == null ? null : tail.getValue();
         if (previous != null && previous.state == state && previous.deliveryCount == count && previous.member == null
-                && previous.last + 1 == first && state != StateBatch.ACQUIRED) {
+                && previous.last + 1 == first && state != StateBatch.ACQUIRED && state != StateBatch.ARCHIVING) {
             previous.last = last;
         } else {
             ranges.put(first, new Range(first, last, state, count));

@@ -2,6 +2,9 @@ package io.krill.broker.share;
 
 import io.krill.broker.config.ShareGroupConfig;
 import io.krill.broker.partition.Partition;
+import io.krill.broker.share.dlq.DeadLetterCause;
+import io.krill.broker.share.dlq.DeadLetterQueue;
+import io.krill.broker.share.dlq.DeadLetters;
 import io.krill.broker.share.state.SharePartitionKey;
 import io.krill.broker.share.state.ShareState;
 import io.krill.broker.share.state.ShareStatePersister;
@@ -17,6 +20,8 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One share-partition on the leader of its topic partition: which records of the log the share group has
@@ -36,6 +41,11 @@ import java.util.concurrent.CompletableFuture;
  * manager drops it and the next fetch loads the state the coordinator has, so memory never runs ahead of
  * what was acknowledged durably.
  *
+ * <p>Dead letters (KIP-1191): when the group has a dead-letter queue, records a consumer rejects or that
+ * reach the delivery limit are ARCHIVING; once a write holding that state is committed, their dead-letter
+ * records are sent ({@link DeadLetterQueue}), and when that is done or given up they are archived and
+ * written again. A share-partition loaded with ARCHIVING records sends them again: at least once, as Kafka.
+ *
  * <p>Valid only while this broker leads the partition at the leader epoch it was loaded at; a leader change
  * fences it too.
  *
@@ -43,6 +53,8 @@ import java.util.concurrent.CompletableFuture;
  * outside it.
  */
 public final class SharePartition {
+    private static final Logger LOG = LoggerFactory.getLogger(SharePartition.class);
+
     /** What a fetch got: the batches read (to send, then close) and the ranges acquired in them. */
     public record ShareRead(LogReadResult read, List<AcquiredRange> acquired) {
         static final ShareRead NONE = new ShareRead(null, List.of());
@@ -70,6 +82,7 @@ public final class SharePartition {
     private final Partition partition;
     private final int leaderEpoch;
     private final ShareStatePersister persister;
+    private final DeadLetterQueue deadLetters;
     private final ShareGroupConfigSource configs;
     private final Runnable onAvailable;
     private int stateEpoch;
@@ -88,28 +101,38 @@ public final class SharePartition {
     }
 
     /**
-     * @param onAvailable called (outside the lock) when records became available again, to wake share
-     *                    fetches waiting on the partition
+     * What a share-partition works with, besides its log.
+     *
+     * @param persister   the share coordinator's side
+     * @param deadLetters where rejected records and those at the delivery limit go, when the group has a DLQ
+     * @param configs     the group's settings
+     * @param onAvailable called (outside the lock) when records became available again, or room for new ones
+     *                    was made, to wake share fetches waiting on the partition
      */
-    private SharePartition(SharePartitionKey key, Partition partition, int leaderEpoch, ShareStatePersister persister,
-                           ShareGroupConfigSource configs, Runnable onAvailable) {
+    record Links(ShareStatePersister persister, DeadLetterQueue deadLetters, ShareGroupConfigSource configs,
+                 Runnable onAvailable) {
+    }
+
+    private SharePartition(SharePartitionKey key, Partition partition, int leaderEpoch, Links links) {
         this.key = key;
         this.partition = partition;
         this.leaderEpoch = leaderEpoch;
-        this.persister = persister;
-        this.configs = configs;
-        this.onAvailable = onAvailable;
+        this.persister = links.persister();
+        this.deadLetters = links.deadLetters();
+        this.configs = links.configs();
+        this.onAvailable = links.onAvailable();
     }
 
     /**
      * Loads the share-partition's state from its share coordinator as the leader at {@code leaderEpoch}; a
      * share-partition never initialized starts where {@code share.auto.offset.reset} says, written before
-     * it is used.
+     * it is used. Records found ARCHIVING have their dead letters sent again.
      */
     static CompletableFuture<SharePartition> load(SharePartitionKey key, Partition partition, int leaderEpoch,
-                                                  ShareStatePersister persister, ShareGroupConfigSource configs,
-                                                  Runnable onAvailable) {
-        SharePartition shared = new SharePartition(key, partition, leaderEpoch, persister, configs, onAvailable);
+                                                  Links links) {
+        SharePartition shared = new SharePartition(key, partition, leaderEpoch, links);
+        ShareStatePersister persister = links.persister();
+        ShareGroupConfigSource configs = links.configs();
         return persister.read(key, leaderEpoch).thenCompose(state -> {
             shared.stateEpoch = state.stateEpoch();
             if (state.startOffset() != ShareState.UNINITIALIZED) {
@@ -118,6 +141,7 @@ public final class SharePartition {
                     shared.records = InFlightRecords.restore(state.startOffset(), state.batches());
                     shared.records.moveStartTo(start);
                 }
+                shared.resumeArchiving();
                 return CompletableFuture.completedFuture(shared);
             }
             long start = shared.resetOffset(configs.config());
@@ -185,6 +209,7 @@ public final class SharePartition {
      */
     ShareRead acquire(String member, int maxRecords, int maxBytes, boolean strictLimit, long now) {
         ShareGroupConfig config = configs.config();
+        boolean dlq = deadLetters.enabled(key.groupId());
         long bound = bound(config);
         long fetchOffset;
         synchronized (this) {
@@ -213,7 +238,10 @@ public final class SharePartition {
             synchronized (this) {
                 checkValid();
                 acquired = acquireFrom(headers, aborted, fetchOffset, member, maxRecords, strictLimit,
-                        now + config.recordLockDurationMs(), config);
+                        now + config.recordLockDurationMs(), config, dlq);
+                if (records.hasArchivingToSend()) {
+                    persist(); // records at the delivery limit: their dead letters go once this is durable
+                }
             }
             if (acquired.isEmpty()) {
                 return ShareRead.NONE;
@@ -229,7 +257,8 @@ public final class SharePartition {
 
     private List<AcquiredRange> acquireFrom(List<BatchHeaders.Header> headers, List<AbortedTxn> aborted,
                                                        long fetchOffset, String member, int maxRecords,
-                                                       boolean strictLimit, long deadline, ShareGroupConfig config) {
+                                                       boolean strictLimit, long deadline, ShareGroupConfig config,
+                                                       boolean dlq) {
         List<AcquiredRange> acquired = new ArrayList<>();
         int budget = maxRecords;
         long expected = fetchOffset;
@@ -255,8 +284,7 @@ public final class SharePartition {
             }
             int max = strictLimit ? budget : Integer.MAX_VALUE;
             List<AcquiredRange> got = records.acquire(header.baseOffset(), header.lastOffset(), max, member,
-                    deadline,
-                    config.deliveryCountLimit());
+                    deadline, config.deliveryCountLimit(), dlq);
             for (AcquiredRange a : got) {
                 budget -= (int) (a.lastOffset() - a.firstOffset() + 1);
                 AcquiredRange previous = acquired.isEmpty() ? null : acquired.get(acquired.size() - 1);
@@ -292,6 +320,7 @@ public final class SharePartition {
      */
     CompletableFuture<Void> acknowledge(String member, List<Acknowledgement> acks, long now) {
         ShareGroupConfig config = configs.config();
+        boolean dlq = deadLetters.enabled(key.groupId());
         boolean released = false;
         CompletableFuture<Void> written;
         synchronized (this) {
@@ -308,7 +337,7 @@ public final class SharePartition {
                 if (ack.types().size() == 1) {
                     AcknowledgeType type = ack.types().get(0);
                     records.acknowledge(ack.firstOffset(), ack.lastOffset(), type,
-                            now + config.recordLockDurationMs(), config.deliveryCountLimit());
+                            now + config.recordLockDurationMs(), config.deliveryCountLimit(), dlq);
                     released |= type == AcknowledgeType.RELEASE;
                     durable |= type != AcknowledgeType.RENEW;
                     continue;
@@ -316,7 +345,7 @@ public final class SharePartition {
                 for (long offset = ack.firstOffset(); offset <= ack.lastOffset(); offset++) {
                     AcknowledgeType type = ack.typeAt(offset);
                     records.acknowledge(offset, offset, type, now + config.recordLockDurationMs(),
-                            config.deliveryCountLimit());
+                            config.deliveryCountLimit(), dlq);
                     released |= type == AcknowledgeType.RELEASE;
                     durable |= type != AcknowledgeType.RENEW;
                 }
@@ -332,12 +361,13 @@ public final class SharePartition {
     /** Releases every record {@code member} holds here (its share session closed). */
     void releaseMember(String member) {
         ShareGroupConfig config = configs.config();
+        boolean dlq = deadLetters.enabled(key.groupId());
         long released;
         synchronized (this) {
             if (fenced) {
                 return;
             }
-            released = records.release(member, 0, config.deliveryCountLimit());
+            released = records.release(member, 0, config.deliveryCountLimit(), dlq);
             if (released > 0) {
                 persist();
             }
@@ -350,13 +380,14 @@ public final class SharePartition {
     /** Releases records whose acquisition lock ended by {@code now}; returns the next deadline. */
     long expireLocks(long now) {
         ShareGroupConfig config = configs.config();
+        boolean dlq = deadLetters.enabled(key.groupId());
         long released;
         long next;
         synchronized (this) {
             if (fenced) {
                 return Long.MAX_VALUE;
             }
-            released = records.release(null, now, config.deliveryCountLimit());
+            released = records.release(null, now, config.deliveryCountLimit(), dlq);
             if (released > 0) {
                 persist();
             }
@@ -372,10 +403,12 @@ public final class SharePartition {
      * Fences this object if nobody holds a record of it and no write is in flight, so that the next use loads
      * the state the share coordinator has now: a member opening its share session must see what
      * AlterShareGroupOffsets or DeleteShareGroupOffsets did to an empty group's state meanwhile. Nothing
-     * is lost: every change it made is durable, and no lock is dropped. Returns whether it fenced.
+     * is lost: every change it made is durable, and no lock is dropped; with dead letters on their way it
+     * waits (a new load would send them again). Returns whether it fenced.
      */
     synchronized boolean fenceIfIdle() {
-        if (fenced || writing || !waiters.isEmpty() || records.nextDeadline() != Long.MAX_VALUE) {
+        if (fenced || writing || !waiters.isEmpty() || records.nextDeadline() != Long.MAX_VALUE
+                || records.hasArchiving()) {
             return false;
         }
         fenced = true;
@@ -444,11 +477,12 @@ public final class SharePartition {
         long change = changes;
         long start = records.start();
         var batches = records.toStateBatches();
+        List<InFlightRecords.Archiving> archiving = records.takeArchiving();
         persister.write(key, stateEpoch, leaderEpoch, start, batches)
-                .whenComplete((ignored, failure) -> written(change, failure));
+                .whenComplete((ignored, failure) -> written(change, failure, archiving));
     }
 
-    private void written(long change, Throwable failure) {
+    private void written(long change, Throwable failure, List<InFlightRecords.Archiving> archiving) {
         List<Waiter> completed = new ArrayList<>();
         synchronized (this) {
             writing = false;
@@ -471,5 +505,56 @@ public final class SharePartition {
         for (Waiter waiter : completed) {
             waiter.done.complete(null);
         }
+        sendDeadLetters(archiving);
+    }
+
+    // ------------------------------------------------------------------ dead letters
+
+    /** Sends the dead letters of ARCHIVING records loaded from the share coordinator. */
+    private void resumeArchiving() {
+        List<InFlightRecords.Archiving> archiving;
+        synchronized (this) {
+            archiving = records.takeArchiving();
+        }
+        sendDeadLetters(archiving);
+    }
+
+    /** Sends dead letters of records whose ARCHIVING state is durable; each range is archived when done. */
+    private void sendDeadLetters(List<InFlightRecords.Archiving> archiving) {
+        if (archiving.isEmpty()) {
+            return;
+        }
+        int limit = configs.config().deliveryCountLimit();
+        for (InFlightRecords.Archiving range : archiving) {
+            // A range loaded ARCHIVING has no cause kept: judged by its count, as Kafka does.
+            DeadLetterCause cause = range.cause() != null ? range.cause()
+                    : range.deliveryCount() >= limit ? DeadLetterCause.DELIVERY_COUNT_EXCEEDED : DeadLetterCause.REJECTED;
+            DeadLetters letters = new DeadLetters(key.groupId(), partition.topicPartition(), key.topicId(),
+                    range.first(), range.last(), range.deliveryCount(), cause);
+            CompletableFuture<Void> sent;
+            try {
+                sent = deadLetters.send(letters);
+            } catch (RuntimeException e) {
+                sent = CompletableFuture.failedFuture(e);
+            }
+            sent.whenComplete((ignored, failure) -> deadLettersDone(letters, failure));
+        }
+    }
+
+    /** Archives records whose dead letters were written, or given up (Kafka archives them regardless). */
+    private void deadLettersDone(DeadLetters letters, Throwable failure) {
+        if (failure != null) {
+            LOG.warn("Dead letters of share group {} for {} offsets {}-{} not written, archiving them regardless: {}",
+                    letters.groupId(), letters.source(), letters.firstOffset(), letters.lastOffset(),
+                    failure.getMessage());
+        }
+        synchronized (this) {
+            if (fenced) {
+                return; // the next load finds them ARCHIVING and sends them again
+            }
+            records.finishArchiving(letters.firstOffset(), letters.lastOffset());
+            persist();
+        }
+        onAvailable.run(); // the start may have moved: room for new records
     }
 }

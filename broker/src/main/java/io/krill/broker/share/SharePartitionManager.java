@@ -2,6 +2,7 @@ package io.krill.broker.share;
 
 import io.krill.broker.config.ShareGroupConfigs;
 import io.krill.broker.partition.Partition;
+import io.krill.broker.share.dlq.DeadLetterQueue;
 import io.krill.broker.share.state.SharePartitionKey;
 import io.krill.broker.share.state.ShareStatePersister;
 import io.krill.controller.metadata.MetadataImage;
@@ -29,6 +30,7 @@ import java.util.function.Consumer;
  */
 public final class SharePartitionManager implements MetadataListener, AutoCloseable {
     private final ShareStatePersister persister;
+    private final DeadLetterQueue deadLetters;
     private final ShareGroupConfigs configs;
     private final Consumer<TopicPartition> onAvailable;
     private final Map<SharePartitionKey, CompletableFuture<SharePartition>> partitions = new ConcurrentHashMap<>();
@@ -38,9 +40,10 @@ public final class SharePartitionManager implements MetadataListener, AutoClosea
      * @param onAvailable told of a partition whose share-partition has records available again (a release,
      *                    a lock expiry, a load), to wake share fetches waiting on it
      */
-    public SharePartitionManager(ShareStatePersister persister, ShareGroupConfigs configs,
+    public SharePartitionManager(ShareStatePersister persister, DeadLetterQueue deadLetters, ShareGroupConfigs configs,
                                  Consumer<TopicPartition> onAvailable) {
         this.persister = persister;
+        this.deadLetters = deadLetters;
         this.configs = configs;
         this.onAvailable = onAvailable;
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -77,8 +80,8 @@ public final class SharePartitionManager implements MetadataListener, AutoClosea
                 continue;
             }
             TopicPartition tp = partition.topicPartition();
-            SharePartition.load(key, partition, partition.leaderEpoch(), persister, () -> configs.of(groupId),
-                            () -> onAvailable.accept(tp))
+            SharePartition.load(key, partition, partition.leaderEpoch(), new SharePartition.Links(persister,
+                            deadLetters, () -> configs.of(groupId), () -> onAvailable.accept(tp)))
                     .whenComplete((loaded, failure) -> {
                         if (failure != null) {
                             loading.completeExceptionally(failure);

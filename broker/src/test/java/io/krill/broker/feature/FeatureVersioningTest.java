@@ -78,7 +78,7 @@ class FeatureVersioningTest {
     void apiVersionsReportsFeaturesAndUpdateFeaturesChangesThemWithKafkasChecks() throws Exception {
         ApiVersionsResponse v4 = apiVersions((short) 4);
         assertEquals(Map.of("transaction.version", (short) 2, "group.version", (short) 1,
-                "eligible.leader.replicas.version", (short) 1, "share.version", (short) 1), finalized(v4));
+                "eligible.leader.replicas.version", (short) 1, "share.version", (short) 2), finalized(v4));
         assertTrue(v4.supportedFeatures().stream().anyMatch(f -> f.name().equals("transaction.version")
                 && f.minVersion() == 0 && f.maxVersion() == 2));
         assertTrue(apiVersions((short) 3).supportedFeatures().isEmpty(), "v3 omits features whose minimum is 0");

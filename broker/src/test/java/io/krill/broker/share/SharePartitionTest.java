@@ -9,6 +9,9 @@ import io.krill.broker.config.BrokerConfig;
 import io.krill.broker.config.ShareGroupConfig;
 import io.krill.broker.config.TopicConfig;
 import io.krill.broker.partition.Partition;
+import io.krill.broker.share.dlq.DeadLetterCause;
+import io.krill.broker.share.dlq.DeadLetterQueue;
+import io.krill.broker.share.dlq.DeadLetters;
 import io.krill.broker.share.state.SharePartitionKey;
 import io.krill.broker.share.state.StateBatch;
 import io.krill.controller.metadata.PartitionState;
@@ -81,7 +84,7 @@ class SharePartitionTest {
     }
 
     private SharePartitionManager manager() {
-        return new SharePartitionManager(persister, groupId -> config, woken::add);
+        return new SharePartitionManager(persister, DeadLetterQueue.NONE, groupId -> config, woken::add);
     }
 
     private static SharePartition.ShareRead acquire(SharePartition share, String member, int max, long now) {
@@ -225,6 +228,77 @@ class SharePartitionTest {
             SharePartition reloaded = manager.get("g", partition).join();
             assertEquals(List.of(new AcquiredRange(3, 4, (short) 1)), acquire(reloaded, "b", 100, 0).acquired(),
                     "the reset start offset, fresh counts");
+        }
+    }
+
+    /** A dead-letter queue that records what it is sent and completes when the test says. */
+    private static final class RecordingDeadLetters implements DeadLetterQueue {
+        final List<DeadLetters> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final List<java.util.concurrent.CompletableFuture<Void>> futures = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public boolean enabled(String groupId) {
+            return true;
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<Void> send(DeadLetters letters) {
+            sent.add(letters);
+            java.util.concurrent.CompletableFuture<Void> future = new java.util.concurrent.CompletableFuture<>();
+            futures.add(future);
+            return future;
+        }
+    }
+
+    @Test
+    void rejectedRecordsAreDurablyArchivingUntilTheirDeadLettersAreWrittenOrGivenUp() {
+        append(5);
+        RecordingDeadLetters dlq = new RecordingDeadLetters();
+        try (SharePartitionManager manager = new SharePartitionManager(persister, dlq, groupId -> config, woken::add)) {
+            SharePartition share = manager.get("g", partition).join();
+            assertEquals(List.of(new AcquiredRange(0, 4, (short) 1)), acquire(share, "a", 100, 0).acquired());
+            share.acknowledge("a", List.of(new SharePartition.Acknowledgement(0, 4, List.of(AcknowledgeType.ACCEPT,
+                    AcknowledgeType.REJECT, AcknowledgeType.REJECT, AcknowledgeType.ACCEPT, AcknowledgeType.REJECT))),
+                    0).join();
+            assertEquals(List.of(new StateBatch(1, 2, StateBatch.ARCHIVING, (short) 1),
+                    new StateBatch(3, 3, StateBatch.ACKNOWLEDGED, (short) 1),
+                    new StateBatch(4, 4, StateBatch.ARCHIVING, (short) 1)), persister.state(KEY).batches(),
+                    "ARCHIVING is durable before any letter is sent");
+            assertEquals(1, persister.state(KEY).startOffset());
+            assertEquals(List.of(
+                    new DeadLetters("g", TP, TOPIC_ID, 1, 2, (short) 1, DeadLetterCause.REJECTED),
+                    new DeadLetters("g", TP, TOPIC_ID, 4, 4, (short) 1, DeadLetterCause.REJECTED)), dlq.sent);
+            assertTrue(acquire(share, "b", 100, 0).acquired().isEmpty(), "rejected records are never redelivered");
+
+            dlq.futures.get(1).complete(null);
+            assertEquals(1, persister.state(KEY).startOffset(), "1-2 still wait");
+            dlq.futures.get(0).completeExceptionally(new ApiException(Errors.INVALID_CONFIG, "no DLQ topic"));
+            assertEquals(5, persister.state(KEY).startOffset(), "given up letters archive the records regardless");
+        }
+    }
+
+    @Test
+    void aNewLeaderSendsTheDeadLettersOfRecordsItFindsArchivingAndTheDeliveryLimitSendsThemToo() {
+        append(3);
+        RecordingDeadLetters first = new RecordingDeadLetters();
+        try (SharePartitionManager manager = new SharePartitionManager(persister, first, groupId -> config, woken::add)) {
+            SharePartition share = manager.get("g", partition).join();
+            for (int delivery = 1; delivery <= 3; delivery++) {
+                acquire(share, "a", 100, delivery * 100_000L);
+                share.expireLocks(delivery * 100_000L + config.recordLockDurationMs());
+            }
+            assertEquals(List.of(new DeadLetters("g", TP, TOPIC_ID, 0, 2, (short) 3,
+                    DeadLetterCause.DELIVERY_COUNT_EXCEEDED)), first.sent, "the third lock expiry reached the limit of 3");
+            assertEquals(List.of(new StateBatch(0, 2, StateBatch.ARCHIVING, (short) 3)), persister.state(KEY).batches());
+        }
+        RecordingDeadLetters second = new RecordingDeadLetters();
+        try (SharePartitionManager manager = new SharePartitionManager(persister, second, groupId -> config, woken::add)) {
+            SharePartition reloaded = manager.get("g", partition).join();
+            assertEquals(List.of(new DeadLetters("g", TP, TOPIC_ID, 0, 2, (short) 3,
+                    DeadLetterCause.DELIVERY_COUNT_EXCEEDED)), second.sent, "sent again: at least once");
+            assertFalse(reloaded.fenceIfIdle(), "not idle while letters are on their way");
+            second.futures.get(0).complete(null);
+            assertEquals(3, persister.state(KEY).startOffset());
         }
     }
 }

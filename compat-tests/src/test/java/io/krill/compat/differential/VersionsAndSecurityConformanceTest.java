@@ -121,8 +121,7 @@ class VersionsAndSecurityConformanceTest extends DifferentialTest {
      * Features Krill offers below Kafka 4.4's highest level: Krill's supported range and new-cluster level,
      * with the reason.
      */
-    private static final Map<String, String[]> FEATURES_LOWER = Map.of(
-            "share.version", new String[] {"0-1", "1-1", "level 2 (dead-letter queues of Kafka 4.4) not yet"});
+    private static final Map<String, String[]> FEATURES_LOWER = Map.of();
 
     /**
      * ApiVersions' supported and finalized features (v3+, KIP-584): the same ranges and new-cluster levels

@@ -34,7 +34,7 @@ public record FinalizedFeatures(long epoch, Map<String, Short> levels) {
             TRANSACTION_VERSION, (short) 2,
             GROUP_VERSION, (short) 1,
             ELIGIBLE_LEADER_REPLICAS_VERSION, (short) 1,
-            SHARE_VERSION, (short) 1));
+            SHARE_VERSION, (short) 2));
 
     public FinalizedFeatures {
         Map<String, Short> positive = new TreeMap<>();

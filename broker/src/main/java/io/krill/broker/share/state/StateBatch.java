@@ -6,7 +6,8 @@ package io.krill.broker.share.state;
  *
  * @param firstOffset   first offset of the range
  * @param lastOffset    last offset of the range, inclusive
- * @param deliveryState Kafka's record state id: {@link #AVAILABLE}, {@link #ACKNOWLEDGED} or {@link #ARCHIVED}
+ * @param deliveryState Kafka's record state id: {@link #AVAILABLE}, {@link #ACKNOWLEDGED}, {@link #ARCHIVING} or
+ *                      {@link #ARCHIVED}
  *                      (acquired records are persisted as available: a lock does not survive its leader)
  * @param deliveryCount how many times the records were delivered (acquired)
  */
