@@ -12,7 +12,7 @@ import java.util.Random;
  * other in the same build. Under a prefix {@code P}:
  * <ul>
  *   <li>{@code P.seed} (default: a fresh random seed, printed, so a failing run can be replayed);
- *   <li>{@code P.minutes} of faults (default 3 for the main campaign, 1 for the many-partition one);
+ *   <li>{@code P.minutes} of faults (default 2 for the main campaign, 1 for the many-partition one);
  *   <li>{@code P.brokers} (default 3);
  *   <li>{@code P.rate} records per second per idempotent producer (default 100; there are three producers);
  *   <li>{@code P.keep} (keep the history even when the run is clean);
@@ -41,7 +41,7 @@ record CampaignSettings(String prefix, long seed, double minutes, int brokers, i
     static final Duration LONGEST = Duration.ofHours(23);
 
     /** The main campaign's defaults: every fault, a small topic, no ballast. */
-    static final CampaignSettings MAIN = new CampaignSettings("faults.", 0, 3, 3, 100, false,
+    static final CampaignSettings MAIN = new CampaignSettings("faults.", 0, 2, 3, 100, false,
             List.of(FaultKind.values()), 6, 0, Duration.ofMinutes(15));
     /** The many-partition campaign's defaults: kill -9 and SIGSTOP on 1,000 written plus 1,000 idle partitions. */
     static final CampaignSettings SCALE = new CampaignSettings("faults.scale.", 0, 1, 3, 100, false,
