@@ -14,7 +14,7 @@ class ConfigsConformanceTest extends DifferentialTest {
     /** Topic configs whose defaults and metadata both brokers must describe alike. */
     private static final List<String> TOPIC_KEYS = List.of("cleanup.policy", "retention.ms", "retention.bytes",
             "segment.bytes", "max.message.bytes", "min.insync.replicas", "compression.type",
-            "message.timestamp.type", "unclean.leader.election.enable");
+            "message.timestamp.type", "unclean.leader.election.enable", "errors.deadletterqueue.group.enable");
 
     // ---- DescribeConfigs
 

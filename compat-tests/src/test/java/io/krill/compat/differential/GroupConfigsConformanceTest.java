@@ -23,7 +23,8 @@ class GroupConfigsConformanceTest extends DifferentialTest {
             "share.coordinator.snapshot.update.records.per.snapshot", "share.coordinator.write.timeout.ms",
             "share.coordinator.append.linger.ms", "share.coordinator.threads", "group.share.assignment.interval.ms",
             "share.coordinator.cached.buffer.max.bytes", "group.share.persister.class.name",
-            "share.fetch.purgatory.purge.interval.requests", "errors.deadletterqueue.topic.name.prefix");
+            "share.fetch.purgatory.purge.interval.requests", "errors.deadletterqueue.topic.name.prefix",
+            "errors.deadletterqueue.auto.create.topics.enable");
 
     @Test
     void describeBrokerShareKeys() {
