@@ -505,7 +505,9 @@ public final class SharePartition {
         for (Waiter waiter : completed) {
             waiter.done.complete(null);
         }
-        sendDeadLetters(archiving);
+        if (!archiving.isEmpty() && isValid()) {
+            sendDeadLetters(archiving); // when no longer valid, the next leader finds them ARCHIVING and sends them
+        }
     }
 
     // ------------------------------------------------------------------ dead letters
