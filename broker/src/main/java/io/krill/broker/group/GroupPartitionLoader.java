@@ -1,10 +1,9 @@
 package io.krill.broker.group;
 
 import io.krill.broker.coordinator.CoordinatorLog;
+import io.krill.broker.coordinator.LedPartitions;
 import io.krill.broker.coordinator.CoordinatorTimer;
 import io.krill.controller.metadata.MetadataImage;
-import io.krill.controller.metadata.PartitionState;
-import io.krill.controller.metadata.TopicImage;
 import io.krill.wire.error.Errors;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
@@ -63,23 +62,17 @@ final class GroupPartitionLoader {
             return;
         }
         shared.image(image);
-        TopicImage topic = image.topic(TOPIC);
-        Set<Integer> led = new HashSet<>();
-        if (topic != null) {
-            shared.partitionCount(topic.partitionCount());
-            for (PartitionState state : topic.partitions()) {
-                if (state.leader() == shared.nodeId()) {
-                    led.add(state.partition());
-                }
-            }
+        LedPartitions led = LedPartitions.of(image, TOPIC, shared.nodeId());
+        if (led.partitionCount() > 0) {
+            shared.partitionCount(led.partitionCount());
         }
-        for (int partition : led) {
+        for (int partition : led.epochs().keySet()) {
             if (shared.shard(partition) == null) {
                 onElection(partition);
             }
         }
         for (int partition : shared.ledPartitions()) {
-            if (!led.contains(partition)) {
+            if (!led.led(partition)) {
                 onResignation(partition);
             }
         }

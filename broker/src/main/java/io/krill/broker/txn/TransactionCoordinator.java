@@ -1,6 +1,7 @@
 package io.krill.broker.txn;
 
 import io.krill.broker.BrokerContext;
+import io.krill.broker.coordinator.LedPartitions;
 import io.krill.broker.coordinator.CoordinatorLog;
 import io.krill.broker.coordinator.CoordinatorTimer;
 import io.krill.broker.coordinator.ExecutorCoordinatorTimer;
@@ -8,8 +9,6 @@ import io.krill.broker.coordinator.PartitionCoordinatorLog;
 import io.krill.broker.security.InterBrokerConnector;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataListener;
-import io.krill.controller.metadata.PartitionState;
-import io.krill.controller.metadata.TopicImage;
 import io.krill.log.TopicPartition;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
@@ -170,23 +169,16 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
         if (closed) {
             return;
         }
-        TopicImage topic = image.topic(TransactionStateTopic.NAME);
-        Map<Integer, Integer> led = new HashMap<>();
-        if (topic != null) {
-            partitionCount = topic.partitionCount();
-            for (PartitionState state : topic.partitions()) {
-                if (state.leader() == nodeId) {
-                    led.put(state.partition(), state.leaderEpoch());
-                }
-            }
+        LedPartitions led = LedPartitions.of(image, TransactionStateTopic.NAME, nodeId);
+        if (led.partitionCount() > 0) {
+            partitionCount = led.partitionCount();
         }
         for (Shard shard : new ArrayList<>(shards.values())) {
-            Integer epoch = led.get(shard.partition);
-            if (epoch == null || epoch != shard.coordinatorEpoch) {
+            if (!led.ledAt(shard.partition, shard.coordinatorEpoch)) {
                 onResignation(shard);
             }
         }
-        led.forEach((partition, epoch) -> {
+        led.epochs().forEach((partition, epoch) -> {
             if (!shards.containsKey(partition)) {
                 onElection(partition, epoch);
             }

@@ -1,13 +1,13 @@
 package io.krill.broker.share.state;
 
 import io.krill.broker.BrokerContext;
+import io.krill.broker.coordinator.LedPartitions;
 import io.krill.broker.coordinator.CoordinatorLog;
 import io.krill.broker.coordinator.CoordinatorTimer;
 import io.krill.broker.coordinator.ExecutorCoordinatorTimer;
 import io.krill.broker.coordinator.PartitionCoordinatorLog;
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataListener;
-import io.krill.controller.metadata.PartitionState;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
@@ -152,23 +152,16 @@ public final class ShareCoordinator implements MetadataListener, AutoCloseable {
         if (closed) {
             return;
         }
-        TopicImage topic = current.topic(ShareGroupStateTopic.NAME);
-        Map<Integer, Integer> led = new HashMap<>();
-        if (topic != null) {
-            partitionCount = topic.partitionCount();
-            for (PartitionState state : topic.partitions()) {
-                if (state.leader() == nodeId) {
-                    led.put(state.partition(), state.leaderEpoch());
-                }
-            }
+        LedPartitions led = LedPartitions.of(current, ShareGroupStateTopic.NAME, nodeId);
+        if (led.partitionCount() > 0) {
+            partitionCount = led.partitionCount();
         }
         for (Shard shard : new ArrayList<>(shards.values())) {
-            Integer epoch = led.get(shard.partition);
-            if (epoch == null || epoch != shard.epoch) {
+            if (!led.ledAt(shard.partition, shard.epoch)) {
                 resign(shard);
             }
         }
-        led.forEach((partition, epoch) -> {
+        led.epochs().forEach((partition, epoch) -> {
             if (!shards.containsKey(partition)) {
                 Shard shard = new Shard(partition, epoch);
                 shards.put(partition, shard);
