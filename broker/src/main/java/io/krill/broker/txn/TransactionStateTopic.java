@@ -1,8 +1,8 @@
 package io.krill.broker.txn;
 
+import io.krill.broker.coordinator.InternalTopic;
 import io.krill.controller.metadata.MetadataStore;
 import io.krill.controller.metadata.NewTopic;
-import java.util.Map;
 
 /**
  * Creates {@code __transaction_state}: {@code transaction.state.log.num.partitions} partitions,
@@ -20,17 +20,8 @@ public final class TransactionStateTopic {
 
     /** The topic as it is created on first use: its replication factor bounded by the live brokers. */
     public static NewTopic spec(MetadataStore metadata, TransactionConfig config) {
-        int liveBrokers = Math.max(1, metadata.image().brokers().size());
-        int replicationFactor = Math.min(config.stateLogReplicationFactor(), liveBrokers);
-        int minIsr = Math.min(config.stateLogMinIsr(), replicationFactor);
-        Map<String, String> configs = Map.of(
-                "cleanup.policy", "compact",
-                "compression.type", "uncompressed",
-                "min.insync.replicas", Integer.toString(minIsr),
-                "unclean.leader.election.enable", "false",
-                "segment.bytes", Integer.toString(config.stateLogSegmentBytes()));
-        return new NewTopic(NAME, config.stateLogNumPartitions(), replicationFactor, Map.of(),
-                configs, true);
+        return new InternalTopic(NAME, config.stateLogNumPartitions(), config.stateLogReplicationFactor(),
+                config.stateLogMinIsr(), "uncompressed", config.stateLogSegmentBytes()).spec(metadata);
     }
 
     /** The partition of {@code __transaction_state} that holds {@code transactionalId} (Kafka's hash). */

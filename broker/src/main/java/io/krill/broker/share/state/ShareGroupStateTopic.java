@@ -1,10 +1,10 @@
 package io.krill.broker.share.state;
 
+import io.krill.broker.coordinator.InternalTopic;
 import io.krill.controller.metadata.MetadataStore;
 import io.krill.controller.metadata.NewTopic;
 import java.nio.ByteBuffer;
 import java.util.Base64;
-import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -23,16 +23,8 @@ public final class ShareGroupStateTopic {
 
     /** The topic as it is created on first need: its replication factor bounded by the live brokers. */
     public static NewTopic spec(MetadataStore metadata, ShareCoordinatorConfig config) {
-        int liveBrokers = Math.max(1, metadata.image().brokers().size());
-        int replicationFactor = Math.min(config.stateTopicReplicationFactor(), liveBrokers);
-        int minIsr = Math.min(config.stateTopicMinIsr(), replicationFactor);
-        Map<String, String> configs = Map.of(
-                "cleanup.policy", "compact",
-                "compression.type", "producer",
-                "min.insync.replicas", Integer.toString(minIsr),
-                "unclean.leader.election.enable", "false",
-                "segment.bytes", Integer.toString(config.stateTopicSegmentBytes()));
-        return new NewTopic(NAME, config.stateTopicNumPartitions(), replicationFactor, Map.of(), configs, true);
+        return new InternalTopic(NAME, config.stateTopicNumPartitions(), config.stateTopicReplicationFactor(),
+                config.stateTopicMinIsr(), "producer", config.stateTopicSegmentBytes()).spec(metadata);
     }
 
     /**
