@@ -48,8 +48,11 @@ final class GroupAdmin {
         return timer.milliseconds();
     }
 
-    /** DescribeGroups for one group: a missing group, or one of another type, is described as Dead (v0-5). */
-    DescribeGroupsResponse.DescribedGroup describeGroup(String groupId) {
+    /**
+     * DescribeGroups for one group: a missing group, or one of another type, is described as Dead; from v6
+     * with GROUP_ID_NOT_FOUND and Kafka's message (KIP-1043).
+     */
+    DescribeGroupsResponse.DescribedGroup describeGroup(String groupId, short version) {
         DescribeGroupsResponse.DescribedGroup described = new DescribeGroupsResponse.DescribedGroup()
                 .setGroupId(groupId)
                 .setGroupState(GroupState.DEAD.displayName())
@@ -63,14 +66,12 @@ final class GroupAdmin {
         }
         ClassicGroup group = GroupContext.group(shard, groupId);
         if (group == null) {
-            return described;
+            return notFound(described, version, "Classic group " + groupId + " not found.");
         }
         synchronized (group) {
             if (group.consumer != null || group.share != null) {
-                // Kafka 4.4 up to v5: a group of another type is described as a missing one, Dead without an
-                // error (from v6 it adds GROUP_ID_NOT_FOUND "Group g is not a classic group."; an error
-                // message set here could not be written at v0-5).
-                return described;
+                // As Kafka 4.4: a group of another type is described as a missing one.
+                return notFound(described, version, "Group " + groupId + " is not a classic group.");
             }
             boolean stable = group.is(GroupState.STABLE);
             described.setGroupState(group.state().displayName())
@@ -86,6 +87,15 @@ final class GroupAdmin {
                         .setMemberMetadata(metadata == null ? ClassicMember.EMPTY : metadata)
                         .setMemberAssignment(stable ? member.assignment : ClassicMember.EMPTY));
             }
+        }
+        return described;
+    }
+
+    /** A group DescribeGroups does not describe: Dead, and from v6 GROUP_ID_NOT_FOUND with a message. */
+    private static DescribeGroupsResponse.DescribedGroup notFound(DescribeGroupsResponse.DescribedGroup described,
+                                                                 short version, String message) {
+        if (version >= 6) {
+            described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage(message);
         }
         return described;
     }

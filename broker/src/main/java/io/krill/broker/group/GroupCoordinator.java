@@ -363,9 +363,12 @@ public final class GroupCoordinator implements MetadataListener, AutoCloseable {
 
     // ------------------------------------------------------------------ admin
 
-    /** DescribeGroups for one group: a missing group is described as Dead (v0-5). */
-    public DescribeGroupsResponse.DescribedGroup describeGroup(String groupId) {
-        return admin.describeGroup(groupId);
+    /**
+     * DescribeGroups at {@code version} for one group: a missing group, or one not classic, is described as
+     * Dead, from v6 with GROUP_ID_NOT_FOUND.
+     */
+    public DescribeGroupsResponse.DescribedGroup describeGroup(String groupId, short version) {
+        return admin.describeGroup(groupId, version);
     }
 
     /** The result of ListGroups: the groups and the error of a partition still loading, if any. */

@@ -143,7 +143,7 @@ class GroupCoordinatorTest {
     }
 
     private String state(String group) {
-        return coordinator.describeGroup(group).groupState();
+        return coordinator.describeGroup(group, (short) 5).groupState();
     }
 
     /** Two members joined and synced: returns {leaderId, followerId}; generation 1. */
@@ -223,7 +223,7 @@ class GroupCoordinatorTest {
         assertEquals(Errors.NONE, heartbeat("g", follower.memberId(), 1));
         // A late sync in Stable gets the stored assignment.
         assertArrayEquals(bytes("B"), sync("g", follower.memberId(), 1, Map.of()).get().assignment());
-        DescribeGroupsResponse.DescribedGroup described = coordinator.describeGroup("g");
+        DescribeGroupsResponse.DescribedGroup described = coordinator.describeGroup("g", (short) 5);
         assertEquals("range", described.protocolData());
         assertEquals(2, described.members().size());
         assertEquals("/127.0.0.1", described.members().get(0).clientHost());

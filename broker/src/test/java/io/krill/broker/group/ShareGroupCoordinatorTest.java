@@ -376,8 +376,11 @@ class ShareGroupCoordinatorTest {
         assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), commit("g").topics().get(0).partitions().get(0).errorCode());
         assertEquals(Errors.NONE.code(), coordinator.fetchOffsets("g", null).errorCode(), "as a group without offsets");
         assertTrue(coordinator.fetchOffsets("g", null).topics().isEmpty());
-        assertEquals(Errors.NONE.code(), coordinator.describeGroup("g").errorCode(), "v0-5: Dead, as a missing group");
-        assertEquals("Dead", coordinator.describeGroup("g").groupState());
+        assertEquals(Errors.NONE.code(), coordinator.describeGroup("g", (short) 5).errorCode(), "v0-5: Dead, as a missing group");
+        assertEquals("Dead", coordinator.describeGroup("g", (short) 5).groupState());
+        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), coordinator.describeGroup("g", (short) 6).errorCode());
+        assertEquals("Group g is not a classic group.", coordinator.describeGroup("g", (short) 6).errorMessage());
+        assertEquals("Classic group none not found.", coordinator.describeGroup("none", (short) 6).errorMessage());
         assertEquals("Group simple is not a share group.", coordinator.shareGroupDescribe("simple").errorMessage());
         assertEquals("Group none not found.", coordinator.shareGroupDescribe("none").errorMessage());
         assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), coordinator.shareGroupDescribe("none").errorCode());

@@ -59,7 +59,6 @@ class VersionsAndSecurityConformanceTest extends DifferentialTest {
             2, 10,   // ListOffsets v11: not yet
             8, 9,    // OffsetCommit v10: not yet
             9, 9,    // OffsetFetch v10: not yet
-            15, 5,   // DescribeGroups v6: not yet
             28, 5,   // TxnOffsetCommit v6: topic ids instead of names (KIP-1319), not yet
             42, 2);  // DeleteGroups v3: not yet
 

@@ -13,9 +13,10 @@ import io.krill.wire.message.DescribeGroupsResponse;
 import io.krill.wire.protocol.ApiMessage;
 
 /**
- * DescribeGroups v0-5: state, protocol type and (when stable) protocol, and the members with client
- * id, host, and (when stable) metadata and assignment. An unknown group is described as Dead.
- * Authorized operations are not computed (no ACLs yet).
+ * DescribeGroups v0-6: state, protocol type and (when stable) protocol, and the members with client
+ * id, host, and (when stable) metadata and assignment. An unknown group, or a consumer-protocol or share
+ * group, is described as Dead; v6 adds GROUP_ID_NOT_FOUND and Kafka's message (KIP-1043). Authorized
+ * operations when asked.
  *
  * <p>Thread-safe: stateless.
  */
@@ -24,7 +25,7 @@ public final class DescribeGroupsHandler extends AbstractApiHandler {
     private final Authorization authorization;
 
     public DescribeGroupsHandler(GroupCoordinator coordinator, Authorization authorization) {
-        super(ApiKeys.DESCRIBE_GROUPS, 0, 5);
+        super(ApiKeys.DESCRIBE_GROUPS, 0, 6);
         this.coordinator = coordinator;
         this.authorization = authorization;
     }
@@ -40,7 +41,7 @@ public final class DescribeGroupsHandler extends AbstractApiHandler {
                         .setProtocolData(""));
                 continue;
             }
-            DescribeGroupsResponse.DescribedGroup group = coordinator.describeGroup(groupId);
+            DescribeGroupsResponse.DescribedGroup group = coordinator.describeGroup(groupId, request.version());
             if (body.includeAuthorizedOperations()) {
                 group.setAuthorizedOperations(authorization.authorizedOperations(request, ResourceType.GROUP, groupId));
             }
