@@ -159,6 +159,7 @@ final class Campaign {
         List<IdempotentWriter> writers = new ArrayList<>();
         List<TransactionalWriter> txnWriters = new ArrayList<>();
         List<GroupReader> readers = new ArrayList<>();
+        List<ShareReader> shareReaders = new ArrayList<>();
         try {
             for (int i = 1; i <= 3; i++) {
                 writers.add(new IdempotentWriter(history, cluster.clientProperties(), "i" + i, IDEMPOTENT_TOPIC,
@@ -174,11 +175,22 @@ final class Campaign {
                 readers.add(new GroupReader(history, cluster.clientProperties(), "consumer-" + i,
                         "faults-consumer", "consumer", topicNames));
             }
+            if (settings.shareReaders() > 0) {
+                cluster.setGroupConfigs(ShareReader.GROUP, Map.of("share.auto.offset.reset", "earliest",
+                        "share.isolation.level", "read_committed"));
+                for (int i = 1; i <= settings.shareReaders(); i++) {
+                    shareReaders.add(new ShareReader(history, cluster.clientProperties(), "share-" + i, topicNames));
+                }
+            }
             workload.addAll(writers);
             workload.addAll(txnWriters);
             workload.addAll(readers);
+            workload.addAll(shareReaders);
             awaitProgress(history, "ack", 500);
             awaitProgress(history, "poll", 10);
+            if (!shareReaders.isEmpty()) {
+                awaitProgress(history, "share-accept", 5);
+            }
 
             history.record("campaign", "test", "phase", "faults-start", "availabilityWindowMs",
                     settings.availabilityWindowMillis());
@@ -193,6 +205,9 @@ final class Campaign {
             // the healed cluster serves writers and both groups again before the workload stops
             awaitProgress(history, "ack", 300);
             awaitProgress(history, "poll", 5);
+            if (!shareReaders.isEmpty()) {
+                awaitProgress(history, "share-accept", 3);
+            }
             for (IdempotentWriter w : writers) {
                 w.stop();
             }
@@ -200,6 +215,9 @@ final class Campaign {
                 w.stop();
             }
             for (GroupReader r : readers) {
+                r.stop();
+            }
+            for (ShareReader r : shareReaders) {
                 r.stop();
             }
             closeAll(workload);

@@ -14,6 +14,8 @@ import java.util.Random;
  *   <li>{@code P.seed} (default: a fresh random seed, printed, so a failing run can be replayed);
  *   <li>{@code P.minutes} of faults (default 2 for the main campaign, 1 for the many-partition one);
  *   <li>{@code P.brokers} (default 3);
+ *   <li>{@code P.shareReaders}: members of the share group reading both topics (default 2 for the main
+ *       campaign, none for the many-partition one);
  *   <li>{@code P.rate} records per second per idempotent producer (default 100; there are three producers);
  *   <li>{@code P.keep} (keep the history even when the run is clean);
  *   <li>{@code P.kinds} (comma-separated {@link FaultKind}s; default all for the main campaign, {@code KILL,PAUSE}
@@ -34,7 +36,8 @@ import java.util.Random;
  * small form takes about 3 min in all).
  */
 record CampaignSettings(String prefix, long seed, double minutes, int brokers, int rate, boolean keep,
-                        List<FaultKind> kinds, int partitions, int ballastPartitions, Duration overhead) {
+                        List<FaultKind> kinds, int partitions, int ballastPartitions, int shareReaders,
+                        Duration overhead) {
     /** Partitions per ballast topic (the last one may have fewer). */
     static final int BALLAST_TOPIC_PARTITIONS = 20;
     /** The longest campaign: under the test methods' {@code @Timeout} (24 h), so that the budget always binds. */
@@ -42,17 +45,17 @@ record CampaignSettings(String prefix, long seed, double minutes, int brokers, i
 
     /** The main campaign's defaults: every fault, a small topic, no ballast. */
     static final CampaignSettings MAIN = new CampaignSettings("faults.", 0, 2, 3, 100, false,
-            List.of(FaultKind.values()), 6, 0, Duration.ofMinutes(15));
+            List.of(FaultKind.values()), 6, 0, 2, Duration.ofMinutes(15));
     /** The many-partition campaign's defaults: kill -9 and SIGSTOP on 1,000 written plus 1,000 idle partitions. */
     static final CampaignSettings SCALE = new CampaignSettings("faults.scale.", 0, 1, 3, 100, false,
-            List.of(FaultKind.KILL, FaultKind.PAUSE), 1000, 1000, Duration.ofMinutes(8));
+            List.of(FaultKind.KILL, FaultKind.PAUSE), 1000, 1000, 0, Duration.ofMinutes(8));
 
     CampaignSettings {
         if (!(minutes > 0) || minutes > LONGEST.minus(overhead).toMinutes()) {
             throw new IllegalArgumentException(prefix + "minutes must be above 0 and at most "
                     + LONGEST.minus(overhead).toMinutes() + ", not " + minutes);
         }
-        if (partitions < 1 || ballastPartitions < 0) {
+        if (partitions < 1 || ballastPartitions < 0 || shareReaders < 0) {
             throw new IllegalArgumentException(prefix + "partitions must be at least 1 and " + prefix
                     + "ballastPartitions at least 0, not " + partitions + " and " + ballastPartitions);
         }
@@ -90,6 +93,7 @@ record CampaignSettings(String prefix, long seed, double minutes, int brokers, i
                 kindsProperty.isBlank() ? kinds : kinds(kindsProperty),
                 Integer.getInteger(p + "partitions", partitions),
                 Integer.getInteger(p + "ballastPartitions", ballastPartitions),
+                Integer.getInteger(p + "shareReaders", shareReaders),
                 overhead);
     }
 

@@ -24,7 +24,9 @@ class CampaignSettingsTest {
         assertEquals(6, main.partitions());
         assertEquals(0, main.ballastPartitions());
         assertEquals(List.of(FaultKind.values()), main.kinds());
-        assertEquals(Duration.ofMinutes(18), main.budget());
+        assertEquals(Duration.ofMinutes(17), main.budget());
+        assertEquals(2, main.shareReaders(), "the main campaign reads with a share group too");
+        assertEquals(0, scale.shareReaders());
     }
 
     @Test
@@ -46,10 +48,10 @@ class CampaignSettingsTest {
     @Test
     void nonsenseSizesAreRefused() {
         assertThrows(IllegalArgumentException.class, () -> new CampaignSettings("x.", 1, 1, 3, 100, false,
-                List.of(FaultKind.KILL), 0, 0, Duration.ofMinutes(1)));
+                List.of(FaultKind.KILL), 0, 0, 0, Duration.ofMinutes(1)));
         assertThrows(IllegalArgumentException.class, () -> new CampaignSettings("x.", 1, 1, 2, 100, false,
-                List.of(FaultKind.KILL), 6, 0, Duration.ofMinutes(1)));
+                List.of(FaultKind.KILL), 6, 0, 0, Duration.ofMinutes(1)));
         assertThrows(IllegalArgumentException.class, () -> new CampaignSettings("x.", 1, 1, 3, 100, false,
-                List.of(), 6, 0, Duration.ofMinutes(1)));
+                List.of(), 6, 0, 0, Duration.ofMinutes(1)));
     }
 }

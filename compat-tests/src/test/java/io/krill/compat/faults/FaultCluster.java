@@ -29,6 +29,8 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.CreateTopicsOptions;
 import org.apache.kafka.clients.admin.CreateTopicsResult;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -36,6 +38,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -218,6 +221,18 @@ final class FaultCluster implements AutoCloseable {
             admin = Admin.create(clientProperties());
         }
         return admin;
+    }
+
+    /** Sets configs of group {@code group} (ConfigResource GROUP), as {@code kafka-configs --entity-type groups}. */
+    void setGroupConfigs(String group, Map<String, String> configs) {
+        List<AlterConfigOp> ops = new ArrayList<>();
+        configs.forEach((k, v) -> ops.add(new AlterConfigOp(new ConfigEntry(k, v), AlterConfigOp.OpType.SET)));
+        try {
+            admin().incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group), ops)).all()
+                    .get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError("cannot set configs of group " + group, e);
+        }
     }
 
     /**

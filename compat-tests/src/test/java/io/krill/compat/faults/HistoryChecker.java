@@ -33,6 +33,9 @@ import java.util.function.Consumer;
  *   <li><b>unsent-read</b>: a value read that no producer sent;
  *   <li><b>dirty-read</b>: a value a consumer read at an offset where the final log holds something else
  *       (or nothing): it read past the high watermark, or the log lost it afterwards;
+ *   <li><b>redelivered</b>: a record the share group accepted (its acknowledgement committed) delivered
+ *       again later, i.e. with a higher delivery count than the accepted delivery's (a share consumer may
+ *       hand out a buffered earlier delivery after another member accepted the record: its count is lower);
  *   <li><b>offsets-backwards</b>: a group's committed offset for a partition lower than one whose commit
  *       had returned before this commit started;
  *   <li><b>crashes</b>: a broker process that died without the nemesis killing it;
@@ -63,24 +66,26 @@ final class HistoryChecker {
     /** What the checker found: counts, a few examples of each violation, and the figures. */
     record Verdict(int faults, long acked, long lost, long duplicated, long reordered, long abortedRead, long torn,
                    long unsentRead, long dirtyRead, long offsetsBackwards, double availability,
-                   long committedTxns, long abortedTxns, long unknownTxns, long polled, int crashes, int collateral,
+                   long committedTxns, long abortedTxns, long unknownTxns, long polled, long shareAccepted,
+                   long redelivered, int crashes, int collateral,
                    int stuckShutdowns, int slowRecoveries, long maxRecoveryMillis,
                    Map<String, List<String>> examples) {
         boolean clean() {
             return lost + duplicated + reordered + abortedRead + torn + unsentRead + dirtyRead + offsetsBackwards
-                    + crashes + collateral + stuckShutdowns == 0;
+                    + redelivered + crashes + collateral + stuckShutdowns == 0;
         }
 
         String summary() {
             return String.format("faults %d, acked %d, lost %d, duplicated %d, reordered %d, aborted-read %d, "
-                            + "torn %d, unsent-read %d, dirty-read %d, offsets-backwards %d, availability %.0f%%, "
+                            + "torn %d, unsent-read %d, dirty-read %d, offsets-backwards %d, redelivered %d, "
+                            + "availability %.0f%%, "
                             + "crashes %d, collateral %d, stuck shutdowns %d, slow recoveries %d, recovery max %.1f s, "
-                            + "transactions %d committed / %d aborted / %d unknown, polled %d",
+                            + "transactions %d committed / %d aborted / %d unknown, polled %d, share-accepted %d",
                     faults, acked, lost, duplicated, reordered, abortedRead, torn, unsentRead, dirtyRead,
-                    offsetsBackwards, availability * 100, crashes, collateral, stuckShutdowns, slowRecoveries,
+                    offsetsBackwards, redelivered, availability * 100, crashes, collateral, stuckShutdowns, slowRecoveries,
                     maxRecoveryMillis / 1000.0,
                     committedTxns,
-                    abortedTxns, unknownTxns, polled);
+                    abortedTxns, unknownTxns, polled, shareAccepted);
         }
     }
 
@@ -97,6 +102,9 @@ final class HistoryChecker {
     private final Set<String> idempotentTps = new HashSet<>();
     private final Map<String, List<String>> examples = new TreeMap<>();
     private final Set<String> abortedSeen = new HashSet<>();
+    /** Per {@code tp@offset} the share group accepted, the lowest delivery count it was accepted at. */
+    private final Map<String, Integer> shareAcceptedAt = new HashMap<>();
+    private long redelivered;
     private boolean finalDone;
     private int faults;
     private int crashes;
@@ -164,6 +172,9 @@ final class HistoryChecker {
                     ackSeconds.computeIfAbsent(tp, k -> new HashSet<>()).add(t / 1000);
                 }
             }
+            case "share-accept" -> e.get("accepted").properties().forEach(tp -> tp.getValue().properties()
+                    .forEach(o -> shareAcceptedAt.merge(tp.getKey() + "@" + o.getKey(), o.getValue().asInt(),
+                            Math::min)));
             case "txn-end" -> txnOutcome.put(txnKey(proc, e.get("txn").asLong()), e.get("outcome").asText());
             case "commit" -> {
                 if (e.get("ok").asBoolean()) {
@@ -226,8 +237,12 @@ final class HistoryChecker {
 
     /** Second pass: what the groups' consumers read, against the final log. */
     private void checkPoll(JsonNode e) {
-        if (!e.get("type").asText().equals("poll")) {
+        String type = e.get("type").asText();
+        if (!type.equals("poll") && !type.equals("share-poll")) {
             return;
+        }
+        if (type.equals("share-poll")) {
+            checkRedelivery(e);
         }
         for (JsonNode r : e.get("records")) {
             polled++;
@@ -242,6 +257,20 @@ final class HistoryChecker {
             if (!v.equals(inLog)) {
                 dirtyRead++;
                 example("dirty-read", v + " at " + where + ", final log holds " + inLog);
+            }
+        }
+    }
+
+    /** A share delivery later than the delivery of the same record that the share group accepted. */
+    private void checkRedelivery(JsonNode e) {
+        for (JsonNode r : e.get("records")) {
+            String key = r.get(0).asText() + "@" + r.get(1).asLong();
+            Integer accepted = shareAcceptedAt.get(key);
+            int count = r.get(3).asInt();
+            if (accepted != null && count > accepted) {
+                redelivered++;
+                example("redelivered", key + " delivered to " + e.get("proc").asText() + " with count " + count
+                        + " after it was accepted at count " + accepted);
             }
         }
     }
@@ -322,7 +351,8 @@ final class HistoryChecker {
         }
         reordered += orderViolations();
         return new Verdict(faults, ackedTotal, lost, duplicated, reordered, abortedSeen.size(), torn, unsentRead,
-                dirtyRead, offsetsBackwards(), availability(), committed, aborted, unknown, polled, crashes, collateral,
+                dirtyRead, offsetsBackwards(), availability(), committed, aborted, unknown, polled,
+                shareAcceptedAt.size(), redelivered, crashes, collateral,
                 stuckShutdowns, slowRecoveries, maxRecoveryMillis, examples);
     }
 

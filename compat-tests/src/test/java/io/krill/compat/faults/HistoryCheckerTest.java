@@ -132,6 +132,27 @@ class HistoryCheckerTest {
         assertFalse(v.clean(), v.summary());
     }
 
+    @Test
+    void aShareDeliveryAfterTheAcceptedOneIsARedeliveryAndAnEarlierOneIsNot() {
+        start();
+        acked("i1", "a-0", "i1-0", 0);
+        acked("i1", "a-0", "i1-1", 1);
+        history.record("share-poll", "s1", "group", "gs", "records", List.of(List.of("a-0", 0, "i1-0", 1),
+                List.of("a-0", 1, "i1-1", 1)));
+        history.record("share-poll", "s2", "group", "gs", "records", List.of(List.of("a-0", 0, "i1-0", 2)));
+        history.record("share-accept", "s2", "group", "gs", "start", 1L, "accepted", Map.of("a-0", Map.of("0", 2)),
+                "failed", Map.of());
+        // s1's buffered delivery of 0 (count 1) came before the accepted one: no violation
+        history.record("share-poll", "s1", "group", "gs", "records", List.of(List.of("a-0", 0, "i1-0", 1)));
+        history.record("share-accept", "s1", "group", "gs", "start", 2L, "accepted", Map.of("a-0", Map.of("1", 1)),
+                "failed", Map.of());
+        history.record("share-poll", "s2", "group", "gs", "records", List.of(List.of("a-0", 1, "i1-1", 2)));
+        HistoryChecker.Verdict v = check(List.of(rec("a-0", 0, "i1-0"), rec("a-0", 1, "i1-1")));
+        assertEquals(1, v.redelivered(), v.examples().toString());
+        assertEquals(2, v.shareAccepted());
+        assertFalse(v.clean(), v.summary());
+    }
+
     /** Availability counts windows of {@code availabilityWindowMs} (many partitions), else seconds. */
     @Test
     void availabilityIsMeasuredInTheFaultPhasesWindows() throws Exception {
