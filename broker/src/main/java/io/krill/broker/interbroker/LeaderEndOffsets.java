@@ -36,16 +36,19 @@ import org.slf4j.LoggerFactory;
  * sender may call it). A remote ask is queued on a {@link BrokerOutbox}: one queue and one thread per leader
  * ({@code end-offsets-<node>-to-<leader>}), which sends everything queued for that leader as one ListOffsets
  * request (each partition once, however many asks wait for it) and completes the asks' futures on that
- * thread. The wait is bounded by the outbox's timeout (connect and answer, {@code request.timeout.ms}).
+ * thread, so what callers chain on them runs there and must not block. The wait is bounded by the outbox's
+ * timeout (connect, and then the answer, each within {@code request.timeout.ms}).
  *
  * <p>Failures never fail the future: an unknown partition, one without a leader (or whose leader has no
  * endpoint on the inter-broker listener), a partition the leader refuses (NOT_LEADER_OR_FOLLOWER, ...) or
  * leaves out of its answer, a connection that fails or times out, an unreadable answer, and asks still queued
  * at {@link #close}, all complete with -1: the lag is unknown, as Kafka answers when it cannot tell. Each is
- * logged at debug level. There is no retry: the next DescribeShareGroupOffsets asks again.
+ * logged at debug level. There is no retry (Kafka 4.4's {@code NetworkPartitionMetadataClient} retries a
+ * failed request up to five times with backoff): the next DescribeShareGroupOffsets asks again.
  *
  * <p>Thread-safety: thread-safe; the only state is the outbox (concurrent queues, each destination's channel
- * owned by its thread) and a closed flag. Each ask's future is completed once.
+ * owned by its thread); the image and the local replicas are read through the suppliers given. Each ask's
+ * future is completed once.
  */
 public final class LeaderEndOffsets implements PartitionEndOffsets, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LeaderEndOffsets.class);
