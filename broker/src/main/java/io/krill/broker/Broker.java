@@ -86,6 +86,7 @@ import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.metrics.BrokerMetrics;
 import io.krill.broker.metrics.MetricsHttpServer;
 import io.krill.broker.net.NettyServer;
+import io.krill.broker.interbroker.LeaderEndOffsets;
 import io.krill.broker.security.InterBrokerConnector;
 import io.krill.broker.security.ListenerSecurity;
 import io.krill.broker.security.authentication.ServerMechanismFactory;
@@ -125,7 +126,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -161,6 +161,7 @@ public final class Broker implements AutoCloseable {
     private RemoteVerificationSender verificationSender;
     private ShareCoordinator shareCoordinator;
     private DefaultShareStatePersister shareStatePersister;
+    private LeaderEndOffsets leaderEndOffsets;
     private SharePartitionManager sharePartitions;
     private NettyServer server;
     private SaslMechanisms saslMechanisms;
@@ -241,10 +242,14 @@ public final class Broker implements AutoCloseable {
                 new ShareSessionCache(config.shareGroup().maxShareSessions()), groupConfigs);
         BooleanSupplier shareGroupsEnabled = () -> metadata.image().finalizedFeatures()
                 .level(FinalizedFeatures.SHARE_VERSION) >= 1;
+        leaderEndOffsets = new LeaderEndOffsets(config.nodeId(), metadata::image, (topic, partition) -> {
+            Partition hosted = partitions.partition(topic, partition);
+            return hosted != null && hosted.isLeader() ? hosted.highWatermark() : -1L;
+        }, config.listeners().interBrokerListenerName(), interBroker, config.socket().requestTimeoutMs());
         TransactionVerifier transactionVerifier = new TransactionVerifier(config.nodeId(), transactionCoordinator,
                 metadata::image, verificationSender);
         groupCoordinator = GroupCoordinator.forBroker(context, transactionVerifier::verifyTxnOffsetCommit,
-                shareStatePersister, groupConfigs, this::localHighWatermark);
+                shareStatePersister, groupConfigs, leaderEndOffsets);
         metadata.addListener(groupCoordinator);
         groupCoordinator.startup(metadata.image());
         metrics.bindGroups(groupCoordinator, partitions, metadata);
@@ -562,16 +567,6 @@ public final class Broker implements AutoCloseable {
         return partitions;
     }
 
-    /**
-     * A partition's high watermark as this broker knows it (a share group's lag): its replica's, the
-     * leader's own or, on a follower, the leader's as last fetched; -1 (unknown) when this broker holds no
-     * replica (Kafka asks the leader).
-     */
-    private CompletableFuture<Long> localHighWatermark(String topic, int partition) {
-        Partition hosted = partitions.partition(topic, partition);
-        return CompletableFuture.completedFuture(hosted != null ? hosted.highWatermark() : -1L);
-    }
-
     /** Where share-partition leaders and the group coordinator keep share-partitions' durable state. */
     public ShareStatePersister shareStatePersister() {
         return shareStatePersister;
@@ -625,6 +620,11 @@ public final class Broker implements AutoCloseable {
         steps.put("transaction verifier", () -> {
             if (verificationSender != null) {
                 verificationSender.close();
+            }
+        });
+        steps.put("leader end offsets", () -> {
+            if (leaderEndOffsets != null) {
+                leaderEndOffsets.close();
             }
         });
         steps.put("share partitions", () -> {

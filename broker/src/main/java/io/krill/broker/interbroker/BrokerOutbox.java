@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
  * Items on their way to other brokers: one queue per destination broker, drained by a thread of its own
  * ({@code <name>-to-<broker>}) that hands what it found to the owner's {@link Sender} as one batch, to send
  * as one request over a blocking {@link InterBrokerChannel} and wait for the answer. The transaction
- * coordinator's markers, the leaders' transaction verifications and the calls to other brokers' share
- * coordinators go this way: request threads and the coordinators only queue, and never wait on another broker.
+ * coordinator's markers, the leaders' transaction verifications, the calls to other brokers' share
+ * coordinators and the partition leaders' high watermarks of share groups' lags go this way: request threads and the coordinators only queue, and never wait on another broker.
  *
  * <p>A destination is replaced when its broker's address changes: the new one takes the old queue, and
  * items the old thread still had or put back after that are given to the owner's {@link Sender#leftOver}
