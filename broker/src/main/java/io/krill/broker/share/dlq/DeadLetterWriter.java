@@ -57,8 +57,9 @@ import org.slf4j.LoggerFactory;
  * topic's {@code max.message.bytes}, each in a Produce request (acks=all, timeout 30 s) to the leader of the
  * destination partition ({@link DeadLetterTopics#partitionFor}) over the inter-broker listener, this broker
  * included, as Kafka's sender goes through its network client to itself too. A batch is tried at most
- * {@value #MAX_ATTEMPTS} times, the leader read again from the image each time, with an exponential backoff
- * (from 1 s, doubling, at most 30 s, jitter 20%) after a retriable error: NOT_LEADER_OR_FOLLOWER,
+ * {@value #MAX_ATTEMPTS} times, the leader read again from the image each time, with Kafka's exponential backoff
+ * after a retriable error (1 s times 2 to the number of attempts made, at most 30 s, jitter 20%: about 2, 4, 8
+ * and 16 s): NOT_LEADER_OR_FOLLOWER,
  * LEADER_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION, NOT_ENOUGH_REPLICAS(_AFTER_APPEND), REQUEST_TIMED_OUT or a
  * network error; another error gives up at once. A creation is tried as often, on its retriable errors. The
  * future completes once every batch is written, or exceptionally with the reason (an {@link ApiException} or a
@@ -83,15 +84,16 @@ public final class DeadLetterWriter implements DeadLetterQueue, AutoCloseable {
             Errors.REQUEST_TIMED_OUT, Errors.NETWORK_EXCEPTION);
 
     /**
-     * Kafka's exponential backoff: {@code initialMs * multiplier^(attempt - 1)}, at most {@code maxMs}, times a
-     * random factor in {@code [1 - jitter, 1 + jitter]}.
+     * Kafka's exponential backoff ({@code ExponentialBackoffManager}, whose count of attempts is raised before it
+     * is asked): {@code initialMs * multiplier^attempts}, times a random factor in {@code [1 - jitter, 1 + jitter]},
+     * at most {@code maxMs}.
      */
     record Backoff(long initialMs, int multiplier, long maxMs, double jitter) {
         static final Backoff KAFKA = new Backoff(1000, 2, 30_000, 0.2);
 
-        /** The wait after the {@code attempt}th failed attempt (1 for the first). */
-        long afterAttempt(int attempt) {
-            double term = initialMs * Math.pow(multiplier, Math.max(0, attempt - 1));
+        /** The wait after {@code attempts} attempts, the last of which failed. */
+        long afterAttempt(int attempts) {
+            double term = initialMs * Math.pow(multiplier, Math.max(0, attempts));
             double factor = jitter <= 0 ? 1 : ThreadLocalRandom.current().nextDouble(1 - jitter, 1 + jitter);
             return Math.min(maxMs, (long) (term * factor));
         }
@@ -367,7 +369,12 @@ public final class DeadLetterWriter implements DeadLetterQueue, AutoCloseable {
                 .setTopicData(List.of(new ProduceRequest.TopicProduceData().setName(target.name())
                         .setTopicId(target.id()).setPartitionData(List.of(new ProduceRequest.PartitionProduceData()
                                 .setIndex(partition).setRecords(ByteBufRecords.of(Unpooled.wrappedBuffer(batch.bytes())))))));
-        return connection.channel().call(ApiKeys.PRODUCE, version, request);
+        try {
+            return connection.channel().call(ApiKeys.PRODUCE, version, request);
+        } catch (RuntimeException e) {
+            disconnect(brokerId); // the channel's state is unknown: the next attempt reconnects
+            throw e;
+        }
     }
 
     private static ProduceResponse.PartitionProduceResponse answerOf(ProduceResponse response, int partition) {
