@@ -59,16 +59,18 @@ import org.slf4j.LoggerFactory;
  * included, as Kafka's sender goes through its network client to itself too. A batch is tried at most
  * {@value #MAX_ATTEMPTS} times, the leader read again from the image each time, with Kafka's exponential backoff
  * after a retriable error (1 s times 2 to the number of attempts made, at most 30 s, jitter 20%: about 2, 4, 8
- * and 16 s): NOT_LEADER_OR_FOLLOWER,
- * LEADER_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION, NOT_ENOUGH_REPLICAS(_AFTER_APPEND), REQUEST_TIMED_OUT or a
- * network error; another error gives up at once. A creation is tried as often, on its retriable errors. The
+ * and 16 s): NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION,
+ * NOT_ENOUGH_REPLICAS(_AFTER_APPEND), REQUEST_TIMED_OUT or a network error (Kafka 4.4 retries only
+ * NOT_LEADER_OR_FOLLOWER, REQUEST_TIMED_OUT and network errors; the others are transient too, and are
+ * retried as well); another error gives up at once. A creation is tried as often, on its retriable errors. The
  * future completes once every batch is written, or exceptionally with the reason (an {@link ApiException} or a
  * {@link ConfigException}) when the write is given up; batches already written stay written (at least once).
  *
  * <p>Threads: every step runs on the {@code share-dlq-writer} thread (a single-threaded scheduler, daemon),
  * backoffs as scheduled tasks; a Produce waits for its answer on that thread (sends are rare: records
- * archived by REJECT or at the delivery limit), so the sends of the broker go one at a time, in arrival
- * order. Topic creations complete on the metadata store's thread and hand back to this one.
+ * archived by REJECT or at the delivery limit), so the broker's Produce requests to dead-letter topics go one
+ * at a time; a send waiting out a backoff lets the others go on. Topic creations complete on the metadata
+ * store's thread and hand back to this one.
  *
  * <p>Thread-safety: {@link #send}, {@link #enabled} and {@link #close} may be called from any thread; a send's
  * state is touched only on the writer thread; the channels (one per destination broker, reconnected after an
