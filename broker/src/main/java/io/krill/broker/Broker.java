@@ -69,7 +69,7 @@ import io.krill.broker.config.GroupConfigLookup;
 import io.krill.broker.share.ShareFetcher;
 import io.krill.broker.share.SharePartitionManager;
 import io.krill.broker.share.ShareSessionCache;
-import io.krill.broker.share.dlq.DeadLetterQueue;
+import io.krill.broker.share.dlq.DeadLetterWriter;
 import io.krill.broker.share.state.DefaultShareStatePersister;
 import io.krill.broker.share.state.ShareCoordinator;
 import io.krill.broker.share.state.ShareCoordinatorConfig;
@@ -163,6 +163,7 @@ public final class Broker implements AutoCloseable {
     private DefaultShareStatePersister shareStatePersister;
     private LeaderEndOffsets leaderEndOffsets;
     private SharePartitionManager sharePartitions;
+    private DeadLetterWriter deadLetterWriter;
     private NettyServer server;
     private SaslMechanisms saslMechanisms;
     private volatile boolean closed;
@@ -235,7 +236,8 @@ public final class Broker implements AutoCloseable {
         shareStatePersister = new DefaultShareStatePersister(config.nodeId(), shareCoordinator, metadata,
                 config.listeners().interBrokerListenerName(), interBroker);
         GroupConfigLookup groupConfigs = GroupConfigLookup.of(metadata, dynamicConfig);
-        sharePartitions = new SharePartitionManager(shareStatePersister, DeadLetterQueue.NONE, groupConfigs,
+        deadLetterWriter = DeadLetterWriter.forBroker(context, groupConfigs, interBroker);
+        sharePartitions = new SharePartitionManager(shareStatePersister, deadLetterWriter, groupConfigs,
                 fetchPurgatory::checkAndComplete);
         metadata.addListener(sharePartitions);
         ShareFetcher shareFetcher = new ShareFetcher(partitions, sharePartitions,
@@ -610,6 +612,11 @@ public final class Broker implements AutoCloseable {
         steps.put("metadata (resign, leave)", () -> {
             if (metadata != null) {
                 metadata.close();
+            }
+        });
+        steps.put("share dead-letter writer", () -> {
+            if (deadLetterWriter != null) {
+                deadLetterWriter.close(); // before the network: a Produce to this broker's own listener ends
             }
         });
         steps.put("network", () -> {

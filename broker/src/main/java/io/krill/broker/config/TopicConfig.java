@@ -192,12 +192,12 @@ public final class TopicConfig {
         return values.getList("follower.replication.throttled.replicas");
     }
 
-    /** Always false in practice: Krill rejects remote.storage.enable=true. */
     /** Whether share groups may write their dead-letter records here ({@code errors.deadletterqueue.group.enable}). */
     public boolean deadLetterGroupEnable() {
         return values.getBoolean("errors.deadletterqueue.group.enable");
     }
 
+    /** Always false in practice: Krill rejects remote.storage.enable=true. */
     public boolean remoteStorageEnable() {
         return values.getBoolean("remote.storage.enable");
     }
