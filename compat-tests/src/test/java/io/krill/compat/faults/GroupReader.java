@@ -27,17 +27,16 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * started, when it ended and whether it succeeded. After an error that breaks the consumer
  * it closes it and joins again with a new one.
  */
-final class GroupReader implements AutoCloseable {
+final class GroupReader extends WorkloadThread {
     private final History history;
     private final Properties props = new Properties();
     private final String name;
     private final String group;
     private final List<String> topics;
-    private final Thread thread;
-    private volatile boolean running = true;
 
     GroupReader(History history, Properties clientProps, String name, String group, String protocol,
             List<String> topics) {
+        super("reader-" + name);
         this.history = history;
         this.name = name;
         this.group = group;
@@ -53,13 +52,12 @@ final class GroupReader implements AutoCloseable {
             props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
             props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "1000");
         }
-        this.thread = new Thread(this::run, "reader-" + name);
-        this.thread.setDaemon(true);
-        this.thread.start();
+        start();
     }
 
-    private void run() {
-        while (running) {
+    @Override
+    protected void run() {
+        while (running()) {
             try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
                     new StringDeserializer())) {
                 Map<TopicPartition, Long> next = new HashMap<>();
@@ -86,7 +84,7 @@ final class GroupReader implements AutoCloseable {
                 readUntilStoppedOrBroken(consumer, next, committed);
             } catch (KafkaException | IllegalStateException e) {
                 history.record("reader-error", name, "group", group, "err", e.toString());
-                pause();
+                pause(1000);
             }
         }
     }
@@ -100,7 +98,7 @@ final class GroupReader implements AutoCloseable {
     private void readUntilStoppedOrBroken(KafkaConsumer<String, String> consumer, Map<TopicPartition, Long> next,
             Map<TopicPartition, Long> committed) {
         long lastCommit = System.nanoTime();
-        while (running) {
+        while (running()) {
             ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(500));
             if (!records.isEmpty()) {
                 List<List<Object>> seen = new ArrayList<>(records.count());
@@ -143,24 +141,12 @@ final class GroupReader implements AutoCloseable {
         }
     }
 
-    private static void pause() {
-        try {
-            TimeUnit.SECONDS.sleep(1);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
     void stop() throws InterruptedException {
-        running = false;
-        thread.join(TimeUnit.SECONDS.toMillis(90));
-        if (thread.isAlive()) {
-            throw new AssertionError(thread.getName() + " did not stop within 90 s");
-        }
+        stopWithin(Duration.ofSeconds(90), "stop");
     }
 
     @Override
     public void close() {
-        running = false;
+        requestStop();
     }
 }

@@ -16,18 +16,17 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * send is not retried by us: the client already retried it until its delivery timeout, and the checker
  * treats it as indeterminate (it may or may not be in the log).
  */
-final class IdempotentWriter implements AutoCloseable {
+final class IdempotentWriter extends WorkloadThread {
     private final History history;
     private final String name;
     private final String topic;
     private final int partitions;
     private final long intervalNanos;
     private final KafkaProducer<String, String> producer;
-    private final Thread thread;
-    private volatile boolean running = true;
 
     IdempotentWriter(History history, Properties clientProps, String name, String topic, int partitions,
             int recordsPerSecond) {
+        super("writer-" + name);
         this.history = history;
         this.name = name;
         this.topic = topic;
@@ -45,14 +44,13 @@ final class IdempotentWriter implements AutoCloseable {
         props.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, "100");
         props.put(ProducerConfig.CLIENT_ID_CONFIG, name);
         this.producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
-        this.thread = new Thread(this::run, "writer-" + name);
-        this.thread.setDaemon(true);
-        this.thread.start();
+        start();
     }
 
-    private void run() {
+    @Override
+    protected void run() {
         long next = System.nanoTime();
-        for (long n = 0; running; n++) {
+        for (long n = 0; running(); n++) {
             int partition = (int) (n % partitions);
             String tp = topic + "-" + partition;
             String value = name + "-" + n;
@@ -68,7 +66,7 @@ final class IdempotentWriter implements AutoCloseable {
             } catch (RuntimeException e) {
                 // send() throws for a closed producer, a full buffer past max.block.ms, or a fatal error
                 history.record("fail", name, "tp", tp, "v", value, "err", e.toString());
-                if (!running) {
+                if (!running()) {
                     return;
                 }
             }
@@ -84,17 +82,13 @@ final class IdempotentWriter implements AutoCloseable {
 
     /** Stops sending and waits for every outstanding send to be acknowledged or to fail. */
     void stop() throws InterruptedException {
-        running = false;
-        thread.join(TimeUnit.SECONDS.toMillis(60));
-        if (thread.isAlive()) {
-            throw new AssertionError(thread.getName() + " did not stop within 60 s");
-        }
+        stopWithin(Duration.ofSeconds(60), "stop");
         producer.flush();
     }
 
     @Override
     public void close() {
-        running = false;
+        requestStop();
         producer.close(Duration.ofSeconds(30));
     }
 }

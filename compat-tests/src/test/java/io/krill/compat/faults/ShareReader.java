@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -26,7 +25,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * the delivery count each was accepted at. The checker holds that no record is delivered again after an
  * accepted delivery. After an error that breaks the consumer it closes it and joins again with a new one.
  */
-final class ShareReader implements AutoCloseable {
+final class ShareReader extends WorkloadThread {
     /** The campaign's share group. */
     static final String GROUP = "faults-share";
 
@@ -34,10 +33,9 @@ final class ShareReader implements AutoCloseable {
     private final Properties props = new Properties();
     private final String name;
     private final List<String> topics;
-    private final Thread thread;
-    private volatile boolean running = true;
 
     ShareReader(History history, Properties clientProps, String name, List<String> topics) {
+        super("share-reader-" + name);
         this.history = history;
         this.name = name;
         this.topics = List.copyOf(topics);
@@ -45,17 +43,16 @@ final class ShareReader implements AutoCloseable {
         props.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
         props.put("share.acknowledgement.mode", "explicit");
-        this.thread = new Thread(this::run, "share-reader-" + name);
-        this.thread.setDaemon(true);
-        this.thread.start();
+        start();
     }
 
-    private void run() {
-        while (running) {
+    @Override
+    protected void run() {
+        while (running()) {
             try (KafkaShareConsumer<String, String> consumer = new KafkaShareConsumer<>(props, new StringDeserializer(),
                     new StringDeserializer())) {
                 consumer.subscribe(topics);
-                while (running) {
+                while (running()) {
                     ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(500));
                     if (!records.isEmpty()) {
                         acceptAll(consumer, records);
@@ -63,7 +60,7 @@ final class ShareReader implements AutoCloseable {
                 }
             } catch (KafkaException | IllegalStateException e) {
                 history.record("reader-error", name, "group", GROUP, "err", e.toString());
-                pause();
+                pause(1000);
             }
         }
     }
@@ -102,24 +99,12 @@ final class ShareReader implements AutoCloseable {
         history.record("share-accept", name, "group", GROUP, "start", start, "accepted", accepted, "failed", failed);
     }
 
-    private static void pause() {
-        try {
-            TimeUnit.SECONDS.sleep(1);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
     void stop() throws InterruptedException {
-        running = false;
-        thread.join(TimeUnit.SECONDS.toMillis(90));
-        if (thread.isAlive()) {
-            throw new AssertionError(thread.getName() + " did not stop within 90 s");
-        }
+        stopWithin(Duration.ofSeconds(90), "stop");
     }
 
     @Override
     public void close() {
-        running = false;
+        requestStop();
     }
 }

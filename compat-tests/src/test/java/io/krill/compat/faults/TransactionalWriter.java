@@ -3,7 +3,6 @@ package io.krill.compat.faults;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -26,7 +25,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * After an error the producer is closed and a new one with the same transactional id takes over (which
  * fences the old one and resolves its open transaction).
  */
-final class TransactionalWriter implements AutoCloseable {
+final class TransactionalWriter extends WorkloadThread {
     private final History history;
     private final Properties props = new Properties();
     private final String name;
@@ -34,14 +33,13 @@ final class TransactionalWriter implements AutoCloseable {
     private final int partitions;
     private final Random random;
     private final long pauseMillis;
-    private final Thread thread;
-    private volatile boolean running = true;
     private KafkaProducer<String, String> producer;
     private long n;
     private long txn;
 
     TransactionalWriter(History history, Properties clientProps, String name, String topic, int partitions,
             long seed, int transactionsPerSecond) {
+        super("txn-writer-" + name);
         this.history = history;
         this.name = name;
         this.topic = topic;
@@ -59,13 +57,12 @@ final class TransactionalWriter implements AutoCloseable {
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
         props.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, "100");
         props.put(ProducerConfig.CLIENT_ID_CONFIG, name);
-        this.thread = new Thread(this::run, "txn-writer-" + name);
-        this.thread.setDaemon(true);
-        this.thread.start();
+        start();
     }
 
-    private void run() {
-        while (running) {
+    @Override
+    protected void run() {
+        while (running()) {
             try {
                 if (producer == null) {
                     producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
@@ -123,7 +120,7 @@ final class TransactionalWriter implements AutoCloseable {
                 producer.commitTransaction();
                 return;
             } catch (TimeoutException e) {
-                if (attempt == 3 || !running) {
+                if (attempt == 3 || !running()) {
                     throw e;
                 }
             }
@@ -141,30 +138,13 @@ final class TransactionalWriter implements AutoCloseable {
         }
     }
 
-    private static void pause(long millis) {
-        try {
-            TimeUnit.MILLISECONDS.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
     /** Finishes the transaction under way and stops. */
     void stop() throws InterruptedException {
-        running = false;
-        thread.join(TimeUnit.SECONDS.toMillis(120));
-        if (thread.isAlive()) {
-            throw new AssertionError(thread.getName() + " did not finish its transaction and stop within 120 s");
-        }
+        stopWithin(Duration.ofSeconds(120), "finish its transaction and stop");
     }
 
     @Override
     public void close() {
-        running = false;
-        try {
-            thread.join(TimeUnit.SECONDS.toMillis(5));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        closeWithin(Duration.ofSeconds(5));
     }
 }
