@@ -309,8 +309,14 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        LOG.warn("Closing connection {} from {}: {}", connection.connectionId(), connection.remoteAddress(),
-                cause.toString());
+        if (cause instanceof IOException) {
+            // the peer went away (reset, broken pipe, a write after its close): routine, as Kafka logs it
+            LOG.debug("Closing connection {} from {}: {}", connection.connectionId(), connection.remoteAddress(),
+                    cause.toString());
+        } else {
+            LOG.warn("Closing connection {} from {}: {}", connection.connectionId(), connection.remoteAddress(),
+                    cause.toString());
+        }
         ctx.close();
     }
 
