@@ -104,10 +104,10 @@ class CoordinatorRecordFormattersTest {
         List<String> txnLines = txns.outLines().stream().filter(l -> l.contains("\"transactionalId\":\"formatted-tx\""))
                 .toList();
         assertFalse(txnLines.isEmpty(), txns.describe());
-        // Kafka's state ids: 1 Ongoing, 2 PrepareCommit, 4 CompleteCommit.
-        for (int state : new int[] {1, 2, 4}) {
-            assertTrue(txnLines.stream().anyMatch(l -> l.contains("\"transactionStatus\":" + state)), state + ": "
-                    + txns.describe());
+        // The formatter names the state it reads by Kafka's id.
+        for (String state : List.of("Empty", "Ongoing", "PrepareCommit", "CompleteCommit")) {
+            assertTrue(txnLines.stream().anyMatch(l -> l.contains("\"transactionStatus\":\"" + state + "\"")),
+                    state + ": " + txns.describe());
         }
         assertTrue(txnLines.stream().anyMatch(l -> l.contains("\"topic\":\"formatted\"")), txns.describe());
     }
