@@ -21,7 +21,7 @@ import java.util.function.Predicate;
  *
  * <p>Attached to the {@link ClassicGroup} that holds the group's committed offsets; not thread-safe:
  * every access holds that group's monitor. The group epoch and members' subscriptions are persisted
- * ({@link GroupRecords} key type 3); member epochs and assignments are not (after a coordinator change
+ * ({@link GroupRecords} key type 1003); member epochs and assignments are not (after a coordinator change
  * members are fenced and rejoin under their member ids).
  */
 final class ConsumerGroup {

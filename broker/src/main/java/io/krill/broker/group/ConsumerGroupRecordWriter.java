@@ -8,7 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes a consumer group's record (key type 3 of {@link GroupRecords}): its group epoch and its members'
+ * Writes a consumer group's record (key type 1003 of {@link GroupRecords}): its group epoch and its members'
  * subscriptions, whenever the epoch moves or a previous write failed, so that a coordinator that loads
  * the partition never goes back to an epoch members were past. Member epochs and assignments are not
  * written: after a reload members are fenced and rejoin.

@@ -31,6 +31,8 @@ import org.slf4j.LoggerFactory;
 final class GroupPartitionLoader {
     private static final Logger LOG = LoggerFactory.getLogger(GroupPartitionLoader.class);
     private static final String TOPIC = GroupCoordinator.TOPIC;
+    /** Records per batch of the one-time conversion to Kafka's format. */
+    static final int CONVERSION_BATCH = 500;
 
     private final GroupContext shared;
     private final CoordinatorLog log;
@@ -113,12 +115,23 @@ final class GroupPartitionLoader {
         Map<String, byte[]> shareValues = new HashMap<>();
         Map<String, Map<String, Map<Integer, OffsetAndMetadata>>> offsets = new HashMap<>();
         AtomicInteger records = new AtomicInteger();
+        AtomicInteger legacyRecords = new AtomicInteger();
+        Set<String> legacyConsumerKeys = new HashSet<>();
+        Set<String> legacyShareKeys = new HashSet<>();
         // Offsets of transactions without a marker yet, per producer id, in log order.
         Map<Long, List<CoordinatorLog.Entry>> openTxns = new HashMap<>();
         try {
             CoordinatorLog.Replayer plain = (keyBytes, valueBytes) -> {
                 records.incrementAndGet();
                 GroupRecords.Key key = GroupRecords.readKey(Unpooled.wrappedBuffer(keyBytes));
+                if (key != null && GroupRecords.isLegacy(key, valueBytes == null ? null : Unpooled.wrappedBuffer(valueBytes))) {
+                    legacyRecords.incrementAndGet();
+                    if (key instanceof GroupRecords.ConsumerGroupKey k) {
+                        legacyConsumerKeys.add(k.groupId());
+                    } else if (key instanceof GroupRecords.ShareGroupKey k) {
+                        legacyShareKeys.add(k.groupId());
+                    }
+                }
                 if (key instanceof GroupRecords.OffsetKey k) {
                     Map<Integer, OffsetAndMetadata> byPartition = offsets.computeIfAbsent(k.groupId(), g -> new HashMap<>())
                             .computeIfAbsent(k.topic(), t -> new HashMap<>());
@@ -209,10 +222,56 @@ final class GroupPartitionLoader {
         if (shared.shard(shard.partition) != shard) {
             return; // resigned meanwhile
         }
+        if (legacyRecords.get() > 0) {
+            convertLegacyRecords(shard.partition, legacyRecords.get(), groupValues, consumerValues, shareValues, offsets,
+                    legacyConsumerKeys, legacyShareKeys);
+        }
         shard.loaded = true;
         if (records.get() > 0) {
             LOG.info("Loaded {}-{}: {} records, {} groups in {} ms", TOPIC, shard.partition, records.get(),
                     groupIds.size(), (System.nanoTime() - started) / 1_000_000);
+        }
+    }
+
+    /**
+     * The one-time conversion of a partition that held records of Krill's legacy layout
+     * ({@link GroupRecords#isLegacy}): the committed state it loaded (group metadata, consumer and share
+     * groups, offsets) is written again in the current format, superseding the legacy records key by key,
+     * and the legacy consumer and share group keys (types 3 and 4) are tombstoned, so compaction retires the
+     * legacy layout. Offsets of transactions still open stay as written (they are read in either layout).
+     * Appended before the partition serves (the local append is synchronous), so no later write precedes
+     * it; if it fails, the legacy records stay and the next load converts again.
+     */
+    private void convertLegacyRecords(int partition, int legacy, Map<String, GroupRecords.GroupValue> groupValues,
+                                      Map<String, GroupRecords.ConsumerGroupValue> consumerValues,
+                                      Map<String, byte[]> shareValues,
+                                      Map<String, Map<String, Map<Integer, OffsetAndMetadata>>> offsets,
+                                      Set<String> legacyConsumerKeys, Set<String> legacyShareKeys) {
+        List<CoordinatorLog.Entry> entries = new ArrayList<>();
+        groupValues.forEach((groupId, value) -> entries.add(new CoordinatorLog.Entry(GroupRecords.groupKey(groupId),
+                GroupRecords.groupValue(value))));
+        consumerValues.forEach((groupId, value) -> entries.add(new CoordinatorLog.Entry(
+                GroupRecords.consumerGroupKey(groupId), GroupRecords.consumerGroupValue(value))));
+        shareValues.forEach((groupId, value) -> entries.add(new CoordinatorLog.Entry(
+                GroupRecords.shareGroupKey(groupId), value)));
+        offsets.forEach((groupId, byTopic) -> byTopic.forEach((topic, byPartition) -> byPartition.forEach(
+                (p, offset) -> entries.add(new CoordinatorLog.Entry(GroupRecords.offsetKey(groupId, topic, p),
+                        GroupRecords.offsetValue(offset))))));
+        legacyConsumerKeys.forEach(groupId -> entries.add(new CoordinatorLog.Entry(
+                GroupRecords.legacyConsumerGroupKey(groupId), null)));
+        legacyShareKeys.forEach(groupId -> entries.add(new CoordinatorLog.Entry(
+                GroupRecords.legacyShareGroupKey(groupId), null)));
+        LOG.info("Converting {}-{} to Kafka's record format: {} legacy records, {} records rewritten", TOPIC, partition,
+                legacy, entries.size());
+        for (int from = 0; from < entries.size(); from += CONVERSION_BATCH) {
+            List<CoordinatorLog.Entry> batch = List.copyOf(entries.subList(from, Math.min(entries.size(),
+                    from + CONVERSION_BATCH)));
+            log.append(partition, batch).whenComplete((ok, failure) -> {
+                if (failure != null) {
+                    LOG.warn("Converting {}-{} to Kafka's record format failed ({}); the next load converts again",
+                            TOPIC, partition, failure.getMessage());
+                }
+            });
         }
     }
 

@@ -1,5 +1,10 @@
 package io.krill.broker.group;
 
+import io.krill.broker.coordinator.CoordinatorRecords;
+import io.krill.wire.coordinator.GroupMetadataKey;
+import io.krill.wire.coordinator.GroupMetadataValue;
+import io.krill.wire.coordinator.OffsetCommitKey;
+import io.krill.wire.coordinator.OffsetCommitValue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
@@ -12,39 +17,38 @@ import java.util.TreeSet;
 import java.util.UUID;
 
 /**
- * The records the group coordinator keeps in {@code __consumer_offsets}: Krill's own versioned binary
- * layout (Kafka's GroupMetadataKey/OffsetCommitKey schemas ship only in its server jars). The topic is
- * compacted, so the key names what a value replaces; a record with a null value (a tombstone) deletes it.
+ * The records the group coordinator keeps in {@code __consumer_offsets}. The topic is compacted, so the key
+ * names what a value replaces; a record with a null value (a tombstone) deletes it.
  *
- * <p>Primitives are big-endian; {@code string} is an int16 byte length and UTF-8 bytes, a nullable
- * string uses length -1 for null; {@code bytes} is an int32 length and the bytes.
- *
+ * <p>Offsets and classic groups are in Kafka's format (the generated classes of
+ * {@code io.krill.wire.coordinator}, framed by {@link CoordinatorRecords}), as Kafka 4.4 writes them, so
+ * that Kafka's {@code OffsetsMessageFormatter} and {@code GroupMetadataMessageFormatter} read them:
  * <pre>
- * key    := int16 keyType, body
- *   keyType 1  offset commit   := string groupId, string topic, int32 partition
- *   keyType 2  group metadata  := string groupId
- *   keyType 3  consumer group metadata (KIP-848) := string groupId
- *   keyType 4  share group metadata (KIP-932) := string groupId
+ * key type 1  OffsetCommitKey (group, topic, partition)
+ *   value     OffsetCommitValue v4 (offset, leaderEpoch, metadata ("" for none), commitTimestamp), or v1
+ *             (offset, metadata, commitTimestamp, expireTimestamp) when the commit has an expiry
+ *             (OffsetCommit v2-4 retention): Kafka's choice, v1 has no leader epoch
+ * key type 2  GroupMetadataKey (group)
+ *   value     GroupMetadataValue v3 (protocolType ("" for none), generation, protocol, leader,
+ *             currentStateTimestamp, members: memberId, groupInstanceId, clientId, clientHost,
+ *             rebalanceTimeout, sessionTimeout, subscription, assignment)
+ * </pre>
  *
- * offset commit value (keyType 1) := int16 version (0),
- *     int64 offset, int32 leaderEpoch (-1 none), nullable string metadata,
- *     int64 commitTimestamp, int64 expireTimestamp (-1 none)
+ * <p>KIP-848 consumer groups and KIP-932 share groups are still written whole, one record per group, in
+ * Krill's own layout, under key types Kafka does not use (Kafka splits these groups into record types
+ * 3-16, which Krill does not write yet); Kafka's formatters skip unknown record types:
+ * <pre>
+ * key type 1003  consumer group (KIP-848) := int16 1003, string groupId
+ * key type 1004  share group (KIP-932)    := int16 1004, string groupId
  *
- * group metadata value (keyType 2) := int16 version (0),
- *     nullable string protocolType, int32 generationId, nullable string protocolName,
- *     nullable string leaderId, int64 stateTimestamp, int32 memberCount, memberCount x member
- *   member := string memberId, nullable string groupInstanceId, string clientId, string clientHost,
- *     int32 rebalanceTimeoutMs, int32 sessionTimeoutMs,
- *     bytes subscription (the member's metadata for the selected protocol), bytes assignment
- *
- * consumer group metadata value (keyType 3) := int16 version (0 or 1),
+ * consumer group value := int16 version (0 or 1),
  *     int32 groupEpoch, int32 memberCount, memberCount x consumerMember
  *   consumerMember := string memberId, nullable string instanceId, nullable string rackId,
  *     string clientId, string clientHost, int32 rebalanceTimeoutMs, nullable string serverAssignor,
  *     int32 topicCount, topicCount x string subscribedTopicName,
  *     [version 1] nullable string subscribedTopicRegex
  *
- * share group metadata value (keyType 4) := int16 version (0),
+ * share group value := int16 version (0),
  *     int32 groupEpoch, int32 assignmentEpoch, int32 memberCount, memberCount x shareMember,
  *     partitions initialized (the share-partitions whose state the share coordinator has initialized)
  *   shareMember := string memberId, nullable string rackId, string clientId, string clientHost,
@@ -53,30 +57,53 @@ import java.util.UUID;
  *   partitions := int32 topicCount, topicCount x (uuid topicId (int64 most, int64 least significant bits),
  *     int32 count, count x int32 partition)
  * </pre>
+ * (Krill's primitives: big-endian; {@code string} an int16 byte length and UTF-8 bytes, -1 for a null
+ * nullable string.)
  *
- * <p>A share group is written whole, as one keyType 4 record, whenever what it persists changes (epochs,
+ * <p>Krill's legacy layout, read for the one-time conversion on load ({@link #isLegacy}): an offset value
+ * of version 0 ({@code int64 offset, int32 leaderEpoch, nullable string metadata, int64 commitTimestamp,
+ * int64 expireTimestamp}) and a group metadata value of version 0 ({@code nullable string protocolType,
+ * int32 generationId, nullable string protocolName, nullable string leaderId, int64 stateTimestamp, int32
+ * memberCount, members (string memberId, nullable string groupInstanceId, string clientId, string
+ * clientHost, int32 rebalanceTimeoutMs, int32 sessionTimeoutMs, int32-length bytes subscription,
+ * int32-length bytes assignment)}): Krill writes Kafka's versions 1, 3 and 4 only, so version 0 under key
+ * types 1 and 2 is always Krill's legacy layout; and any record of key type 3 (consumer group) or 4 (share
+ * group), whose values are the layouts above: Krill no longer writes those key types, and Kafka's meaning
+ * of them (ConsumerGroupMetadata, ConsumerGroupPartitionMetadata) is not read here.
+ *
+ * <p>A share group is written whole, as one record, whenever what it persists changes (epochs,
  * members, subscriptions, assignment, initialized partitions), and tombstoned with the group (DeleteGroups).
  * Unlike a consumer group's, its members survive a coordinator move with their epochs and assignments:
  * nothing needs revoking in a share group, so they heartbeat on; their sessions restart at the load.
  *
- * <p>Version 1 is written only for a group where a member subscribes by regex.
+ * <p>A consumer-protocol group is written as one record each time its group epoch moves (a member joins,
+ * leaves, expires or changes its subscription) and tombstoned with the group; version 1 only for a group
+ * where a member subscribes by regex. Member epochs and assignments are not stored: on load the target
+ * assignment is recomputed and every member starts at epoch 0, so its next heartbeat is fenced and it
+ * rejoins under its member id.
  *
- * <p>A consumer-protocol group is written as one keyType 3 record each time its group epoch moves (a
- * member joins, leaves, expires or changes its subscription) and tombstoned with the group. Member
- * epochs and assignments are not stored: on load the target assignment is recomputed and every member
- * starts at epoch 0, so its next heartbeat is fenced and it rejoins under its member id.
- *
- * <p>A reader skips keys of an unknown type (a later Krill's record) and rejects unknown value
- * versions of known keys, which it cannot interpret safely. Stateless; thread-safe.
+ * <p>A reader skips keys of an unknown type (Kafka's other record types, a later Krill's record) and
+ * rejects unknown value versions of known keys, which it cannot interpret safely. Stateless; thread-safe.
  */
 public final class GroupRecords {
-    public static final short OFFSET_COMMIT_KEY = 1;
-    public static final short GROUP_METADATA_KEY = 2;
-    static final short OFFSET_VALUE_VERSION = 0;
-    static final short GROUP_VALUE_VERSION = 0;
-    public static final short CONSUMER_GROUP_KEY = 3;
+    public static final short OFFSET_COMMIT_KEY = OffsetCommitKey.API_KEY;
+    public static final short GROUP_METADATA_KEY = GroupMetadataKey.API_KEY;
+    /** The OffsetCommitValue version Kafka 4.4 writes for a commit without expiry. */
+    static final short OFFSET_VALUE_VERSION = 4;
+    /** The OffsetCommitValue version Kafka 4.4 writes for a commit with an expiry timestamp. */
+    static final short OFFSET_VALUE_VERSION_WITH_EXPIRY = 1;
+    /** The GroupMetadataValue version Kafka 4.4 writes. */
+    static final short GROUP_VALUE_VERSION = 3;
+    /** The offset and group metadata value version of Krill's legacy layout. */
+    static final short LEGACY_VALUE_VERSION = 0;
+    /** Krill's whole consumer group record: a key type Kafka does not use. */
+    public static final short CONSUMER_GROUP_KEY = 1003;
+    /** Krill's whole share group record: a key type Kafka does not use. */
+    public static final short SHARE_GROUP_KEY = 1004;
+    /** The legacy key types of those records (Kafka's ConsumerGroupMetadata and ConsumerGroupPartitionMetadata). */
+    static final short LEGACY_CONSUMER_GROUP_KEY = 3;
+    static final short LEGACY_SHARE_GROUP_KEY = 4;
     static final short CONSUMER_GROUP_VALUE_VERSION = 0;
-    public static final short SHARE_GROUP_KEY = 4;
     static final short SHARE_GROUP_VALUE_VERSION = 0;
     /** Adds each member's SubscribedTopicRegex (KIP-848). */
     static final short CONSUMER_GROUP_VALUE_VERSION_WITH_REGEX = 1;
@@ -95,10 +122,18 @@ public final class GroupRecords {
     public record GroupKey(String groupId) implements Key {
     }
 
-    public record ConsumerGroupKey(String groupId) implements Key {
+    /** A consumer group key; {@code legacy} for key type 3, Krill's legacy layout. */
+    public record ConsumerGroupKey(String groupId, boolean legacy) implements Key {
+        public ConsumerGroupKey(String groupId) {
+            this(groupId, false);
+        }
     }
 
-    public record ShareGroupKey(String groupId) implements Key {
+    /** A share group key; {@code legacy} for key type 4, Krill's legacy layout. */
+    public record ShareGroupKey(String groupId, boolean legacy) implements Key {
+        public ShareGroupKey(String groupId) {
+            this(groupId, false);
+        }
     }
 
     /** One member of a share group as stored; partitions by topic id. */
@@ -121,8 +156,17 @@ public final class GroupRecords {
     }
 
     public static byte[] shareGroupKey(String groupId) {
+        return groupIdKey(SHARE_GROUP_KEY, groupId);
+    }
+
+    /** The legacy key of a share group (to tombstone it once converted). */
+    static byte[] legacyShareGroupKey(String groupId) {
+        return groupIdKey(LEGACY_SHARE_GROUP_KEY, groupId);
+    }
+
+    private static byte[] groupIdKey(short type, String groupId) {
         ByteBuf buf = Unpooled.buffer();
-        buf.writeShort(SHARE_GROUP_KEY);
+        buf.writeShort(type);
         writeString(buf, groupId);
         return toBytes(buf);
     }
@@ -245,10 +289,12 @@ public final class GroupRecords {
     }
 
     public static byte[] consumerGroupKey(String groupId) {
-        ByteBuf buf = Unpooled.buffer();
-        buf.writeShort(CONSUMER_GROUP_KEY);
-        writeString(buf, groupId);
-        return toBytes(buf);
+        return groupIdKey(CONSUMER_GROUP_KEY, groupId);
+    }
+
+    /** The legacy key of a consumer group (to tombstone it once converted). */
+    static byte[] legacyConsumerGroupKey(String groupId) {
+        return groupIdKey(LEGACY_CONSUMER_GROUP_KEY, groupId);
     }
 
     public static byte[] consumerGroupValue(ConsumerGroupValue value) {
@@ -332,52 +378,59 @@ public final class GroupRecords {
     }
 
     public static byte[] offsetKey(String groupId, String topic, int partition) {
-        ByteBuf buf = Unpooled.buffer();
-        buf.writeShort(OFFSET_COMMIT_KEY);
-        writeString(buf, groupId);
-        writeString(buf, topic);
-        buf.writeInt(partition);
-        return toBytes(buf);
+        return CoordinatorRecords.key(new OffsetCommitKey().setGroup(groupId).setTopic(topic).setPartition(partition));
     }
 
     public static byte[] groupKey(String groupId) {
-        ByteBuf buf = Unpooled.buffer();
-        buf.writeShort(GROUP_METADATA_KEY);
-        writeString(buf, groupId);
-        return toBytes(buf);
+        return CoordinatorRecords.key(new GroupMetadataKey().setGroup(groupId));
     }
 
     public static byte[] offsetValue(OffsetAndMetadata value) {
-        ByteBuf buf = Unpooled.buffer();
-        buf.writeShort(OFFSET_VALUE_VERSION);
-        buf.writeLong(value.offset());
-        buf.writeInt(value.leaderEpoch());
-        writeNullableString(buf, value.metadata());
-        buf.writeLong(value.commitTimestamp());
-        buf.writeLong(value.expireTimestamp());
-        return toBytes(buf);
+        boolean expiring = value.expireTimestamp() != OffsetAndMetadata.NO_EXPIRY;
+        OffsetCommitValue v = new OffsetCommitValue()
+                .setOffset(value.offset())
+                .setLeaderEpoch(value.leaderEpoch())
+                .setMetadata(value.metadata() == null ? "" : value.metadata())
+                .setCommitTimestamp(value.commitTimestamp())
+                .setExpireTimestamp(value.expireTimestamp());
+        return CoordinatorRecords.value(v, expiring ? OFFSET_VALUE_VERSION_WITH_EXPIRY : OFFSET_VALUE_VERSION);
     }
 
     public static byte[] groupValue(GroupValue value) {
-        ByteBuf buf = Unpooled.buffer();
-        buf.writeShort(GROUP_VALUE_VERSION);
-        writeNullableString(buf, value.protocolType());
-        buf.writeInt(value.generationId());
-        writeNullableString(buf, value.protocolName());
-        writeNullableString(buf, value.leaderId());
-        buf.writeLong(value.stateTimestamp());
-        buf.writeInt(value.members().size());
-        for (MemberValue member : value.members()) {
-            writeString(buf, member.memberId());
-            writeNullableString(buf, member.groupInstanceId());
-            writeString(buf, member.clientId());
-            writeString(buf, member.clientHost());
-            buf.writeInt(member.rebalanceTimeoutMs());
-            buf.writeInt(member.sessionTimeoutMs());
-            writeBytes(buf, member.subscription());
-            writeBytes(buf, member.assignment());
+        List<GroupMetadataValue.MemberMetadata> members = new ArrayList<>(value.members().size());
+        for (MemberValue m : value.members()) {
+            members.add(new GroupMetadataValue.MemberMetadata()
+                    .setMemberId(m.memberId())
+                    .setGroupInstanceId(m.groupInstanceId())
+                    .setClientId(m.clientId())
+                    .setClientHost(m.clientHost())
+                    .setRebalanceTimeout(m.rebalanceTimeoutMs())
+                    .setSessionTimeout(m.sessionTimeoutMs())
+                    .setSubscription(m.subscription() == null ? new byte[0] : m.subscription())
+                    .setAssignment(m.assignment() == null ? new byte[0] : m.assignment()));
         }
-        return toBytes(buf);
+        GroupMetadataValue v = new GroupMetadataValue()
+                .setProtocolType(value.protocolType() == null ? "" : value.protocolType())
+                .setGeneration(value.generationId())
+                .setProtocol(value.protocolName())
+                .setLeader(value.leaderId())
+                .setCurrentStateTimestamp(value.stateTimestamp())
+                .setMembers(members);
+        return CoordinatorRecords.value(v, GROUP_VALUE_VERSION);
+    }
+
+    /**
+     * Whether a record is of Krill's legacy layout and is rewritten by the one-time conversion: an offset or
+     * group metadata value of version 0, or a consumer or share group key of the legacy types 3 and 4.
+     */
+    public static boolean isLegacy(Key key, ByteBuf value) {
+        if (key instanceof ConsumerGroupKey k) {
+            return k.legacy();
+        }
+        if (key instanceof ShareGroupKey k) {
+            return k.legacy();
+        }
+        return value != null && CoordinatorRecords.valueVersion(value) == LEGACY_VALUE_VERSION;
     }
 
     /**
@@ -395,10 +448,10 @@ public final class GroupRecords {
                 decoded = new OffsetKey(readString(buf), readString(buf), buf.readInt());
             } else if (type == GROUP_METADATA_KEY) {
                 decoded = new GroupKey(readString(buf));
-            } else if (type == CONSUMER_GROUP_KEY) {
-                decoded = new ConsumerGroupKey(readString(buf));
-            } else if (type == SHARE_GROUP_KEY) {
-                decoded = new ShareGroupKey(readString(buf));
+            } else if (type == CONSUMER_GROUP_KEY || type == LEGACY_CONSUMER_GROUP_KEY) {
+                decoded = new ConsumerGroupKey(readString(buf), type == LEGACY_CONSUMER_GROUP_KEY);
+            } else if (type == SHARE_GROUP_KEY || type == LEGACY_SHARE_GROUP_KEY) {
+                decoded = new ShareGroupKey(readString(buf), type == LEGACY_SHARE_GROUP_KEY);
             } else {
                 return null;
             }
@@ -411,13 +464,16 @@ public final class GroupRecords {
         }
     }
 
+    /** Reads an offset value: Kafka's OffsetCommitValue (versions 1-4), or Krill's legacy version 0. */
     public static OffsetAndMetadata readOffsetValue(ByteBuf value) {
+        if (CoordinatorRecords.valueVersion(value) != LEGACY_VALUE_VERSION) {
+            OffsetCommitValue v = CoordinatorRecords.readValue(value, new OffsetCommitValue());
+            return new OffsetAndMetadata(v.offset(), v.leaderEpoch(), v.metadata(), v.commitTimestamp(),
+                    v.expireTimestamp());
+        }
         ByteBuf buf = value.duplicate();
         try {
-            short version = buf.readShort();
-            if (version != OFFSET_VALUE_VERSION) {
-                throw new IllegalArgumentException("unknown offset commit value version " + version);
-            }
+            buf.readShort();
             return new OffsetAndMetadata(buf.readLong(), buf.readInt(), readNullableString(buf), buf.readLong(),
                     buf.readLong());
         } catch (IndexOutOfBoundsException e) {
@@ -425,13 +481,21 @@ public final class GroupRecords {
         }
     }
 
+    /** Reads a group metadata value: Kafka's GroupMetadataValue (versions 1-4), or Krill's legacy version 0. */
     public static GroupValue readGroupValue(ByteBuf value) {
+        if (CoordinatorRecords.valueVersion(value) != LEGACY_VALUE_VERSION) {
+            GroupMetadataValue v = CoordinatorRecords.readValue(value, new GroupMetadataValue());
+            List<MemberValue> members = new ArrayList<>(v.members().size());
+            for (GroupMetadataValue.MemberMetadata m : v.members()) {
+                members.add(new MemberValue(m.memberId(), m.groupInstanceId(), m.clientId(), m.clientHost(),
+                        m.rebalanceTimeout(), m.sessionTimeout(), m.subscription(), m.assignment()));
+            }
+            return new GroupValue(v.protocolType().isEmpty() ? null : v.protocolType(), v.generation(), v.protocol(),
+                    v.leader(), v.currentStateTimestamp(), members);
+        }
         ByteBuf buf = value.duplicate();
         try {
-            short version = buf.readShort();
-            if (version != GROUP_VALUE_VERSION) {
-                throw new IllegalArgumentException("unknown group metadata value version " + version);
-            }
+            buf.readShort();
             String protocolType = readNullableString(buf);
             int generation = buf.readInt();
             String protocolName = readNullableString(buf);
@@ -470,12 +534,6 @@ public final class GroupRecords {
         }
         buf.writeShort(bytes.length);
         buf.writeBytes(bytes);
-    }
-
-    private static void writeBytes(ByteBuf buf, byte[] bytes) {
-        byte[] b = bytes == null ? new byte[0] : bytes;
-        buf.writeInt(b.length);
-        buf.writeBytes(b);
     }
 
     private static String readString(ByteBuf buf) {

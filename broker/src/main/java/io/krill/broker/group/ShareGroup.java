@@ -19,7 +19,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Attached to the {@link ClassicGroup} that holds the group id's place in its shard (which then stays
  * Empty and has no offsets); not thread-safe: every access holds that group's monitor. Persisted whole
- * ({@link GroupRecords} key type 4) whenever what is persisted changes, so that a coordinator that loads the
+ * ({@link GroupRecords} key type 1004) whenever what is persisted changes, so that a coordinator that loads the
  * partition resumes the group with its epochs, members and assignment; members' sessions start again then.
  */
 final class ShareGroup {

@@ -9,7 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes a share group's record (key type 4 of {@link GroupRecords}): the whole group, whenever what it
+ * Writes a share group's record (key type 1004 of {@link GroupRecords}): the whole group, whenever what it
  * persists changed since the last write, or the last write failed.
  *
  * <p>Thread-safety: thread-safe (the log is); {@link #writeIfChanged} expects the caller to hold the group's

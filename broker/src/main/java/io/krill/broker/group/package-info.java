@@ -21,8 +21,8 @@
  * coordinator's, reached through {@link io.krill.broker.share.state.ShareStatePersister}) and
  * {@link io.krill.broker.group.GroupAdmin} (describe, list, delete).
  *
- * <p>Durability: group metadata and offsets are records in the group's partition, in the versioned
- * layout of {@link io.krill.broker.group.GroupRecords}, appended through
+ * <p>Durability: group metadata and offsets are records in the group's partition, in the layout of
+ * {@link io.krill.broker.group.GroupRecords} (Kafka's records for offsets and classic groups), appended through
  * {@link io.krill.broker.coordinator.CoordinatorLog} ({@link io.krill.broker.coordinator.PartitionCoordinatorLog}:
  * the partition's leader append with acks=all semantics). A partition is replayed when this broker
  * becomes its leader (at startup, or when {@code __consumer_offsets} is created on the first

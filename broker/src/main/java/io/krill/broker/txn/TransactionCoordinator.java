@@ -69,6 +69,8 @@ import org.slf4j.LoggerFactory;
 public final class TransactionCoordinator implements MetadataListener, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TransactionCoordinator.class);
     static final long RETRY_BACKOFF_MS = 100;
+    /** Records per batch of the one-time conversion to Kafka's format. */
+    static final int CONVERSION_BATCH = 500;
 
     private final int nodeId;
     private final TransactionConfig config;
@@ -225,14 +227,21 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
     private void load(Shard shard) {
         long started = System.nanoTime();
         Map<String, TransactionValue> values = new HashMap<>();
+        Set<String> legacyKeys = new HashSet<>();
         try {
             log.replay(shard.partition, (key, value) -> {
-                String transactionalId = TransactionRecords.readTransactionalId(Unpooled.wrappedBuffer(key));
-                if (transactionalId == null) {
+                TransactionRecords.Key decoded = TransactionRecords.readKey(Unpooled.wrappedBuffer(key));
+                if (decoded == null) {
                     return;
+                }
+                String transactionalId = decoded.transactionalId();
+                if (decoded.legacy()) {
+                    legacyKeys.add(transactionalId);
                 }
                 if (value == null) {
                     values.remove(transactionalId);
+                } else if (decoded.legacy()) {
+                    values.put(transactionalId, TransactionRecords.readLegacyValue(Unpooled.wrappedBuffer(value)));
                 } else {
                     values.put(transactionalId, TransactionRecords.readValue(Unpooled.wrappedBuffer(value)));
                 }
@@ -245,6 +254,9 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
         values.forEach((id, value) -> shard.txns.put(id, new TransactionMetadata(id, value)));
         if (!isCurrent(shard)) {
             return;
+        }
+        if (!legacyKeys.isEmpty()) {
+            convertLegacyRecords(shard, values, legacyKeys);
         }
         shard.loaded = true;
         if (!values.isEmpty()) {
@@ -261,6 +273,30 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
                         current.state() == TransactionState.PREPARE_COMMIT ? "commit" : "abort", md.transactionalId());
                 sendMarkers(shard, md, current);
             }
+        }
+    }
+
+    /**
+     * The one-time conversion of a partition that held records of Krill's legacy layout: its loaded state is
+     * written again in Kafka's format and the legacy keys are tombstoned, so compaction retires them. Appended
+     * before the partition serves (the local append is synchronous), so no later transition precedes it; if
+     * it fails, the legacy records stay and the next load converts them again.
+     */
+    private void convertLegacyRecords(Shard shard, Map<String, TransactionValue> values, Set<String> legacyKeys) {
+        List<CoordinatorLog.Entry> entries = new ArrayList<>();
+        values.forEach((id, value) -> entries.add(new CoordinatorLog.Entry(TransactionRecords.key(id),
+                TransactionRecords.value(value))));
+        legacyKeys.forEach(id -> entries.add(new CoordinatorLog.Entry(TransactionRecords.legacyKey(id), null)));
+        LOG.info("Converting {}-{} to Kafka's record format: {} transactional ids, {} legacy keys tombstoned",
+                TransactionStateTopic.NAME, shard.partition, values.size(), legacyKeys.size());
+        for (int from = 0; from < entries.size(); from += CONVERSION_BATCH) {
+            List<CoordinatorLog.Entry> batch = entries.subList(from, Math.min(entries.size(), from + CONVERSION_BATCH));
+            log.append(shard.partition, List.copyOf(batch)).whenComplete((ok, failure) -> {
+                if (failure != null) {
+                    LOG.warn("Converting {}-{} to Kafka's record format failed ({}); the next load converts again",
+                            TransactionStateTopic.NAME, shard.partition, failure.getMessage());
+                }
+            });
         }
     }
 

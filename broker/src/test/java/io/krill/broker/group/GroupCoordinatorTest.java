@@ -2,11 +2,13 @@ package io.krill.broker.group;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.krill.broker.coordinator.CoordinatorLog;
 import io.krill.broker.coordinator.MockCoordinatorTimer;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
@@ -552,6 +554,57 @@ class GroupCoordinatorTest {
         // The loaded members' sessions run: without heartbeats they expire.
         timer.advance(SESSION + 1);
         assertEquals(Errors.UNKNOWN_MEMBER_ID, heartbeat("g", members[0], 1));
+    }
+
+    @Test
+    void aLogOfKrillsLegacyLayoutIsConvertedOnLoadAndLoadsAgainFromTheNewRecordsAlone() {
+        String[] members = stableGroupOfTwo("g");
+        commit("g", members[0], 1, (short) 9, "t", 0, 12, "b");
+        commit("simple", "", -1, (short) 9, "t", 1, 7, "");
+        // The same log as the legacy writer wrote it, plus a consumer group and a share group under the legacy
+        // key types 3 and 4.
+        List<CoordinatorLog.Entry> legacy = new ArrayList<>();
+        log.partitions.get(0).forEach(e -> legacy.add(LegacyGroupRecords.toLegacy(e)));
+        legacy.add(new CoordinatorLog.Entry(GroupRecords.legacyConsumerGroupKey("cg"), GroupRecords.consumerGroupValue(
+                new GroupRecords.ConsumerGroupValue(4, List.of(new GroupRecords.ConsumerMemberValue("m1", null, null,
+                        "c1", "/127.0.0.1", 30_000, null, List.of("t")))))));
+        legacy.add(new CoordinatorLog.Entry(GroupRecords.legacyShareGroupKey("sg"), GroupRecords.shareGroupValue(
+                new GroupRecords.ShareGroupValue(2, 2, List.of(), Map.of()))));
+        assertTrue(legacy.stream().allMatch(e -> GroupRecords.isLegacy(GroupRecords.readKey(
+                io.netty.buffer.Unpooled.wrappedBuffer(e.key())), e.value() == null ? null
+                : io.netty.buffer.Unpooled.wrappedBuffer(e.value()))), "every record is of the legacy layout");
+        log.replace(0, legacy);
+
+        coordinator = newCoordinator(100);
+        assertLoaded(members);
+        List<CoordinatorLog.Entry> all = log.partitions.get(0);
+        List<CoordinatorLog.Entry> rewritten = new ArrayList<>(all.subList(legacy.size(), all.size()));
+        // g's group record, cg, sg, two offsets (g/t/0, simple/t/1), and tombstones of the keys of types 3 and 4.
+        assertEquals(7, rewritten.size(), rewritten.toString());
+
+        // What compaction leaves: the latest record of each key, tombstones gone.
+        Map<String, CoordinatorLog.Entry> latest = new java.util.LinkedHashMap<>();
+        for (CoordinatorLog.Entry e : all) {
+            latest.put(java.util.HexFormat.of().formatHex(e.key()), e);
+        }
+        List<CoordinatorLog.Entry> compacted = latest.values().stream().filter(e -> e.value() != null).toList();
+        for (CoordinatorLog.Entry e : compacted) {
+            assertFalse(GroupRecords.isLegacy(GroupRecords.readKey(io.netty.buffer.Unpooled.wrappedBuffer(e.key())),
+                    io.netty.buffer.Unpooled.wrappedBuffer(e.value())), "no legacy record survives compaction");
+        }
+        log.replace(0, compacted);
+        coordinator = newCoordinator(100);
+        assertLoaded(members);
+        assertEquals(compacted.size(), log.partitions.get(0).size(), "nothing is converted twice");
+    }
+
+    private void assertLoaded(String[] members) {
+        assertEquals("Stable", state("g"));
+        assertEquals(Errors.NONE, heartbeat("g", members[0], 1));
+        assertEquals(12, committed("g", "t", 0));
+        assertEquals(7, committed("simple", "t", 1));
+        assertEquals(1, coordinator.listGroups(Set.of(), Set.of("consumer")).groups().size());
+        assertEquals(1, coordinator.listGroups(Set.of(), Set.of("share")).groups().size());
     }
 
     private static <T> T assertDoesNotThrowGet(java.util.concurrent.CompletableFuture<T> future) {

@@ -2,11 +2,14 @@ package io.krill.broker.group;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.Unpooled;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -18,8 +21,66 @@ class GroupRecordsTest {
         assertEquals(new GroupRecords.OffsetKey("group-é", "topic", 7), GroupRecords.readKey(Unpooled.wrappedBuffer(key)));
         OffsetAndMetadata value = new OffsetAndMetadata(123L, 4, "meta", 1000L, -1L);
         assertEquals(value, GroupRecords.readOffsetValue(Unpooled.wrappedBuffer(GroupRecords.offsetValue(value))));
+        // Kafka's metadata is not nullable: none is "" (OffsetFetch answers "" for none either way).
         OffsetAndMetadata nullMetadata = new OffsetAndMetadata(1L, -1, null, 2L, 3L);
-        assertEquals(nullMetadata, GroupRecords.readOffsetValue(Unpooled.wrappedBuffer(GroupRecords.offsetValue(nullMetadata))));
+        assertEquals(new OffsetAndMetadata(1L, -1, "", 2L, 3L),
+                GroupRecords.readOffsetValue(Unpooled.wrappedBuffer(GroupRecords.offsetValue(nullMetadata))));
+    }
+
+    @Test
+    void offsetsAreKafkasOffsetCommitRecords() {
+        // OffsetCommitKey: type 1, group, topic, partition.
+        assertEquals("0001" + "0001" + "67" + "0001" + "74" + "00000007",
+                HexFormat.of().formatHex(GroupRecords.offsetKey("g", "t", 7)));
+        // OffsetCommitValue v4 (flexible): offset, leader epoch, compact metadata, commit timestamp, no tags.
+        assertEquals("0004" + "000000000000007b" + "00000004" + "03" + "6d64" + "00000000000003e8" + "00",
+                HexFormat.of().formatHex(GroupRecords.offsetValue(new OffsetAndMetadata(123, 4, "md", 1000, -1))));
+        // With an expiry Kafka writes v1: offset, metadata, commit timestamp, expire timestamp (no leader epoch).
+        byte[] expiring = GroupRecords.offsetValue(new OffsetAndMetadata(123, 4, "md", 1000, 2000));
+        assertEquals("0001" + "000000000000007b" + "0002" + "6d64" + "00000000000003e8" + "00000000000007d0",
+                HexFormat.of().formatHex(expiring));
+        assertEquals(new OffsetAndMetadata(123, -1, "md", 1000, 2000),
+                GroupRecords.readOffsetValue(Unpooled.wrappedBuffer(expiring)));
+    }
+
+    @Test
+    void groupMetadataIsKafkasVersionThree() {
+        byte[] value = GroupRecords.groupValue(new GroupRecords.GroupValue("consumer", 5, "range", "m1", 99L, List.of(
+                new GroupRecords.MemberValue("m1", "i1", "c1", "h", 30000, 10000, new byte[] {1}, new byte[] {2}))));
+        assertEquals("0003" + "0008" + HexFormat.of().formatHex("consumer".getBytes()) + "00000005"
+                + "0005" + HexFormat.of().formatHex("range".getBytes()) + "0002" + "6d31" + "0000000000000063"
+                + "00000001" + "0002" + "6d31" + "0002" + "6931" + "0002" + "6331" + "0001" + "68"
+                + "00007530" + "00002710" + "00000001" + "01" + "00000001" + "02", HexFormat.of().formatHex(value));
+        assertEquals("0002" + "0001" + "67", HexFormat.of().formatHex(GroupRecords.groupKey("g")));
+    }
+
+    @Test
+    void legacyRecordsAreRecognizedAndRead() {
+        OffsetAndMetadata offset = new OffsetAndMetadata(5, 3, null, 10, -1);
+        byte[] legacyOffset = LegacyGroupRecords.offsetValue(offset);
+        GroupRecords.Key offsetKey = GroupRecords.readKey(Unpooled.wrappedBuffer(GroupRecords.offsetKey("g", "t", 0)));
+        assertTrue(GroupRecords.isLegacy(offsetKey, Unpooled.wrappedBuffer(legacyOffset)));
+        assertFalse(GroupRecords.isLegacy(offsetKey, Unpooled.wrappedBuffer(GroupRecords.offsetValue(offset))));
+        assertFalse(GroupRecords.isLegacy(offsetKey, null), "a tombstone is the same in both layouts");
+        assertEquals(offset, GroupRecords.readOffsetValue(Unpooled.wrappedBuffer(legacyOffset)));
+
+        GroupRecords.GroupValue group = new GroupRecords.GroupValue(null, 3, null, null, 1L, List.of(
+                new GroupRecords.MemberValue("m1", null, "c1", "h", 1, 2, new byte[] {1}, new byte[0])));
+        byte[] legacyGroup = LegacyGroupRecords.groupValue(group);
+        GroupRecords.Key groupKey = GroupRecords.readKey(Unpooled.wrappedBuffer(GroupRecords.groupKey("g")));
+        assertTrue(GroupRecords.isLegacy(groupKey, Unpooled.wrappedBuffer(legacyGroup)));
+        GroupRecords.GroupValue read = GroupRecords.readGroupValue(Unpooled.wrappedBuffer(legacyGroup));
+        assertEquals(3, read.generationId());
+        assertEquals("m1", read.members().get(0).memberId());
+
+        assertEquals(new GroupRecords.ConsumerGroupKey("cg", true),
+                GroupRecords.readKey(Unpooled.wrappedBuffer(GroupRecords.legacyConsumerGroupKey("cg"))));
+        assertEquals(new GroupRecords.ShareGroupKey("sg", true),
+                GroupRecords.readKey(Unpooled.wrappedBuffer(GroupRecords.legacyShareGroupKey("sg"))));
+        assertEquals(new GroupRecords.ConsumerGroupKey("cg", false),
+                GroupRecords.readKey(Unpooled.wrappedBuffer(GroupRecords.consumerGroupKey("cg"))));
+        assertEquals("03eb", HexFormat.of().formatHex(GroupRecords.consumerGroupKey("cg")).substring(0, 4));
+        assertEquals("03ec", HexFormat.of().formatHex(GroupRecords.shareGroupKey("sg")).substring(0, 4));
     }
 
     @Test

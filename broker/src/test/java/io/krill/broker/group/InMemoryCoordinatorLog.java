@@ -120,6 +120,12 @@ final class InMemoryCoordinatorLog implements CoordinatorLog {
         }
     }
 
+    /** Replaces partition {@code partition}'s records with {@code entries} (plain ones), as compaction or a fixture. */
+    void replace(int partition, List<Entry> entries) {
+        partitions.put(partition, new ArrayList<>(entries));
+        replayed.put(partition, new ArrayList<>(entries));
+    }
+
     int size() {
         return partitions.values().stream().mapToInt(List::size).sum();
     }

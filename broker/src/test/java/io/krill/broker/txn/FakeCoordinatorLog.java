@@ -80,10 +80,12 @@ final class FakeCoordinatorLog implements CoordinatorLog {
     List<TransactionValue> history(int partition, String transactionalId) {
         List<TransactionValue> values = new ArrayList<>();
         for (Entry entry : partitions.getOrDefault(partition, List.of())) {
-            String id = TransactionRecords.readTransactionalId(io.netty.buffer.Unpooled.wrappedBuffer(entry.key()));
-            if (transactionalId.equals(id)) {
-                values.add(entry.value() == null ? null
-                        : TransactionRecords.readValue(io.netty.buffer.Unpooled.wrappedBuffer(entry.value())));
+            TransactionRecords.Key key = TransactionRecords.readKey(io.netty.buffer.Unpooled.wrappedBuffer(entry.key()));
+            if (key != null && transactionalId.equals(key.transactionalId())) {
+                io.netty.buffer.ByteBuf value = entry.value() == null ? null
+                        : io.netty.buffer.Unpooled.wrappedBuffer(entry.value());
+                values.add(value == null ? null : key.legacy() ? TransactionRecords.readLegacyValue(value)
+                        : TransactionRecords.readValue(value));
             }
         }
         return values;

@@ -246,6 +246,40 @@ class TransactionCoordinatorTest {
     }
 
     @Test
+    void aPartitionOfKrillsLegacyLayoutIsConvertedOnLoadAndLoadsAgainFromKafkasRecordsAlone() {
+        TransactionValue committed = new TransactionValue(60, -1, (short) 3, (short) 2, 10_000,
+                TransactionState.COMPLETE_COMMIT, Set.of(), 0, timer.milliseconds(), -1, (byte) 2);
+        TransactionValue expired = new TransactionValue(61, -1, (short) 0, (short) -1, 10_000,
+                TransactionState.EMPTY, Set.of(), -1, timer.milliseconds());
+        log.partitions.put(0, new ArrayList<>(List.of(
+                new CoordinatorLog.Entry(LegacyTransactionRecords.key(ID), LegacyTransactionRecords.value(committed, 1)),
+                new CoordinatorLog.Entry(LegacyTransactionRecords.key("gone"), LegacyTransactionRecords.value(expired, 0)),
+                new CoordinatorLog.Entry(LegacyTransactionRecords.key("gone"), null))));
+        coordinator = start(NODE, COORDINATOR_EPOCH + 1);
+        assertEquals("CompleteCommit", state());
+        List<CoordinatorLog.Entry> all = log.partitions.get(0);
+        List<CoordinatorLog.Entry> rewritten = all.subList(3, all.size());
+        assertEquals(3, rewritten.size(), "one record in Kafka's format and a tombstone per legacy key");
+        assertEquals(new TransactionRecords.Key(ID, false),
+                TransactionRecords.readKey(io.netty.buffer.Unpooled.wrappedBuffer(rewritten.get(0).key())));
+        assertEquals(committed, TransactionRecords.readValue(io.netty.buffer.Unpooled.wrappedBuffer(rewritten.get(0).value())));
+        for (CoordinatorLog.Entry tombstone : rewritten.subList(1, 3)) {
+            assertTrue(TransactionRecords.readKey(io.netty.buffer.Unpooled.wrappedBuffer(tombstone.key())).legacy());
+            assertNull(tombstone.value());
+        }
+
+        // Compaction keeps only the latest record per key: the converted record alone; it loads as before and
+        // is not converted again.
+        log.partitions.put(0, new ArrayList<>(List.of(rewritten.get(0))));
+        coordinator = start(NODE, COORDINATOR_EPOCH + 2);
+        assertEquals("CompleteCommit", state());
+        assertEquals(1, log.partitions.get(0).size(), "nothing left to convert");
+        TransactionCoordinator.InitResult retried = init(10_000, 60, (short) 2);
+        assertEquals(new TransactionCoordinator.InitResult(Errors.NONE, 60, (short) 3), retried,
+                "the epoch before the last bump survived the conversion: a retry is answered the same");
+    }
+
+    @Test
     void markersOfAResignedCoordinatorStop() {
         TransactionCoordinator.InitResult pid = init();
         add(pid.producerId(), pid.producerEpoch(), A0);

@@ -5,25 +5,34 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * Entry point of the build-time generator: {@code MessageGenerator <schemaDir> <outputDir>}. Writes
- * one class per schema with at least one valid version, plus {@code ApiKeys}, into
- * {@code outputDir/io/krill/wire/message}. Files whose content is unchanged are left alone (so an
- * incremental build recompiles nothing), and stale files are deleted.
+ * Entry point of the build-time generator: {@code MessageGenerator <schemaDir> <outputDir> [package]}.
+ * Without a package: one class per protocol schema with at least one valid version, plus
+ * {@code ApiKeys}, into {@code outputDir/io/krill/wire/message}. With a package (the coordinator
+ * records, {@link #COORDINATOR_PACKAGE}): one class per {@code coordinator-key}/{@code coordinator-value}
+ * schema of {@code schemaDir} into that package, and no {@code ApiKeys}; any other schema there is an
+ * error. Files whose content is unchanged are left alone (so an incremental build recompiles nothing),
+ * and stale files are deleted.
  */
 public final class MessageGenerator {
+    /** Where the records of Kafka's coordinators' internal topics go. */
+    public static final String COORDINATOR_PACKAGE = "io.krill.wire.coordinator";
+
     private MessageGenerator() {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 2) {
-            throw new IllegalArgumentException("usage: MessageGenerator <schemaDir> <outputDir>");
+        if (args.length != 2 && args.length != 3) {
+            throw new IllegalArgumentException("usage: MessageGenerator <schemaDir> <outputDir> [package]");
         }
-        int written = generate(Path.of(args[0]), Path.of(args[1]));
+        int written = args.length == 2 ? generate(Path.of(args[0]), Path.of(args[1]))
+            : generateRecords(Path.of(args[0]), Path.of(args[1]), args[2]);
         System.out.println("krill-wire-generator: " + written + " files changed in " + args[1]);
     }
 
@@ -33,24 +42,55 @@ public final class MessageGenerator {
         if (specs.isEmpty()) {
             throw new SchemaException("no schemas in " + schemaDir);
         }
-        Path dir = outputDir.resolve(MessageClassEmitter.PACKAGE.replace('.', '/'));
-        Files.createDirectories(dir);
-        Set<Path> produced = new HashSet<>();
-        int written = 0;
+        Map<String, String> files = new LinkedHashMap<>();
+        emitClasses(specs, MessageClassEmitter.PACKAGE, files);
+        files.put("ApiKeys.java", ApiKeysEmitter.emit(specs));
+        files.put("package-info.java", PACKAGE_INFO);
+        return writeAll(outputDir, MessageClassEmitter.PACKAGE, files);
+    }
+
+    /**
+     * Generates the coordinator record classes of {@code schemaDir} (only {@code coordinator-key} and
+     * {@code coordinator-value} schemas) into {@code packageName}; returns the number of files (re)written.
+     */
+    public static int generateRecords(Path schemaDir, Path outputDir, String packageName) throws IOException {
+        List<MessageSpec> specs = SchemaLoader.loadAll(schemaDir);
+        if (specs.isEmpty()) {
+            throw new SchemaException("no schemas in " + schemaDir);
+        }
+        for (MessageSpec spec : specs) {
+            if (!spec.isCoordinatorRecord() || spec.apiKey() == null) {
+                throw new SchemaException(spec.name() + ": not a coordinator record schema (type "
+                    + spec.type() + ")");
+            }
+        }
+        Map<String, String> files = new LinkedHashMap<>();
+        emitClasses(specs, packageName, files);
+        files.put("package-info.java", RECORDS_PACKAGE_INFO.replace("PACKAGE", packageName));
+        return writeAll(outputDir, packageName, files);
+    }
+
+    private static void emitClasses(List<MessageSpec> specs, String packageName, Map<String, String> files) {
         for (MessageSpec spec : specs) {
             if (spec.validVersions().isEmpty()) {
                 continue;
             }
-            String source;
             try {
-                source = new MessageClassEmitter(spec).emit();
+                files.put(spec.name() + ".java", new MessageClassEmitter(spec, packageName).emit());
             } catch (SchemaException e) {
                 throw new SchemaException(spec.name() + ": " + e.getMessage());
             }
-            written += writeIfChanged(dir.resolve(spec.name() + ".java"), source, produced);
         }
-        written += writeIfChanged(dir.resolve("ApiKeys.java"), ApiKeysEmitter.emit(specs), produced);
-        written += writeIfChanged(dir.resolve("package-info.java"), PACKAGE_INFO, produced);
+    }
+
+    private static int writeAll(Path outputDir, String packageName, Map<String, String> files) throws IOException {
+        Path dir = outputDir.resolve(packageName.replace('.', '/'));
+        Files.createDirectories(dir);
+        Set<Path> produced = new HashSet<>();
+        int written = 0;
+        for (Map.Entry<String, String> e : files.entrySet()) {
+            written += writeIfChanged(dir.resolve(e.getKey()), e.getValue(), produced);
+        }
         try (Stream<Path> existing = Files.list(dir)) {
             for (Path p : existing.toList()) {
                 if (!produced.contains(p)) {
@@ -60,6 +100,19 @@ public final class MessageGenerator {
         }
         return written;
     }
+
+    private static final String RECORDS_PACKAGE_INFO = """
+        // Generated by krill-wire-generator. Do not edit.
+        /**
+         * The records of Kafka's coordinators' internal topics ({@code __consumer_offsets},
+         * {@code __transaction_state}), generated from the coordinator-key and coordinator-value JSON
+         * schemas of Kafka's group and transaction coordinator jars (read at build time only). A record's
+         * key is its int16 record type (the class's {@code API_KEY}) then the key struct at version 0; its
+         * value is an int16 version then the value struct at that version. Each class reads, writes and
+         * sizes itself at any version its schema defines; see {@link io.krill.wire.protocol.Message}.
+         */
+        package PACKAGE;
+        """;
 
     private static final String PACKAGE_INFO = """
         // Generated by krill-wire-generator. Do not edit.

@@ -33,6 +33,14 @@ public record MessageSpec(Integer apiKey, String type, String name, Versions val
         return "response".equals(type);
     }
 
+    /**
+     * A record of a Kafka coordinator's internal topic ({@code "coordinator-key"} or
+     * {@code "coordinator-value"}): its {@code apiKey} is the record type that prefixes the key.
+     */
+    public boolean isCoordinatorRecord() {
+        return "coordinator-key".equals(type) || "coordinator-value".equals(type);
+    }
+
     public StructSpec struct() {
         return new StructSpec(name, validVersions, fields);
     }

@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The generator on small hand-written schemas: version arithmetic, defaults, nullable structs, tag order. */
 class GeneratorTest {
@@ -112,5 +115,33 @@ class GeneratorTest {
         assertEquals("OFFSET_FOR_LEADER_EPOCH", JavaNames.upperSnake("OffsetForLeaderEpoch"));
         assertEquals("DESCRIBE_ACLS", JavaNames.upperSnake("DescribeAcls"));
         assertEquals("INIT_PRODUCER_ID", JavaNames.upperSnake("InitProducerId"));
+    }
+
+    @Test
+    void coordinatorRecordsGoToTheirOwnPackageWithoutApiKeys(@TempDir Path tmp) throws IOException {
+        Path schemas = Files.createDirectories(tmp.resolve("schemas"));
+        Files.writeString(schemas.resolve("SampleKey.json"), """
+            { "apiKey": 7, "type": "coordinator-key", "name": "SampleKey", "validVersions": "0",
+              "flexibleVersions": "none",
+              "fields": [ { "name": "Group", "type": "string", "versions": "0" } ] }""");
+        Files.writeString(schemas.resolve("SampleValue.json"), """
+            { "apiKey": 7, "type": "coordinator-value", "name": "SampleValue", "validVersions": "0",
+              "flexibleVersions": "0+",
+              "fields": [ { "name": "Epoch", "type": "int32", "versions": "0+" } ] }""");
+        Path out = tmp.resolve("out");
+        assertEquals(3, MessageGenerator.generateRecords(schemas, out, MessageGenerator.COORDINATOR_PACKAGE));
+        Path dir = out.resolve("io/krill/wire/coordinator");
+        String key = Files.readString(dir.resolve("SampleKey.java"));
+        assertTrue(key.contains("package io.krill.wire.coordinator;"), key);
+        assertTrue(key.contains("public static final short API_KEY = 7;"));
+        assertTrue(key.contains("(record type 7)"));
+        assertFalse(Files.exists(dir.resolve("ApiKeys.java")));
+        assertTrue(Files.exists(dir.resolve("package-info.java")));
+
+        Files.writeString(schemas.resolve("OtherRequest.json"), """
+            { "apiKey": 1, "type": "request", "name": "OtherRequest", "validVersions": "0",
+              "flexibleVersions": "none", "fields": [] }""");
+        assertThrows(SchemaException.class,
+            () -> MessageGenerator.generateRecords(schemas, out, MessageGenerator.COORDINATOR_PACKAGE));
     }
 }
