@@ -33,6 +33,8 @@ final class ConnectProcess implements AutoCloseable {
     /** Two cores shared with three brokers and the test: a small heap, C1 only, serial GC. */
     private static final List<String> JVM_OPTIONS = List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-Djava.awt.headless=true");
+    private static final List<String> NOT_FOR_WORKERS = List.of("rocksdbjni", "kafka-streams", "junit-",
+            "opentest4j", "awaitility", "hamcrest", "helix", "zookeeper", "netty-");
     static final String DISTRIBUTED = "org.apache.kafka.connect.cli.ConnectDistributed";
     static final String MIRROR_MAKER = "org.apache.kafka.connect.mirror.MirrorMaker";
 
@@ -195,6 +197,9 @@ final class ConnectProcess implements AutoCloseable {
                   <logger name="org.apache.kafka.connect.runtime.WorkerConfig" level="WARN"/>
                   <logger name="org.apache.kafka.connect.runtime.isolation" level="WARN"/>
                   <logger name="org.apache.kafka.connect.mirror" level="INFO"/>
+                  <logger name="org.apache.kafka.connect.mirror.MirrorCheckpointTask" level="DEBUG"/>
+                  <logger name="org.apache.kafka.connect.mirror.OffsetSyncStore" level="DEBUG"/>
+                  <logger name="org.apache.kafka.connect.mirror.OffsetSyncWriter" level="DEBUG"/>
                   <logger name="org.apache.kafka.clients" level="WARN"/>
                   <logger name="org.apache.kafka.clients.consumer.internals.ConsumerCoordinator" level="INFO"/>
                   <logger name="org.apache.kafka.clients.producer.internals.TransactionManager" level="INFO"/>
@@ -213,7 +218,10 @@ final class ConnectProcess implements AutoCloseable {
             String normalized = entry.replace('\\', '/');
             boolean krill = normalized.contains("/io/krill/") || normalized.endsWith("/target/classes")
                     || normalized.endsWith("/target/test-classes");
-            if (!entry.isEmpty() && !krill) {
+            String file = normalized.substring(normalized.lastIndexOf('/') + 1);
+            // what Connect never loads but its plugin scan would read: Streams, RocksDB, test libraries
+            boolean unused = NOT_FOR_WORKERS.stream().anyMatch(file::startsWith);
+            if (!entry.isEmpty() && !krill && !unused) {
                 entries.add(entry);
             }
         }
