@@ -69,7 +69,7 @@ class ClientTelemetryTest {
                     .get(subscription);
             assertEquals("org.apache.kafka.producer.", described.get("metrics").value());
             assertEquals("1000", described.get("interval.ms").value());
-            assertEquals(ConfigEntry.ConfigSource.CLIENT_METRICS_CONFIG, described.get("interval.ms").source());
+            assertEquals(ConfigEntry.ConfigSource.DYNAMIC_CLIENT_METRICS_CONFIG, described.get("interval.ms").source());
             assertEquals("", described.get("match").value());
         }
         Properties p = new Properties();
@@ -82,10 +82,15 @@ class ClientTelemetryTest {
             }
             Uuid instance = producer.clientInstanceId(Duration.ofSeconds(30));
             String labels = "client_id=\"telemetry-producer\",client_instance_id=\"" + instance + "\"";
-            await("the producer's pushed metrics on /metrics").atMost(Duration.ofSeconds(60))
-                    .pollInterval(Duration.ofMillis(500))
-                    .until(() -> scrape().lines().anyMatch(l -> l.startsWith("org_apache_kafka_producer_")
-                            && l.contains(labels)));
+            try {
+                await("the producer's pushed metrics on /metrics").atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(500))
+                        .until(() -> scrape().lines().anyMatch(l -> l.startsWith("org_apache_kafka_producer_")
+                                && l.contains(labels)));
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                throw new AssertionError("no series labelled " + labels + " among:\n" + String.join("\n",
+                        scrape().lines().filter(l -> l.contains("kafka")).limit(20).toList()), e);
+            }
             String text = scrape();
             assertTrue(text.lines().anyMatch(l -> l.startsWith("org_apache_kafka_producer_record_send_")
                     && l.contains(labels) && l.contains("client_software_name=\"apache-kafka-java\"")), text);

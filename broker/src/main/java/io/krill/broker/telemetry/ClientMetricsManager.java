@@ -257,7 +257,7 @@ public final class ClientMetricsManager {
 
     private static Map<String, String> attributes(UUID id, Client client) {
         Map<String, String> attributes = new HashMap<>();
-        attributes.put(ClientMetricsConfigs.CLIENT_INSTANCE_ID, id.toString());
+        attributes.put(ClientMetricsConfigs.CLIENT_INSTANCE_ID, kafkaString(id));
         attributes.put(ClientMetricsConfigs.CLIENT_ID, client.clientId() == null ? "" : client.clientId());
         attributes.put(ClientMetricsConfigs.CLIENT_SOFTWARE_NAME, client.softwareName());
         attributes.put(ClientMetricsConfigs.CLIENT_SOFTWARE_VERSION, client.softwareVersion());
@@ -284,6 +284,16 @@ public final class ClientMetricsManager {
         }
         return new ClientInstance(id, attributes, subscriptionId(metrics, interval, id), subs.version(), metrics,
                 interval);
+    }
+
+    /**
+     * A UUID as Kafka writes it ({@code Uuid.toString}: URL-safe base64 of its 16 bytes, unpadded), the form the
+     * {@code client_instance_id} selector matches and the label shows, as clients print their instance id.
+     */
+    public static String kafkaString(UUID id) {
+        java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(16);
+        bytes.putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits());
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes.array());
     }
 
     /** Kafka's subscription id: CRC32C of the metrics set's text and the interval, xor the instance id's hash. */

@@ -103,6 +103,16 @@ class ClientMetricsManagerTest {
     }
 
     @Test
+    void theInstanceIdSelectorMatchesKafkasFormOfTheId() {
+        UUID id = UUID.fromString("f35970a3-5dc4-4b30-ad4d-2005f42f77ec");
+        assertEquals("81lwo13ESzCtTSAF9C937A", ClientMetricsManager.kafkaString(id));
+        subscribe("one", Map.of("metrics", "*", "match", "client_instance_id=81lwo13ESzCtTSAF9C937A"));
+        ClientMetricsManager manager = manager(100);
+        assertEquals(List.of("*"), manager.getSubscriptions(id, PRODUCER).requestedMetrics());
+        assertEquals(List.of(), manager.getSubscriptions(UUID.randomUUID(), PRODUCER).requestedMetrics());
+    }
+
+    @Test
     void pushErrorsAreKafkas() {
         subscribe("all", Map.of("metrics", "*", "interval.ms", "1000"));
         ClientMetricsManager manager = manager(100);
@@ -165,7 +175,7 @@ class ClientMetricsManagerTest {
                 (byte) CompressionType.ZSTD.id, zstd, PRODUCER).errorCode());
         String text = scrape(manager);
         // Prometheus writes labels in name order
-        String labels = "client_id=\"app-1\",client_instance_id=\"" + sub.clientInstanceId() + "\","
+        String labels = "client_id=\"app-1\",client_instance_id=\"" + ClientMetricsManager.kafkaString(sub.clientInstanceId()) + "\","
                 + "client_software_name=\"apache-kafka-java\",client_software_version=\"4.4.0\"";
         assertTrue(text.contains("org_apache_kafka_producer_record_send_rate{" + labels + ",node_id=\"1\"} 12.5"), text);
         assertTrue(text.contains("org_apache_kafka_producer_record_error_total{" + labels + "} 3.0"), text);
