@@ -48,6 +48,9 @@ import io.krill.broker.api.handlers.InitProducerIdHandler;
 import io.krill.broker.api.handlers.JoinGroupHandler;
 import io.krill.broker.api.handlers.LeaveGroupHandler;
 import io.krill.broker.api.handlers.ListGroupsHandler;
+import io.krill.broker.api.handlers.GetTelemetrySubscriptionsHandler;
+import io.krill.broker.api.handlers.ListConfigResourcesHandler;
+import io.krill.broker.api.handlers.PushTelemetryHandler;
 import io.krill.broker.api.handlers.ListOffsetsHandler;
 import io.krill.broker.api.handlers.MetadataHandler;
 import io.krill.broker.api.handlers.OffsetCommitHandler;
@@ -85,6 +88,8 @@ import io.krill.broker.config.TopicConfig;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.metrics.BrokerMetrics;
 import io.krill.broker.metrics.MetricsHttpServer;
+import io.krill.broker.telemetry.ClientMetricsManager;
+import io.krill.broker.telemetry.ClientTelemetryCollector;
 import io.krill.broker.net.NettyServer;
 import io.krill.broker.interbroker.LeaderEndOffsets;
 import io.krill.broker.security.InterBrokerConnector;
@@ -260,6 +265,9 @@ public final class Broker implements AutoCloseable {
         metadata.addListener(quotas);
 
         metrics.bindFetchSessions(fetchSessions);
+        ClientMetricsManager clientMetrics = new ClientMetricsManager(metadata::image, config.telemetryMaxBytes(),
+                config.clientTelemetryMaxSeries(), System::currentTimeMillis);
+        metrics.registry().register(new ClientTelemetryCollector(clientMetrics));
         AtomicReference<ApiHandlerRegistry> registry = new AtomicReference<>();
         BooleanSupplier consumerProtocol = () -> metadata.image().finalizedFeatures()
                 .level(FinalizedFeatures.GROUP_VERSION) >= 1;
@@ -327,7 +335,10 @@ public final class Broker implements AutoCloseable {
                 new SaslHandshakeHandler(),
                 new SaslAuthenticateHandler(),
                 new DescribeClientQuotasHandler(context),
-                new AlterClientQuotasHandler(context));
+                new AlterClientQuotasHandler(context),
+                new GetTelemetrySubscriptionsHandler(clientMetrics),
+                new PushTelemetryHandler(clientMetrics),
+                new ListConfigResourcesHandler(context, clientMetrics));
         registry.set(new ApiHandlerRegistry(handlers));
 
         server = new NettyServer(listenerSecurity, config.socket(), registry.get(),

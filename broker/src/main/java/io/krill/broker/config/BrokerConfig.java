@@ -319,6 +319,16 @@ public final class BrokerConfig {
         return values.getBoolean("allow.everyone.if.no.acl.found");
     }
 
+    /** telemetry.max.bytes: the largest metrics payload (as sent) a client may push. */
+    public int telemetryMaxBytes() {
+        return values.getInt("telemetry.max.bytes");
+    }
+
+    /** krill.client.telemetry.max.series: the most series of pushed client metrics kept for /metrics. */
+    public int clientTelemetryMaxSeries() {
+        return values.getInt("krill.client.telemetry.max.series");
+    }
+
     /** The Prometheus /metrics HTTP port; 0 means disabled. */
     public int httpPort() {
         return values.getInt("krill.http.port");

@@ -15,7 +15,8 @@ public final class BrokerConfigDefs {
             .defineAll(TransactionConfigDefs.define())
             .defineAll(SecurityConfigDefs.define())
             .defineAll(TransportSecurityConfigDefs.define())
-            .defineAll(QuotaConfigDefs.define());
+            .defineAll(QuotaConfigDefs.define())
+            .defineAll(TelemetryConfigDefs.define());
 
     private BrokerConfigDefs() {
     }

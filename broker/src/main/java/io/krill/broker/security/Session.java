@@ -20,6 +20,9 @@ public final class Session {
     private final SecurityProtocol securityProtocol;
     private volatile KafkaPrincipal principal = KafkaPrincipal.ANONYMOUS;
     private volatile boolean authenticated;
+    /** What the client named itself in ApiVersions v3+ (Kafka's ClientInformation; "unknown" until then). */
+    private volatile String clientSoftwareName = "unknown";
+    private volatile String clientSoftwareVersion = "unknown";
     private final java.util.List<Runnable> closeActions = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -46,6 +49,22 @@ public final class Session {
     /** The client's IP address, or null if the remote address is not an IP socket (embedded tests). */
     public InetAddress clientAddress() {
         return remoteAddress instanceof InetSocketAddress inet ? inet.getAddress() : null;
+    }
+
+    /** The client software's name from its ApiVersions request (v3+), else "unknown" as in Kafka. */
+    public String clientSoftwareName() {
+        return clientSoftwareName;
+    }
+
+    /** The client software's version from its ApiVersions request (v3+), else "unknown" as in Kafka. */
+    public String clientSoftwareVersion() {
+        return clientSoftwareVersion;
+    }
+
+    /** Records the client software ApiVersions v3+ named (client telemetry matches and labels by it). */
+    public void clientSoftware(String name, String version) {
+        this.clientSoftwareName = name;
+        this.clientSoftwareVersion = version;
     }
 
     public String listenerName() {

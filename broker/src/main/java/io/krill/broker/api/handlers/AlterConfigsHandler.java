@@ -4,6 +4,7 @@ import io.krill.broker.BrokerContext;
 import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.config.GroupConfigValidator;
+import io.krill.broker.telemetry.ClientMetricsConfigs;
 import io.krill.broker.config.TopicConfigValidator;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.wire.error.ApiException;
@@ -87,6 +88,8 @@ public final class AlterConfigsHandler extends AbstractApiHandler {
                     validateOnly);
             case GROUP -> ConfigAlteration.alterGroup(context, resource.resourceName(),
                     current -> GroupConfigValidator.validate(configs, context.config()), validateOnly);
+            case CLIENT_METRICS -> ConfigAlteration.alterClientMetrics(context, resource.resourceName(),
+                    current -> ClientMetricsConfigs.validate(resource.resourceName(), configs), validateOnly);
             default -> throw ConfigAlteration.unsupported(resource.resourceType());
         };
     }

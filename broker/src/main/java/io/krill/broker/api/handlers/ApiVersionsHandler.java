@@ -51,6 +51,9 @@ public final class ApiVersionsHandler extends AbstractApiHandler {
             request.respond(errorResponse(request, Errors.INVALID_REQUEST));
             return;
         }
+        if (request.version() >= 3 && request.session() != null) {
+            request.session().clientSoftware(body.clientSoftwareName(), body.clientSoftwareVersion());
+        }
         MetadataImage current = image.get();
         if (request.version() >= 5 && body.clusterId() != null && body.nodeId() >= 0
                 && (!body.clusterId().equals(current.clusterId()) || body.nodeId() != nodeId)) {

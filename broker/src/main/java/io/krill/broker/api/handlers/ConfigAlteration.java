@@ -170,6 +170,24 @@ final class ConfigAlteration {
                 stored -> stored.equals(current) ? next : validated(change, stored)).thenApply(written -> null);
     }
 
+    /**
+     * A CLIENT_METRICS resource (KIP-714): the configs of subscription {@code name} become {@code change(current)},
+     * validated by {@code change} as Kafka validates them ({@link io.krill.broker.telemetry.ClientMetricsConfigs}),
+     * and are written as the metadata store entity {@code client-metrics/<name>} unless {@code validateOnly} or
+     * nothing changes; a subscription whose configs are all deleted no longer exists. Version-checked as a group's.
+     */
+    static CompletableFuture<Void> alterClientMetrics(BrokerContext context, String name,
+                                                      UnaryOperator<Map<String, String>> change, boolean validateOnly) {
+        String entity = io.krill.broker.telemetry.ClientMetricsConfigs.entity(name);
+        Map<String, String> current = context.metadata().image().entityConfigs(entity);
+        Map<String, String> next = validated(change, current);
+        if (validateOnly || next.equals(current)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return context.metadata().updateEntityConfigsAsync(entity,
+                stored -> stored.equals(current) ? next : validated(change, stored)).thenApply(written -> null);
+    }
+
     /** {@code change(current)} for a broker entity, or the ApiException Kafka answers for it. */
     private static Map<String, String> checkedBrokerLayer(BrokerContext context, String name,
                                                           UnaryOperator<Map<String, String>> change,

@@ -4,10 +4,13 @@ import io.krill.broker.BrokerContext;
 import io.krill.broker.api.AbstractApiHandler;
 import io.krill.broker.api.Request;
 import io.krill.broker.config.ConfigDescriber;
+import io.krill.broker.config.ConfigSource;
 import io.krill.broker.config.ConfigSynonym;
+import io.krill.broker.config.ConfigType;
 import io.krill.broker.config.DescribedConfig;
 import io.krill.broker.config.GroupConfigKeys;
 import io.krill.broker.config.TopicConfig;
+import io.krill.broker.telemetry.ClientMetricsConfigs;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.controller.metadata.TopicImage;
 import io.krill.controller.metadata.TopicNames;
@@ -27,7 +30,7 @@ import java.util.List;
  * BROKER_LOGGER resource of this broker is answered with no loggers: Krill does not expose its log levels
  * through the protocol. A GROUP resource is described from the group's configs in this broker's
  * metadata image over the broker defaults (a group without configs, or that does not exist, shows the
- * defaults, as in Kafka). CLIENT_METRICS resources are INVALID_REQUEST until Krill has client metrics.
+ * defaults, as in Kafka). A CLIENT_METRICS resource shows a client metrics subscription's three keys (KIP-714).
  *
  * <p>Thread-safe: stateless.
  */
@@ -94,6 +97,12 @@ public final class DescribeConfigsHandler extends AbstractApiHandler {
                 return ConfigDescriber.describeGroup(
                         context.metadata().image().entityConfigs(GroupConfigKeys.entity(name)), context.config());
             }
+            case CLIENT_METRICS -> {
+                if (name.isEmpty()) {
+                    throw new ApiException(Errors.INVALID_REQUEST, "Client metrics subscription name must not be empty");
+                }
+                return describeClientMetrics(context.metadata().image().entityConfigs(ClientMetricsConfigs.entity(name)));
+            }
             case BROKER_LOGGER -> {
                 if (name.isEmpty()) {
                     throw new ApiException(Errors.INVALID_REQUEST, "Broker id must not be empty");
@@ -106,6 +115,31 @@ public final class DescribeConfigsHandler extends AbstractApiHandler {
             }
             default -> throw new ApiException(Errors.INVALID_REQUEST, "Unsupported resource type: " + type);
         }
+    }
+
+    /**
+     * A CLIENT_METRICS resource as Kafka's ConfigHelper describes it: its three keys in name order, each with the
+     * subscription's value (source CLIENT_METRICS_CONFIG, that one synonym) or the default (DEFAULT_CONFIG, no
+     * synonyms). A subscription that does not exist shows the defaults.
+     */
+    static List<DescribedConfig> describeClientMetrics(java.util.Map<String, String> configs) {
+        List<DescribedConfig> result = new ArrayList<>();
+        List<ClientMetricsConfigs.Key> keys = new ArrayList<>(ClientMetricsConfigs.KEYS);
+        keys.sort(java.util.Comparator.comparing(ClientMetricsConfigs.Key::name));
+        for (ClientMetricsConfigs.Key key : keys) {
+            String raw = configs.get(key.name());
+            ConfigType type = key.list() ? ConfigType.LIST : ConfigType.INT;
+            if (raw == null) {
+                result.add(new DescribedConfig(key.name(), key.defaultValue(), ConfigSource.DEFAULT_CONFIG, false,
+                        false, type, key.documentation(), List.of()));
+            } else {
+                String value = key.list() ? String.join(",", ClientMetricsConfigs.splitList(raw)) : raw.trim();
+                result.add(new DescribedConfig(key.name(), value, ConfigSource.CLIENT_METRICS_CONFIG, false, false,
+                        type, key.documentation(),
+                        List.of(new ConfigSynonym(key.name(), value, ConfigSource.CLIENT_METRICS_CONFIG))));
+            }
+        }
+        return result;
     }
 
     private static int brokerId(String name) {

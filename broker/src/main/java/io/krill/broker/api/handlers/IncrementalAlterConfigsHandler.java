@@ -7,6 +7,7 @@ import io.krill.broker.config.AlterConfigOp;
 import io.krill.broker.config.DynamicBrokerConfig;
 import io.krill.broker.config.GroupConfigValidator;
 import io.krill.broker.config.TopicConfigValidator;
+import io.krill.broker.telemetry.ClientMetricsConfigs;
 import io.krill.broker.security.authorizer.AclOperation;
 import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
@@ -22,7 +23,7 @@ import java.util.concurrent.CompletableFuture;
  * IncrementalAlterConfigs: SET, DELETE, APPEND and SUBTRACT on a TOPIC resource's overrides, applied
  * to its current ones and validated as a whole ({@link TopicConfigValidator#applyIncremental}); the same
  * on a BROKER resource's dynamic layer ({@link ConfigAlteration}) and on a GROUP resource's configs
- * ({@link GroupConfigValidator}); BROKER_LOGGER ones are refused because
+ * ({@link GroupConfigValidator}) and on a CLIENT_METRICS resource's ({@link ClientMetricsConfigs}); BROKER_LOGGER ones are refused because
  * log levels cannot be changed through the protocol (after Kafka's name check). Each resource succeeds
  * or fails on its own. Checks are answered from this broker's image; the writes go to the metadata store
  * together and the request is answered when the last one completes ({@link PendingAnswer}), so the
@@ -94,6 +95,8 @@ public final class IncrementalAlterConfigsHandler extends AbstractApiHandler {
                     current -> DynamicBrokerConfig.applyIncremental(current, ops), validateOnly);
             case GROUP -> ConfigAlteration.alterGroup(context, name,
                     current -> GroupConfigValidator.applyIncremental(current, ops, context.config()), validateOnly);
+            case CLIENT_METRICS -> ConfigAlteration.alterClientMetrics(context, name,
+                    current -> ClientMetricsConfigs.applyIncremental(name, current, ops), validateOnly);
             case BROKER_LOGGER -> {
                 ConfigAlteration.checkIsThisNode(context, name);
                 if (!ops.isEmpty()) {
