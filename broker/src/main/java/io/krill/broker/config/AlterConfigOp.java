@@ -1,5 +1,7 @@
 package io.krill.broker.config;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -41,5 +43,24 @@ public record AlterConfigOp(String name, OpType op, String value) {
     public AlterConfigOp {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(op, "op");
+    }
+
+    /**
+     * The comma-separated list {@code current} (null: empty) with this APPEND (items not there yet, in
+     * order) or SUBTRACT (each item's first occurrence removed) applied, as Kafka applies them to LIST keys.
+     */
+    public String applyToList(String current) {
+        if (op != OpType.APPEND && op != OpType.SUBTRACT) {
+            throw new IllegalStateException(op + " is not a list operation");
+        }
+        List<String> items = new ArrayList<>(ConfigType.splitList(current));
+        for (String item : ConfigType.splitList(value)) {
+            if (op == OpType.APPEND && !items.contains(item)) {
+                items.add(item);
+            } else if (op == OpType.SUBTRACT) {
+                items.remove(item);
+            }
+        }
+        return String.join(",", items);
     }
 }

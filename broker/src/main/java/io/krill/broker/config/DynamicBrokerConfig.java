@@ -2,7 +2,6 @@ package io.krill.broker.config;
 
 import io.krill.controller.metadata.MetadataImage;
 import io.krill.controller.metadata.MetadataListener;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
@@ -75,15 +74,7 @@ public final class DynamicBrokerConfig implements MetadataListener {
                         throw new ConfigException("Can't " + op.op() + " to key " + op.name()
                                 + " because its type is not LIST.");
                     }
-                    List<String> items = new ArrayList<>(ConfigType.splitList(result.get(op.name())));
-                    for (String item : ConfigType.splitList(op.value())) {
-                        if (op.op() == AlterConfigOp.OpType.APPEND && !items.contains(item)) {
-                            items.add(item);
-                        } else if (op.op() == AlterConfigOp.OpType.SUBTRACT) {
-                            items.remove(item);
-                        }
-                    }
-                    result.put(op.name(), String.join(",", items));
+                    result.put(op.name(), op.applyToList(result.get(op.name())));
                 }
                 default -> throw new IllegalStateException("Unexpected op " + op.op());
             }

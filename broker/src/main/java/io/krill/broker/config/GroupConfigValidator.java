@@ -1,6 +1,5 @@
 package io.krill.broker.config;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -35,15 +34,7 @@ public final class GroupConfigValidator {
                         throw new ConfigException("Can't " + op.op() + " to key " + op.name()
                                 + " because its type is not LIST.");
                     }
-                    List<String> items = new ArrayList<>(ConfigType.splitList(result.get(op.name())));
-                    for (String item : ConfigType.splitList(op.value())) {
-                        if (op.op() == AlterConfigOp.OpType.APPEND && !items.contains(item)) {
-                            items.add(item);
-                        } else if (op.op() == AlterConfigOp.OpType.SUBTRACT) {
-                            items.remove(item);
-                        }
-                    }
-                    result.put(op.name(), String.join(",", items));
+                    result.put(op.name(), op.applyToList(result.get(op.name())));
                 }
                 default -> throw new IllegalStateException("Unexpected op " + op.op());
             }

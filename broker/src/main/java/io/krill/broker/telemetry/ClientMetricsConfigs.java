@@ -86,15 +86,7 @@ public final class ClientMetricsConfigs {
                     if (!key.list()) {
                         throw new ConfigException("Config value append is not allowed for config key: " + op.name());
                     }
-                    List<String> items = new ArrayList<>(splitList(result.get(op.name())));
-                    for (String item : splitList(op.value())) {
-                        if (op.op() == AlterConfigOp.OpType.APPEND && !items.contains(item)) {
-                            items.add(item);
-                        } else if (op.op() == AlterConfigOp.OpType.SUBTRACT) {
-                            items.remove(item);
-                        }
-                    }
-                    result.put(op.name(), String.join(",", items));
+                    result.put(op.name(), op.applyToList(result.get(op.name())));
                 }
                 default -> throw new IllegalStateException("Unexpected op " + op.op());
             }
