@@ -44,7 +44,7 @@ class CoordinatorRecordFormattersTest {
     private static Result format(String topic, String formatter) {
         return ToolRunner.run("kafka-console-consumer", ConsoleConsumer::main, TIMEOUT, "--bootstrap-server",
                 KRILL.bootstrapServers(), "--topic", topic, "--partition", "0", "--offset", "earliest",
-                "--timeout-ms", "10000", "--formatter", "org.apache.kafka.tools.consumer." + formatter);
+                "--timeout-ms", "3000", "--formatter", "org.apache.kafka.tools.consumer." + formatter);
     }
 
     private static void commitWithGroup(String groupId, String protocol, long offset) {
