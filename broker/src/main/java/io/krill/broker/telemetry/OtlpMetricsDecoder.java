@@ -136,33 +136,44 @@ final class OtlpMetricsDecoder {
         }
     }
 
+    /**
+     * The body of a Gauge, Sum or Histogram: its data points (field 1, read later), the aggregation
+     * temporality (2; Sum and Histogram) and whether it is monotonic (3; Sum only).
+     */
+    private record MetricBody(List<ProtoReader> dataPoints, int temporality, boolean monotonic) {
+        static MetricBody read(ProtoReader in) {
+            List<ProtoReader> dataPoints = new ArrayList<>();
+            int temporality = 0;
+            boolean monotonic = false;
+            while (in.hasMore()) {
+                int tag = in.tag();
+                switch (field(tag)) {
+                    case 1 -> {
+                        expect(tag, LENGTH_DELIMITED);
+                        dataPoints.add(in.message());
+                    }
+                    case 2 -> {
+                        expect(tag, VARINT);
+                        temporality = (int) in.varint();
+                    }
+                    case 3 -> {
+                        expect(tag, VARINT);
+                        monotonic = in.varint() != 0;
+                    }
+                    default -> in.skip(wireType(tag));
+                }
+            }
+            return new MetricBody(dataPoints, temporality, monotonic);
+        }
+    }
+
     /** A Gauge (field 1: points) or a Sum (1: points, 2: temporality, 3: monotonic). */
     private static void numberPoints(String name, ProtoReader in, boolean sum, Map<String, String> resource,
                                      Consumer<Point> points, int[] count) {
-        List<ProtoReader> dataPoints = new ArrayList<>();
-        int temporality = 0;
-        boolean monotonic = false;
-        while (in.hasMore()) {
-            int tag = in.tag();
-            switch (field(tag)) {
-                case 1 -> {
-                    expect(tag, LENGTH_DELIMITED);
-                    dataPoints.add(in.message());
-                }
-                case 2 -> {
-                    expect(tag, VARINT);
-                    temporality = (int) in.varint();
-                }
-                case 3 -> {
-                    expect(tag, VARINT);
-                    monotonic = in.varint() != 0;
-                }
-                default -> in.skip(wireType(tag));
-            }
-        }
-        Kind kind = sum && monotonic ? Kind.COUNTER : Kind.GAUGE;
-        boolean delta = sum && temporality == DELTA;
-        for (ProtoReader p : dataPoints) {
+        MetricBody body = MetricBody.read(in);
+        Kind kind = sum && body.monotonic() ? Kind.COUNTER : Kind.GAUGE;
+        boolean delta = sum && body.temporality() == DELTA;
+        for (ProtoReader p : body.dataPoints()) {
             Map<String, String> attributes = new TreeMap<>(resource);
             double value = 0;
             while (p.hasMore()) {
@@ -190,23 +201,9 @@ final class OtlpMetricsDecoder {
     /** A Histogram (1: points, 2: temporality) of HistogramDataPoints. */
     private static void histogramPoints(String name, ProtoReader in, Map<String, String> resource,
                                         Consumer<Point> points, int[] count) {
-        List<ProtoReader> dataPoints = new ArrayList<>();
-        int temporality = 0;
-        while (in.hasMore()) {
-            int tag = in.tag();
-            switch (field(tag)) {
-                case 1 -> {
-                    expect(tag, LENGTH_DELIMITED);
-                    dataPoints.add(in.message());
-                }
-                case 2 -> {
-                    expect(tag, VARINT);
-                    temporality = (int) in.varint();
-                }
-                default -> in.skip(wireType(tag));
-            }
-        }
-        for (ProtoReader p : dataPoints) {
+        MetricBody body = MetricBody.read(in);
+        int temporality = body.temporality();
+        for (ProtoReader p : body.dataPoints()) {
             Map<String, String> attributes = new TreeMap<>(resource);
             long total = 0;
             double sum = 0;
