@@ -170,12 +170,12 @@ public final class GroupRecords {
 
     /**
      * Whether a record is of one of Krill's former layouts and is rewritten by the one-time conversion: an
-     * offset or group metadata value of version 0, a whole-group record, or a value under key type 3 that is
+     * offset or group metadata value of version 0, a whole-group value, or a value under key type 3 that is
      * not Kafka's ConsumerGroupMetadataValue (Krill's whole consumer group before key type 1003).
      */
     public static boolean isLegacy(Key key, ByteBuf value) {
         if (key instanceof WholeGroupKey) {
-            return true;
+            return value != null; // its tombstone is Kafka's as much as anyone's: nothing to convert
         }
         if (key instanceof ModernKey k) {
             return value != null && k.type() == ConsumerGroupMetadataKey.API_KEY

@@ -62,7 +62,12 @@ final class ModernGroupsReplay {
 
     /** Replays one of Krill's former whole-group records (key types 1003, 1004 and 4). */
     void replayWhole(GroupRecords.WholeGroupKey key, byte[] keyBytes, byte[] value) {
-        formerKeys.put(HexFormat.of().formatHex(keyBytes), keyBytes);
+        String hex = HexFormat.of().formatHex(keyBytes);
+        if (value == null) {
+            formerKeys.remove(hex); // tombstoned already
+        } else {
+            formerKeys.put(hex, keyBytes);
+        }
         String groupId = key.groupId();
         if (key.share()) {
             if (value == null) {

@@ -166,4 +166,23 @@ class GroupRecordsTest {
         assertThrows(IllegalArgumentException.class, () -> WholeGroupRecords.readShareGroupValue(
                 Unpooled.wrappedBuffer(shareBytes, 0, shareBytes.length - 2)));
     }
+
+    @Test
+    void consumerAndShareGroupKeysAreKafkasKeys() {
+        assertArrayEquals(io.krill.broker.coordinator.CoordinatorRecords.key(
+                new io.krill.wire.coordinator.ConsumerGroupCurrentMemberAssignmentKey().setGroupId("g").setMemberId("m")),
+                GroupRecords.modernKey((short) 8, "g", "m"));
+        assertArrayEquals(io.krill.broker.coordinator.CoordinatorRecords.key(
+                new io.krill.wire.coordinator.ConsumerGroupRegularExpressionKey().setGroupId("g").setRegularExpression("a.*")),
+                GroupRecords.modernKey((short) 16, "g", "a.*"));
+        assertArrayEquals(io.krill.broker.coordinator.CoordinatorRecords.key(
+                new io.krill.wire.coordinator.ShareGroupStatePartitionMetadataKey().setGroupId("g")),
+                GroupRecords.modernKey((short) 15, "g", ""));
+        for (short type : new short[] {3, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16}) {
+            String id = ConsumerGroupRecords.LAYOUT.perMember(type) || ShareGroupRecords.LAYOUT.perMember(type)
+                    || type == 16 ? "m" : "";
+            assertEquals(new GroupRecords.ModernKey("g", type, id),
+                    GroupRecords.readKey(Unpooled.wrappedBuffer(GroupRecords.modernKey(type, "g", id))));
+        }
+    }
 }
