@@ -9,7 +9,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
 /**
@@ -20,9 +19,10 @@ import java.util.function.Predicate;
  * it reports them gone.
  *
  * <p>Attached to the {@link ClassicGroup} that holds the group's committed offsets; not thread-safe:
- * every access holds that group's monitor. The group epoch and members' subscriptions are persisted
- * ({@link GroupRecords} key type 1003); member epochs and assignments are not (after a coordinator change
- * members are fenced and rejoin under their member ids).
+ * every access holds that group's monitor. Persisted as Kafka's records ({@link ConsumerGroupRecords}):
+ * epochs, members with their subscriptions, epochs and assignments, the target assignment; what changed is
+ * noted in {@link #records} (a new target: every member; a reconciliation: that member) for the writer.
+ * After a coordinator move members carry on where they were, their sessions restarted.
  */
 final class ConsumerGroup {
     static final String UNIFORM = "uniform";
@@ -46,7 +46,7 @@ final class ConsumerGroup {
         Object regexImage;
         /**
          * The topics the member's principal may describe, from its latest heartbeat: a regex matches only
-         * those. A member restored from the log has not heartbeated yet: it matches nothing until it does.
+         * those. A member restored from the log has not heartbeated yet: it keeps the topics stored until it does.
          */
         Predicate<String> describableTopics = NO_TOPICS;
         /** The {@link #describableTopics} {@link #regexTopics} was filtered with. */
@@ -113,11 +113,12 @@ final class ConsumerGroup {
     Map<String, Map<UUID, Set<Integer>>> target = new HashMap<>();
     /** The subscribed topics' metadata the target was computed from: when it changes, the epoch moves. */
     Map<String, SubscribedTopics.Topic> subscriptionMetadata = Map.of();
-    /**
-     * The latest write of the group's record (complete when there was none): a heartbeat is answered once
-     * it is committed, and when it failed the next heartbeat writes the record again.
-     */
-    CompletableFuture<Void> lastWrite = CompletableFuture.completedFuture(null);
+    /** The hash of {@link #subscriptionMetadata} ({@link SubscribedTopics#hash}), stored with the epoch. */
+    long metadataHash;
+    /** When the target assignment was last computed (Kafka's AssignmentTimestamp). */
+    long assignmentTimestamp;
+    /** The group's records as written, and which members' changed since. */
+    final GroupRecordLedger records = new GroupRecordLedger(ConsumerGroupRecords.LAYOUT);
 
     boolean isEmpty() {
         return members.isEmpty();
@@ -164,9 +165,15 @@ final class ConsumerGroup {
         return topics;
     }
 
-    /** Recomputes the target assignment for the group epoch from the subscribed topics' metadata given. */
-    void computeTarget(Map<String, SubscribedTopics.Topic> topics) {
+    /**
+     * Recomputes the target assignment for the group epoch from the subscribed topics' metadata given, at
+     * {@code now}: every member's records may change.
+     */
+    void computeTarget(Map<String, SubscribedTopics.Topic> topics, long now) {
         subscriptionMetadata = topics;
+        metadataHash = SubscribedTopics.hash(topics);
+        assignmentTimestamp = now;
+        records.allChanged();
         String assignor = assignorName();
         Map<String, Map<UUID, Set<Integer>>> next = new HashMap<>();
         members.keySet().forEach(id -> next.put(id, new TreeMap<>()));
@@ -256,6 +263,7 @@ final class ConsumerGroup {
      * reported, unchanged).
      */
     void reconcile(Member member, Map<UUID, Set<Integer>> owned) {
+        records.memberChanged(member.memberId);
         if (owned != null && !member.revoking.isEmpty()) {
             // Revocation completes once the member no longer reports the revoked partitions.
             if (!ownsAny(owned, member.revoking)) {

@@ -24,11 +24,12 @@ import org.slf4j.LoggerFactory;
  * The KIP-848 consumer protocol's ConsumerGroupHeartbeat: joining, leaving, static members, the group
  * epoch, the server-side target assignment and each member's incremental reconciliation, session expiry
  * (ConsumerGroupDescribe is {@link ConsumerGroupDescriber}). A consumer group is the {@link ConsumerGroup}
- * attached to the {@link ClassicGroup} that keeps its offsets; its group epoch and members' subscriptions
- * are written ({@link ConsumerGroupRecordWriter}) whenever the epoch moves. As in Kafka, where a
- * heartbeat's records are committed before it is answered, a successful heartbeat is answered only once
- * the group's latest record is committed: a member is never told of a group (or an epoch) that a new
- * coordinator would not load. A heartbeat that fails changes nothing, as Kafka's, whose failed heartbeat
+ * attached to the {@link ClassicGroup} that keeps its offsets; after each operation the records of the group
+ * that changed ({@link ConsumerGroupRecords}: its epochs, the member's subscription and assignment, every
+ * member's target when a new one is computed) are written ({@link ModernGroupRecordWriter}). As in Kafka,
+ * where a heartbeat's records are committed before it is answered, a successful heartbeat is answered only
+ * once the group's latest write is committed: a member is never told of a group, an epoch or an
+ * assignment that a new coordinator would not load. A heartbeat that fails changes nothing, as Kafka's, whose failed heartbeat
  * writes no record.
  *
  * <p>Thread-safety: thread-safe; no state of its own (groups through {@link GroupContext}, the subscribed
@@ -41,13 +42,13 @@ final class ConsumerGroupProtocol {
     private final GroupContext shared;
     private final GroupConfig config;
     private final CoordinatorTimer timer;
-    private final ConsumerGroupRecordWriter writer;
+    private final ModernGroupRecordWriter writer;
 
     ConsumerGroupProtocol(GroupContext shared) {
         this.shared = shared;
         this.config = shared.config();
         this.timer = shared.timer();
-        this.writer = new ConsumerGroupRecordWriter(shared.log());
+        this.writer = new ModernGroupRecordWriter(shared.log());
     }
 
     private long now() {
@@ -58,9 +59,9 @@ final class ConsumerGroupProtocol {
 
     /**
      * ConsumerGroupHeartbeat: joins, leaves, keeps the session and reconciles the member's assignment.
-     * {@code callback} gets the answer, once the group's latest record is committed when it succeeds; if
+     * {@code callback} gets the answer, once the group's latest write is committed when it succeeds; if
      * that write failed, the answer is its coordinator error (the client finds the coordinator again and
-     * retries) and the group's record is written again at its next heartbeat.
+     * retries) and the group's records are all written again at its next change.
      */
     void consumerGroupHeartbeat(RequestContext context, ConsumerGroupHeartbeatRequest request,
                                 Consumer<ConsumerGroupHeartbeatResponse> callback) {
@@ -129,17 +130,15 @@ final class ConsumerGroupProtocol {
                     group.protocolType = ClassicGroup.CONSUMER_PROTOCOL_TYPE;
                     created = true;
                 }
-                CompletableFuture<Void> previous = group.consumer.lastWrite;
                 ConsumerGroupHeartbeatResponse response = consumerHeartbeat(context, group, request);
                 if (created && response.errorCode() != Errors.NONE.code()) {
                     forgetFailedFirstJoin(shard, group, classicProtocolType);
                     return Answer.now(response);
                 }
-                if (response.errorCode() == Errors.NONE.code() && group.consumer.lastWrite == previous
-                        && previous.isCompletedExceptionally()) {
-                    persistConsumerGroup(group); // the previous write failed: the group's record is written again
+                if (response.errorCode() != Errors.NONE.code()) {
+                    return Answer.now(response);
                 }
-                return new Answer(response, group.consumer.lastWrite);
+                return new Answer(response, persist(group));
             }
         }
     }
@@ -216,7 +215,7 @@ final class ConsumerGroupProtocol {
                 if (target != null) {
                     cg.target.put(memberId, target);
                 }
-                persistConsumerGroup(group);
+                cg.records.memberChanged(previous.memberId); // its records go, the new member id's come
                 LOG.info("Static member {} of consumer group {} rejoined: member id {} replaces {}",
                         request.instanceId(), group.groupId(), memberId, previous.memberId);
             } else if (member == null) {
@@ -276,7 +275,6 @@ final class ConsumerGroupProtocol {
         if (changed || !SubscribedTopics.of(cg, shared.image()).equals(cg.subscriptionMetadata)) {
             cg.groupEpoch++;
             computeConsumerTarget(cg);
-            persistConsumerGroup(group);
         }
         cg.reconcile(member, owned(request.topicPartitions()));
         String id = member.memberId;
@@ -320,8 +318,9 @@ final class ConsumerGroupProtocol {
                 return heartbeatError(Errors.FENCED_INSTANCE_ID, "Static member " + memberId + " with instance id "
                         + instanceId + " was fenced by member " + member.memberId + ".");
             }
-            if (epoch == -2) {
+            if (epoch == ConsumerGroupRecords.LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
                 member.departed = true;
+                cg.records.memberChanged(member.memberId);
                 LOG.info("Static member {} ({}) of consumer group {} left temporarily", instanceId, memberId,
                         group.groupId());
                 return new ConsumerGroupHeartbeatResponse().setMemberId(memberId).setMemberEpoch(epoch)
@@ -332,7 +331,6 @@ final class ConsumerGroupProtocol {
         LOG.info("Member {} left consumer group {}", memberId, group.groupId());
         cg.groupEpoch++;
         computeConsumerTarget(cg);
-        persistConsumerGroup(group);
         return new ConsumerGroupHeartbeatResponse().setMemberId(memberId).setMemberEpoch(epoch)
                 .setHeartbeatIntervalMs(0);
     }
@@ -351,12 +349,12 @@ final class ConsumerGroupProtocol {
             cg.members.remove(memberId);
             cg.groupEpoch++;
             computeConsumerTarget(cg);
-            persistConsumerGroup(group);
+            persist(group);
         }
     }
 
     private void computeConsumerTarget(ConsumerGroup cg) {
-        cg.computeTarget(SubscribedTopics.of(cg, shared.image()));
+        cg.computeTarget(SubscribedTopics.of(cg, shared.image()), now());
     }
 
     /** What the member reports owning, by topic id as it names them. */
@@ -382,13 +380,27 @@ final class ConsumerGroupProtocol {
         return a;
     }
 
-    /** A consumer-protocol group from its record: members start at epoch 0 (fenced, they rejoin). Caller holds the group's lock. */
-    void restoreConsumer(ClassicGroup group, GroupRecords.ConsumerGroupValue value, long now) {
-        ConsumerGroup cg = new ConsumerGroup();
-        group.consumer = cg;
-        group.protocolType = ClassicGroup.CONSUMER_PROTOCOL_TYPE;
+    /**
+     * A consumer group from its records ({@link ConsumerGroupRecords}): members keep their epochs and
+     * assignments, and their sessions start now; if the subscribed topics' metadata is not what the stored
+     * hash says, the next heartbeat moves the group epoch. Caller holds the group's monitor.
+     */
+    void restore(ClassicGroup group, Map<GroupRecordLedger.Slot, byte[]> records, long now) {
+        ConsumerGroup cg = attach(group);
+        ConsumerGroupRecords.restore(cg, records);
+        cg.members.values().forEach(member -> resume(group, member, now));
+        cg.subscriptionMetadata = SubscribedTopics.loaded(SubscribedTopics.of(cg, shared.image()), cg.metadataHash);
+    }
+
+    /**
+     * A consumer group from Krill's former whole-group record ({@link WholeGroupRecords}), which kept no
+     * member epochs or assignments: members start at epoch 0 (fenced, they rejoin) and the target is
+     * computed again. Caller holds the group's monitor.
+     */
+    void restoreWhole(ClassicGroup group, WholeGroupRecords.ConsumerGroupValue value, long now) {
+        ConsumerGroup cg = attach(group);
         cg.groupEpoch = value.groupEpoch();
-        for (GroupRecords.ConsumerMemberValue m : value.members()) {
+        for (WholeGroupRecords.ConsumerMemberValue m : value.members()) {
             ConsumerGroup.Member member = new ConsumerGroup.Member(m.memberId());
             member.instanceId = m.instanceId();
             member.rackId = m.rackId();
@@ -397,26 +409,38 @@ final class ConsumerGroupProtocol {
             member.rebalanceTimeoutMs = m.rebalanceTimeoutMs();
             member.serverAssignor = m.serverAssignor();
             member.subscribedTopics = m.subscribedTopics();
-            if (m.subscribedTopicRegex() != null) {
-                try {
-                    member.regex = Pattern.compile(m.subscribedTopicRegex());
-                    member.subscribedTopicRegex = m.subscribedTopicRegex();
-                } catch (PatternSyntaxException e) {
-                    LOG.warn("Member {} of consumer group {}: stored regex {} no longer compiles; ignored",
-                            m.memberId(), group.groupId(), m.subscribedTopicRegex());
-                }
-            }
+            member.subscribedTopicRegex = m.subscribedTopicRegex();
             cg.members.put(member.memberId, member);
-            long deadline = now + config.consumerSessionTimeoutMs();
-            member.sessionDeadline = deadline;
-            String id = member.memberId;
-            timer.schedule(config.consumerSessionTimeoutMs(), () -> expireConsumerMember(group, id, deadline));
+            resume(group, member, now);
         }
         computeConsumerTarget(cg);
     }
 
-    /** Writes the group's record and makes it the write the group's heartbeats are answered after. */
-    private void persistConsumerGroup(ClassicGroup group) {
-        group.consumer.lastWrite = writer.write(group);
+    private static ConsumerGroup attach(ClassicGroup group) {
+        group.consumer = new ConsumerGroup();
+        group.protocolType = ClassicGroup.CONSUMER_PROTOCOL_TYPE;
+        return group.consumer;
+    }
+
+    /** A loaded member: its regex compiled, its session started. */
+    private void resume(ClassicGroup group, ConsumerGroup.Member member, long now) {
+        if (member.subscribedTopicRegex != null) {
+            try {
+                member.regex = Pattern.compile(member.subscribedTopicRegex);
+            } catch (PatternSyntaxException e) {
+                LOG.warn("Member {} of consumer group {}: stored regex {} no longer compiles; ignored",
+                        member.memberId, group.groupId(), member.subscribedTopicRegex);
+                member.subscribedTopicRegex = null;
+            }
+        }
+        long deadline = now + config.consumerSessionTimeoutMs();
+        member.sessionDeadline = deadline;
+        String id = member.memberId;
+        timer.schedule(config.consumerSessionTimeoutMs(), () -> expireConsumerMember(group, id, deadline));
+    }
+
+    /** Writes what changed in the group's records; returns its latest write, which heartbeats wait for. */
+    private CompletableFuture<Void> persist(ClassicGroup group) {
+        return writer.writeConsumerGroup(group);
     }
 }

@@ -188,10 +188,10 @@ final class GroupAdmin {
                 return;
             }
             List<CoordinatorLog.Entry> entries = OffsetStore.tombstones(group, OffsetStore.allOffsets(group));
-            entries.add(new CoordinatorLog.Entry(GroupRecords.groupKey(groupId), null));
             if (group.consumer != null) {
-                entries.add(new CoordinatorLog.Entry(GroupRecords.consumerGroupKey(groupId), null));
+                entries.addAll(ModernGroupRecordWriter.tombstones(groupId, group.consumer.records));
             }
+            entries.add(new CoordinatorLog.Entry(GroupRecords.groupKey(groupId), null));
             log.append(group.partition(), entries).whenComplete((ok, failure) -> {
                 synchronized (group) {
                     if (failure != null) {
@@ -233,8 +233,9 @@ final class GroupAdmin {
                     callback.accept(Errors.NON_EMPTY_GROUP); // a member joined meanwhile
                     return;
                 }
-                log.append(group.partition(), List.of(new CoordinatorLog.Entry(GroupRecords.shareGroupKey(groupId), null),
-                        new CoordinatorLog.Entry(GroupRecords.groupKey(groupId), null))).whenComplete((ok, writeFailure) -> {
+                List<CoordinatorLog.Entry> entries = new ArrayList<>(ModernGroupRecordWriter.tombstones(groupId, sg.records));
+                entries.add(new CoordinatorLog.Entry(GroupRecords.groupKey(groupId), null));
+                log.append(group.partition(), entries).whenComplete((ok, writeFailure) -> {
                             synchronized (group) {
                                 if (writeFailure != null) {
                                     callback.accept(GroupContext.groupStoreError(writeFailure));

@@ -7,6 +7,7 @@ import io.krill.controller.metadata.MetadataImage;
 import io.krill.wire.error.Errors;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -18,8 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Which partitions of {@code __consumer_offsets} this broker coordinates: it follows their leadership in
- * the metadata image, loads each partition it comes to lead (replaying its group, consumer-group, share-group and
- * offset records, and the transactional offsets up to their markers) on the coordinator thread, and
+ * the metadata image, loads each partition it comes to lead (replaying its group, consumer-group, share-group
+ * ({@link ModernGroupsReplay}) and offset records, and the transactional offsets up to their markers) on the coordinator thread, and
  * drops the groups of a partition it no longer leads (their waiting requests get NOT_COORDINATOR).
  * Requests for a partition's groups get COORDINATOR_LOAD_IN_PROGRESS until its load is done.
  *
@@ -111,13 +112,10 @@ final class GroupPartitionLoader {
     private void load(GroupShard shard) {
         long started = System.nanoTime();
         Map<String, GroupRecords.GroupValue> groupValues = new HashMap<>();
-        Map<String, GroupRecords.ConsumerGroupValue> consumerValues = new HashMap<>();
-        Map<String, byte[]> shareValues = new HashMap<>();
+        ModernGroupsReplay modern = new ModernGroupsReplay();
         Map<String, Map<String, Map<Integer, OffsetAndMetadata>>> offsets = new HashMap<>();
         AtomicInteger records = new AtomicInteger();
         AtomicInteger legacyRecords = new AtomicInteger();
-        Set<String> legacyConsumerKeys = new HashSet<>();
-        Set<String> legacyShareKeys = new HashSet<>();
         // Offsets of transactions without a marker yet, per producer id, in log order.
         Map<Long, List<CoordinatorLog.Entry>> openTxns = new HashMap<>();
         try {
@@ -126,11 +124,6 @@ final class GroupPartitionLoader {
                 GroupRecords.Key key = GroupRecords.readKey(Unpooled.wrappedBuffer(keyBytes));
                 if (key != null && GroupRecords.isLegacy(key, valueBytes == null ? null : Unpooled.wrappedBuffer(valueBytes))) {
                     legacyRecords.incrementAndGet();
-                    if (key instanceof GroupRecords.ConsumerGroupKey k) {
-                        legacyConsumerKeys.add(k.groupId());
-                    } else if (key instanceof GroupRecords.ShareGroupKey k) {
-                        legacyShareKeys.add(k.groupId());
-                    }
                 }
                 if (key instanceof GroupRecords.OffsetKey k) {
                     Map<Integer, OffsetAndMetadata> byPartition = offsets.computeIfAbsent(k.groupId(), g -> new HashMap<>())
@@ -146,20 +139,10 @@ final class GroupPartitionLoader {
                     } else {
                         groupValues.put(k.groupId(), GroupRecords.readGroupValue(Unpooled.wrappedBuffer(valueBytes)));
                     }
-                } else if (key instanceof GroupRecords.ShareGroupKey k) {
-                    if (valueBytes == null) {
-                        shareValues.remove(k.groupId());
-                    } else {
-                        GroupRecords.readShareGroupValue(Unpooled.wrappedBuffer(valueBytes)); // fails the load here if bad
-                        shareValues.put(k.groupId(), valueBytes);
-                    }
-                } else if (key instanceof GroupRecords.ConsumerGroupKey k) {
-                    if (valueBytes == null) {
-                        consumerValues.remove(k.groupId());
-                    } else {
-                        consumerValues.put(k.groupId(),
-                                GroupRecords.readConsumerGroupValue(Unpooled.wrappedBuffer(valueBytes)));
-                    }
+                } else if (key instanceof GroupRecords.ModernKey k) {
+                    modern.replay(k, valueBytes);
+                } else if (key instanceof GroupRecords.WholeGroupKey k) {
+                    modern.replayWhole(k, keyBytes, valueBytes);
                 }
             };
             log.replay(shard.partition, new CoordinatorLog.Replayer() {
@@ -187,8 +170,7 @@ final class GroupPartitionLoader {
         }
         long now = now();
         Set<String> groupIds = new HashSet<>(groupValues.keySet());
-        groupIds.addAll(consumerValues.keySet());
-        groupIds.addAll(shareValues.keySet());
+        groupIds.addAll(modern.groupIds());
         offsets.forEach((groupId, byTopic) -> {
             if (byTopic.values().stream().anyMatch(m -> !m.isEmpty())) {
                 groupIds.add(groupId);
@@ -196,19 +178,19 @@ final class GroupPartitionLoader {
         });
         Map<String, List<PendingOffset>> pendingByGroup = pendingTxnOffsets(openTxns);
         groupIds.addAll(pendingByGroup.keySet());
+        boolean converting = legacyRecords.get() > 0;
+        List<CoordinatorLog.Entry> modernEntries = new ArrayList<>();
+        List<ClassicGroup> modernGroups = new ArrayList<>();
         for (String groupId : groupIds) {
             ClassicGroup group = new ClassicGroup(groupId, shard.partition, now);
             synchronized (group) {
                 GroupRecords.GroupValue value = groupValues.get(groupId);
-                GroupRecords.ConsumerGroupValue consumerValue = consumerValues.get(groupId);
-                byte[] shareValue = shareValues.get(groupId);
-                if (shareValue != null) {
-                    shareGroups.restore(group, GroupRecords.readShareGroupValue(Unpooled.wrappedBuffer(shareValue)),
-                            shareValue);
-                } else if (consumerValue != null) {
-                    consumerGroups.restoreConsumer(group, consumerValue, now);
-                } else if (value != null) {
+                if (!modern.restore(group, consumerGroups, shareGroups, now) && value != null) {
                     rebalancer.restore(group, value, now);
+                }
+                if (converting && (group.consumer != null || group.share != null)) {
+                    modernEntries.addAll(ModernGroupRecordWriter.allRecords(group, shared.image()));
+                    modernGroups.add(group);
                 }
                 Map<String, Map<Integer, OffsetAndMetadata>> byTopic = offsets.getOrDefault(groupId, Map.of());
                 byTopic.forEach((topic, byPartition) -> byPartition.forEach((p, o) -> group.putOffset(topic, p, o)));
@@ -222,9 +204,9 @@ final class GroupPartitionLoader {
         if (shared.shard(shard.partition) != shard) {
             return; // resigned meanwhile
         }
-        if (legacyRecords.get() > 0) {
-            convertLegacyRecords(shard.partition, legacyRecords.get(), groupValues, consumerValues, shareValues, offsets,
-                    legacyConsumerKeys, legacyShareKeys);
+        if (converting) {
+            convertLegacyRecords(shard.partition, legacyRecords.get(), groupValues, modernEntries, modernGroups,
+                    offsets, modern.formerKeys());
         }
         shard.loaded = true;
         if (records.get() > 0) {
@@ -234,33 +216,28 @@ final class GroupPartitionLoader {
     }
 
     /**
-     * The one-time conversion of a partition that held records of Krill's legacy layout
-     * ({@link GroupRecords#isLegacy}): the committed state it loaded (group metadata, consumer and share
-     * groups, offsets) is written again in the current format, superseding the legacy records key by key,
-     * and the legacy consumer and share group keys (types 3 and 4) are tombstoned, so compaction retires the
-     * legacy layout. Offsets of transactions still open stay as written (they are read in either layout).
+     * The one-time conversion of a partition that held records of Krill's former layouts
+     * ({@link GroupRecords#isLegacy}): the committed state it loaded (group metadata, offsets) is written
+     * again in the current format, superseding the former records key by key, with the consumer and share
+     * groups' records ({@code modernEntries}, Kafka's, all of those loaded from a whole-group record) and
+     * tombstones of the whole-group records' keys ({@code formerKeys}), so compaction retires the former
+     * layouts. Offsets of transactions still open stay as written (they are read in either layout).
      * Appended before the partition serves (the local append is synchronous), so no later write precedes
-     * it; if it fails, the legacy records stay and the next load converts again.
+     * it; if it fails, the former records stay, the next load converts again and the groups of
+     * {@code modernGroups} write all their records again at their next change.
      */
     private void convertLegacyRecords(int partition, int legacy, Map<String, GroupRecords.GroupValue> groupValues,
-                                      Map<String, GroupRecords.ConsumerGroupValue> consumerValues,
-                                      Map<String, byte[]> shareValues,
+                                      List<CoordinatorLog.Entry> modernEntries, List<ClassicGroup> modernGroups,
                                       Map<String, Map<String, Map<Integer, OffsetAndMetadata>>> offsets,
-                                      Set<String> legacyConsumerKeys, Set<String> legacyShareKeys) {
+                                      Collection<byte[]> formerKeys) {
         List<CoordinatorLog.Entry> entries = new ArrayList<>();
         groupValues.forEach((groupId, value) -> entries.add(new CoordinatorLog.Entry(GroupRecords.groupKey(groupId),
                 GroupRecords.groupValue(value))));
-        consumerValues.forEach((groupId, value) -> entries.add(new CoordinatorLog.Entry(
-                GroupRecords.consumerGroupKey(groupId), GroupRecords.consumerGroupValue(value))));
-        shareValues.forEach((groupId, value) -> entries.add(new CoordinatorLog.Entry(
-                GroupRecords.shareGroupKey(groupId), value)));
+        entries.addAll(modernEntries);
         offsets.forEach((groupId, byTopic) -> byTopic.forEach((topic, byPartition) -> byPartition.forEach(
                 (p, offset) -> entries.add(new CoordinatorLog.Entry(GroupRecords.offsetKey(groupId, topic, p),
                         GroupRecords.offsetValue(offset))))));
-        legacyConsumerKeys.forEach(groupId -> entries.add(new CoordinatorLog.Entry(
-                GroupRecords.legacyConsumerGroupKey(groupId), null)));
-        legacyShareKeys.forEach(groupId -> entries.add(new CoordinatorLog.Entry(
-                GroupRecords.legacyShareGroupKey(groupId), null)));
+        formerKeys.forEach(key -> entries.add(new CoordinatorLog.Entry(key, null)));
         LOG.info("Converting {}-{} to Kafka's record format: {} legacy records, {} records rewritten", TOPIC, partition,
                 legacy, entries.size());
         for (int from = 0; from < entries.size(); from += CONVERSION_BATCH) {
@@ -270,6 +247,11 @@ final class GroupPartitionLoader {
                 if (failure != null) {
                     LOG.warn("Converting {}-{} to Kafka's record format failed ({}); the next load converts again",
                             TOPIC, partition, failure.getMessage());
+                    modernGroups.forEach(group -> {
+                        synchronized (group) {
+                            (group.consumer != null ? group.consumer.records : group.share.records).failed();
+                        }
+                    });
                 }
             });
         }

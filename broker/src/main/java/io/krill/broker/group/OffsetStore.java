@@ -416,10 +416,10 @@ final class OffsetStore {
                     }
                     List<CoordinatorLog.Entry> entries = tombstones(group, expired);
                     if (removeGroup) {
-                        entries.add(new CoordinatorLog.Entry(GroupRecords.groupKey(group.groupId()), null));
                         if (group.consumer != null) {
-                            entries.add(new CoordinatorLog.Entry(GroupRecords.consumerGroupKey(group.groupId()), null));
+                            entries.addAll(ModernGroupRecordWriter.tombstones(group.groupId(), group.consumer.records));
                         }
+                        entries.add(new CoordinatorLog.Entry(GroupRecords.groupKey(group.groupId()), null));
                     }
                     log.append(group.partition(), entries).whenComplete((ok, failure) -> {
                         synchronized (group) {

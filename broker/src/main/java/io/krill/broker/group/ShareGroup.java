@@ -8,7 +8,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * A share group (KIP-932): group epoch, members with their subscriptions and epochs, the target assignment
@@ -18,9 +17,10 @@ import java.util.concurrent.CompletableFuture;
  * heartbeat, and several members may consume one partition.
  *
  * <p>Attached to the {@link ClassicGroup} that holds the group id's place in its shard (which then stays
- * Empty and has no offsets); not thread-safe: every access holds that group's monitor. Persisted whole
- * ({@link GroupRecords} key type 1004) whenever what is persisted changes, so that a coordinator that loads the
- * partition resumes the group with its epochs, members and assignment; members' sessions start again then.
+ * Empty and has no offsets); not thread-safe: every access holds that group's monitor. Persisted as Kafka's
+ * records ({@link ShareGroupRecords}), what changed being noted in {@link #records}, so that a coordinator
+ * that loads the partition resumes the group with its epochs, members and assignment; members' sessions
+ * start again then.
  */
 final class ShareGroup {
     static final String PROTOCOL_TYPE = "share";
@@ -51,14 +51,16 @@ final class ShareGroup {
     Map<String, Map<UUID, Set<Integer>>> target = new TreeMap<>();
     /** Share-partitions whose state is initialized: assignable. */
     final Map<UUID, Set<Integer>> initialized = new TreeMap<>();
-    /** Share-partitions being initialized now (not persisted: a new coordinator initializes them again). */
+    /** Share-partitions being initialized now (stored, but a new coordinator initializes them again). */
     final Map<UUID, Set<Integer>> initializing = new TreeMap<>();
     /** The subscribed topics' metadata the target was computed from: when it changes, the epoch moves. */
     Map<String, SubscribedTopics.Topic> subscriptionMetadata = Map.of();
-    /** The latest write of the group's record: a heartbeat is answered once it is committed. */
-    CompletableFuture<Void> lastWrite = CompletableFuture.completedFuture(null);
-    /** The value last written (or loaded), so that an unchanged group is not written again. */
-    byte[] lastWritten;
+    /** The hash of {@link #subscriptionMetadata} ({@link SubscribedTopics#hash}), stored with the epoch. */
+    long metadataHash;
+    /** When the target assignment was last computed (Kafka's AssignmentTimestamp). */
+    long assignmentTimestamp;
+    /** The group's records as written, and which members' changed since. */
+    final GroupRecordLedger records = new GroupRecordLedger(ShareGroupRecords.LAYOUT);
 
     boolean isEmpty() {
         return members.isEmpty();
@@ -96,9 +98,15 @@ final class ShareGroup {
         return false;
     }
 
-    /** Recomputes the target for the group epoch from the subscribed topics' metadata given. */
-    void computeTarget(Map<String, SubscribedTopics.Topic> topics) {
+    /**
+     * Recomputes the target for the group epoch from the subscribed topics' metadata given, at {@code now}:
+     * every member's records may change.
+     */
+    void computeTarget(Map<String, SubscribedTopics.Topic> topics, long now) {
         subscriptionMetadata = topics;
+        metadataHash = SubscribedTopics.hash(topics);
+        assignmentTimestamp = now;
+        records.allChanged();
         Map<String, Set<UUID>> subscriptions = new TreeMap<>();
         for (Member m : members.values()) {
             Set<UUID> ids = new TreeSet<>();
@@ -128,6 +136,7 @@ final class ShareGroup {
 
     /** Gives a member its target at the assignment epoch: no revocation step in a share group. */
     void reconcile(Member member) {
+        records.memberChanged(member.memberId);
         member.assigned = ConsumerGroup.copy(target.getOrDefault(member.memberId, Map.of()));
         if (member.memberEpoch != assignmentEpoch) {
             member.previousMemberEpoch = member.memberEpoch;

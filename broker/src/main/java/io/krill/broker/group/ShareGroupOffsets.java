@@ -40,13 +40,13 @@ final class ShareGroupOffsets {
     private final GroupContext shared;
     private final ShareStatePersister persister;
     private final PartitionEndOffsets endOffsets;
-    private final ShareGroupRecordWriter writer;
+    private final ModernGroupRecordWriter writer;
 
     ShareGroupOffsets(GroupContext shared, ShareStatePersister persister, PartitionEndOffsets endOffsets) {
         this.shared = shared;
         this.persister = persister;
         this.endOffsets = endOffsets;
-        this.writer = new ShareGroupRecordWriter(shared.log());
+        this.writer = new ModernGroupRecordWriter(shared.log());
     }
 
     /** The share group {@code groupId}, or an ApiException with Kafka's error and message. */
@@ -198,8 +198,7 @@ final class ShareGroupOffsets {
                 synchronized (altered) {
                     ShareGroup.addAll(group.share.initialized, altered);
                 }
-                writer.writeIfChanged(group);
-                return group.share.lastWrite.handle((ok, failure) -> failure == null ? response
+                return writer.writeShareGroup(group, shared.image()).handle((ok, failure) -> failure == null ? response
                         : alterError(request, new ApiException(GroupContext.groupStoreError(failure),
                                 "The group's record was not written")));
             }
@@ -260,8 +259,7 @@ final class ShareGroupOffsets {
                 synchronized (deleted) {
                     ShareGroup.removeAll(group.share.initialized, deleted);
                 }
-                writer.writeIfChanged(group);
-                return group.share.lastWrite.handle((ok, failure) -> failure == null ? response
+                return writer.writeShareGroup(group, shared.image()).handle((ok, failure) -> failure == null ? response
                         : new DeleteShareGroupOffsetsResponse().setErrorCode(GroupContext.groupStoreError(failure).code())
                                 .setErrorMessage("The group's record was not written"));
             }

@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
  * lack it, and once that completes the next heartbeat moves the group epoch and assigns them, as Kafka's
  * {@code initializedAssignmentPending}. A failed initialization is tried again at the next heartbeat.
  *
- * <p>As for consumer groups, a successful heartbeat is answered once the group's latest record is committed;
- * a heartbeat that fails changes nothing.
+ * <p>As for consumer groups, the records of the group that changed ({@link ShareGroupRecords}) are written after
+ * each operation, and a successful heartbeat is answered once the group's latest write is committed; a
+ * heartbeat that fails changes nothing.
  *
  * <p>Thread-safety: thread-safe; no state of its own (groups through {@link GroupContext}). Requests,
  * session-expiry tasks and initialization completions take the group's monitor; {@link #restore} expects
@@ -51,7 +52,7 @@ final class ShareGroupProtocol {
     private final CoordinatorTimer timer;
     private final ShareStatePersister persister;
     private final ShareGroupConfigs configs;
-    private final ShareGroupRecordWriter writer;
+    private final ModernGroupRecordWriter writer;
 
     ShareGroupProtocol(GroupContext shared, ShareStatePersister persister, ShareGroupConfigs configs) {
         this.shared = shared;
@@ -59,7 +60,7 @@ final class ShareGroupProtocol {
         this.timer = shared.timer();
         this.persister = persister;
         this.configs = configs;
-        this.writer = new ShareGroupRecordWriter(shared.log());
+        this.writer = new ModernGroupRecordWriter(shared.log());
     }
 
     /**
@@ -118,8 +119,7 @@ final class ShareGroupProtocol {
                     callback.accept(response);
                     return;
                 }
-                writer.writeIfChanged(group);
-                durable = group.share.lastWrite;
+                durable = writer.writeShareGroup(group, shared.image());
                 break;
             }
         }
@@ -197,7 +197,7 @@ final class ShareGroupProtocol {
             if (image != null) {
                 sg.initialized.keySet().removeIf(topicId -> image.topic(topicId) == null); // deleted topics
             }
-            sg.computeTarget(metadata);
+            sg.computeTarget(metadata, timer.milliseconds());
         }
         sg.reconcile(member);
         armSession(group, member);
@@ -227,7 +227,7 @@ final class ShareGroupProtocol {
     private void membershipChanged(ShareGroup sg) {
         sg.groupEpoch++;
         sg.target.keySet().retainAll(sg.members.keySet());
-        sg.computeTarget(SubscribedTopics.of(sg.subscribedTopics(), shared.image()));
+        sg.computeTarget(SubscribedTopics.of(sg.subscribedTopics(), shared.image()), timer.milliseconds());
     }
 
     private void armSession(ClassicGroup group, ShareGroup.Member member) {
@@ -248,7 +248,7 @@ final class ShareGroupProtocol {
             LOG.info("Member {} in share group {} has failed (session timeout)", memberId, group.groupId());
             sg.members.remove(memberId);
             membershipChanged(sg);
-            writer.writeIfChanged(group);
+            writer.writeShareGroup(group, shared.image());
         }
     }
 
@@ -281,7 +281,7 @@ final class ShareGroupProtocol {
                     return;
                 }
                 ShareGroup.addAll(sg.initialized, missing);
-                writer.writeIfChanged(group);
+                writer.writeShareGroup(group, shared.image());
             }
         });
     }
@@ -299,15 +299,29 @@ final class ShareGroupProtocol {
         return CompletableFuture.failedFuture(cause);
     }
 
-    /** A share group from its record; members' sessions start now. Caller holds the group's monitor. */
-    void restore(ClassicGroup group, GroupRecords.ShareGroupValue value, byte[] stored) {
-        ShareGroup sg = new ShareGroup();
-        group.share = sg;
-        group.protocolType = ShareGroup.PROTOCOL_TYPE;
+    /**
+     * A share group from its records ({@link ShareGroupRecords}): members keep their epochs and assignments, and
+     * their sessions start now; if the subscribed topics' metadata is not what the stored hash says, the next
+     * heartbeat moves the group epoch. Caller holds the group's monitor.
+     */
+    void restore(ClassicGroup group, Map<GroupRecordLedger.Slot, byte[]> records) {
+        ShareGroup sg = attach(group);
+        ShareGroupRecords.restore(sg, records);
+        sg.members.values().forEach(member -> armSession(group, member));
+        sg.subscriptionMetadata = SubscribedTopics.loaded(SubscribedTopics.of(sg.subscribedTopics(), shared.image()),
+                sg.metadataHash);
+    }
+
+    /**
+     * A share group from Krill's former whole-group record ({@link WholeGroupRecords}): members keep their
+     * epochs and assignments, which are their targets. Caller holds the group's monitor.
+     */
+    void restoreWhole(ClassicGroup group, WholeGroupRecords.ShareGroupValue value) {
+        ShareGroup sg = attach(group);
         sg.groupEpoch = value.groupEpoch();
         sg.assignmentEpoch = value.assignmentEpoch();
         ShareGroup.addAll(sg.initialized, value.initialized());
-        for (GroupRecords.ShareMemberValue m : value.members()) {
+        for (WholeGroupRecords.ShareMemberValue m : value.members()) {
             ShareGroup.Member member = new ShareGroup.Member(m.memberId());
             member.rackId = m.rackId();
             member.clientId = m.clientId();
@@ -321,7 +335,13 @@ final class ShareGroupProtocol {
             armSession(group, member);
         }
         sg.subscriptionMetadata = SubscribedTopics.of(sg.subscribedTopics(), shared.image());
-        sg.lastWritten = stored;
+        sg.metadataHash = SubscribedTopics.hash(sg.subscriptionMetadata);
+    }
+
+    private static ShareGroup attach(ClassicGroup group) {
+        group.share = new ShareGroup();
+        group.protocolType = ShareGroup.PROTOCOL_TYPE;
+        return group.share;
     }
 
     static ShareGroupHeartbeatResponse error(Errors error, String message) {

@@ -17,7 +17,9 @@ import java.util.UUID;
  * computed from: when it changes the group epoch moves. It covers what Kafka's metadata hash
  * ({@code ModernGroup.computeMetadataHash}) covers, each topic's id, name, partition count and the racks
  * of each partition's replicas (their brokers' racks), so a topic deleted and created again under the
- * same name moves the epoch and is assigned under its new id. Compared by equality rather than hashed.
+ * same name moves the epoch and is assigned under its new id. Compared by equality; its {@link #hash} is
+ * stored with the group epoch (Kafka's MetadataHash, computed Krill's way), so that a coordinator loading
+ * the group moves the epoch if the metadata changed meanwhile ({@link #STALE}).
  * Krill's image lists live brokers only (Kafka's, every registered one), so with racks set a replica's
  * broker going down or coming back moves the epoch too, where Kafka's hash moves only when a rack changes.
  *
@@ -29,7 +31,39 @@ final class SubscribedTopics {
     record Topic(String name, UUID id, int partitions, List<Set<String>> racks) {
     }
 
+    /**
+     * Metadata no image gives (a topic without a name): the subscribed topics' metadata of a loaded group whose
+     * stored hash is not that of the metadata now, so that its next heartbeat moves the group epoch.
+     */
+    static final Map<String, Topic> STALE = Map.of("", new Topic("", new UUID(0, 0), 0, List.of()));
+
     private SubscribedTopics() {
+    }
+
+    /**
+     * A 64-bit FNV-1a hash of the metadata (each topic's name, id, partition count and racks by partition, in
+     * name order); 0 for none, as Kafka's. Stable across brokers and restarts.
+     */
+    static long hash(Map<String, Topic> topics) {
+        if (topics.isEmpty()) {
+            return 0;
+        }
+        StringBuilder text = new StringBuilder();
+        new TreeMap<>(topics).values().forEach(t -> text.append(t.name()).append('\0').append(t.id()).append('\0')
+                .append(t.partitions()).append('\0').append(t.racks()).append('\n'));
+        long hash = 0xcbf29ce484222325L;
+        for (byte b : text.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+            hash = (hash ^ (b & 0xff)) * 0x100000001b3L;
+        }
+        return hash;
+    }
+
+    /**
+     * The metadata of a loaded group: {@code now}, the subscribed topics' metadata in the current image, if
+     * its hash is the one stored, else {@link #STALE}.
+     */
+    static Map<String, Topic> loaded(Map<String, Topic> now, long storedHash) {
+        return hash(now) == storedHash ? now : STALE;
     }
 
     /**
@@ -45,7 +79,9 @@ final class SubscribedTopics {
             return topics;
         }
         for (ConsumerGroup.Member m : cg.members.values()) {
-            if (m.regex != null && (m.regexImage != image || !m.describableTopics.equals(m.regexFilteredBy))) {
+            // A member restored from the log keeps the topics its regex matched until it heartbeats here.
+            if (m.regex != null && m.describableTopics != ConsumerGroup.NO_TOPICS
+                    && (m.regexImage != image || !m.describableTopics.equals(m.regexFilteredBy))) {
                 Set<String> matched = new TreeSet<>();
                 for (TopicImage t : image.topics()) {
                     if (!t.internal() && m.regex.matches(t.name()) && m.describableTopics.test(t.name())) {

@@ -230,7 +230,9 @@ class ConsumerGroupCoordinatorTest {
         // The client finds the coordinator again and sends its join again.
         ConsumerGroupHeartbeatResponse joined = heartbeat(join("g", "m1", TOPIC));
         assertNone(joined);
-        assertEquals(1, log.size(), "the group's record is written again");
+        // Its records, all written again: m1's metadata, the group's epoch, m1's target, the target's
+        // metadata, m1's current assignment.
+        assertEquals(5, log.size(), "the group's records are written again");
 
         coordinator = start();
         assertEquals(describe("g").groupEpoch(), joined.memberEpoch(), "reloaded at the epoch the member was told");
@@ -247,6 +249,119 @@ class ConsumerGroupCoordinatorTest {
 
         coordinator = start();
         assertEquals(grown.memberEpoch(), describe("g").groupEpoch(), "the group epoch never goes back on reload");
+    }
+
+    /** The records appended since {@code from}: "type id" for a value, "type id -" for a tombstone. */
+    private List<String> recordsSince(int from) {
+        List<String> records = new ArrayList<>();
+        List<io.krill.broker.coordinator.CoordinatorLog.Entry> all = log.partitions.getOrDefault(0, List.of());
+        for (io.krill.broker.coordinator.CoordinatorLog.Entry e : all.subList(from, all.size())) {
+            GroupRecords.Key key = GroupRecords.readKey(io.netty.buffer.Unpooled.wrappedBuffer(e.key()));
+            String id = key instanceof GroupRecords.ModernKey k ? k.type() + " " + k.id() : key.toString();
+            records.add(id.strip() + (e.value() == null ? " -" : ""));
+        }
+        return records;
+    }
+
+    /** Two members, m1 and m2, reconciled to a stable group; the topic has 4 partitions. */
+    private int[] stableGroupOfTwo() {
+        topics.put(TOPIC, 4);
+        coordinator.onChange(null, image());
+        ConsumerGroupHeartbeatResponse m1 = heartbeat(join("g", "m1", TOPIC));
+        ConsumerGroupHeartbeatResponse m2 = heartbeat(join("g", "m2", TOPIC));
+        // m1 gives up what the new target moves to m2, then both reach the group epoch.
+        m1 = heartbeat(beat("g", "m1", m1.memberEpoch()).setTopicPartitions(owned(m1)));
+        m1 = heartbeat(beat("g", "m1", m1.memberEpoch()).setTopicPartitions(owned(m1)));
+        m2 = heartbeat(beat("g", "m2", m2.memberEpoch()).setTopicPartitions(List.of()));
+        assertEquals("Stable", describe("g").groupState());
+        return new int[] {m1.memberEpoch(), m2.memberEpoch()};
+    }
+
+    private static List<ConsumerGroupHeartbeatRequest.TopicPartitions> owned(ConsumerGroupHeartbeatResponse response) {
+        List<ConsumerGroupHeartbeatRequest.TopicPartitions> owned = new ArrayList<>();
+        if (response.assignment() != null) {
+            response.assignment().topicPartitions().forEach(tp -> owned.add(new ConsumerGroupHeartbeatRequest.TopicPartitions()
+                    .setTopicId(tp.topicId()).setPartitions(tp.partitions())));
+        }
+        return owned;
+    }
+
+    @Test
+    void membersKeepTheirEpochsAndAssignmentsAcrossACoordinatorMove() {
+        int[] epochs = stableGroupOfTwo();
+        ConsumerGroupDescribeResponse.DescribedGroup before = describe("g");
+        coordinator.close();
+        coordinator = start();
+        ConsumerGroupDescribeResponse.DescribedGroup after = describe("g");
+        assertEquals(before, after, "members, epochs, assignments and targets as they were");
+        assertEquals("Stable", after.groupState());
+        ConsumerGroupHeartbeatResponse m1 = heartbeat(beat("g", "m1", epochs[0]));
+        assertNone(m1);
+        assertEquals(epochs[0], m1.memberEpoch(), "not fenced: the member carries on");
+        int size = log.size();
+        assertNone(heartbeat(beat("g", "m2", epochs[1])));
+        assertEquals(size, log.size(), "a heartbeat that changes nothing writes nothing");
+        // Sessions restarted at the load: a member that stays silent expires.
+        for (int i = 0; i < 10; i++) {
+            timer.advance(5_000);
+            assertNone(heartbeat(beat("g", "m1", describe("g").members().stream()
+                    .filter(m -> m.memberId().equals("m1")).findFirst().orElseThrow().memberEpoch())));
+        }
+        assertEquals(List.of("m1"), describe("g").members().stream().map(m -> m.memberId()).toList());
+    }
+
+    @Test
+    void anOperationWritesOnlyTheRecordsItChangedInKafkasOrder() {
+        topics.put(TOPIC, 4);
+        coordinator.onChange(null, image());
+        int from = log.size();
+        ConsumerGroupHeartbeatResponse m1 = heartbeat(join("g", "m1", TOPIC));
+        assertEquals(List.of("5 m1", "3", "7 m1", "6", "8 m1"), recordsSince(from), "a join");
+        from = log.size();
+        ConsumerGroupHeartbeatResponse m2 = heartbeat(join("g", "m2", TOPIC));
+        // A new target: m1's changes too, but m1's own assignment changes only at its next heartbeat.
+        assertEquals(List.of("5 m2", "3", "7 m1", "7 m2", "6", "8 m2"), recordsSince(from), "a second join");
+        from = log.size();
+        heartbeat(beat("g", "m1", m1.memberEpoch()).setTopicPartitions(owned(m1)));
+        assertEquals(List.of("8 m1"), recordsSince(from), "m1 revokes: its current assignment only");
+        from = log.size();
+        heartbeat(beat("g", "m2", m2.memberEpoch()).setMemberEpoch(-1));
+        assertEquals(List.of("8 m2 -", "7 m2 -", "5 m2 -", "3", "7 m1", "6"), recordsSince(from),
+                "a leave: the member's tombstones, the new epoch, the new target");
+    }
+
+    @Test
+    void deletingTheGroupTombstonesEveryRecordInKafkasOrder() throws Exception {
+        ConsumerGroupHeartbeatResponse m1 = heartbeat(join("g", "m1", TOPIC));
+        heartbeat(beat("g", "m1", m1.memberEpoch()).setMemberEpoch(-1));
+        int from = log.size();
+        assertEquals(Map.of("g", Errors.NONE), coordinator.deleteGroups(List.of("g")).get());
+        assertEquals(List.of("6 -", "3 -", "GroupKey[groupId=g] -"), recordsSince(from));
+        coordinator = start();
+        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), describe("g").errorCode());
+    }
+
+    @Test
+    void aGroupInKrillsFormerWholeGroupRecordIsConvertedOnLoadAndItsMembersRejoin() {
+        WholeGroupRecords.ConsumerGroupValue former = new WholeGroupRecords.ConsumerGroupValue(5, List.of(
+                new WholeGroupRecords.ConsumerMemberValue("m1", "i1", "rack", "c1", "/127.0.0.1", 30_000, "range",
+                        List.of(TOPIC), null)));
+        log.replace(0, List.of(new io.krill.broker.coordinator.CoordinatorLog.Entry(
+                LegacyGroupRecords.wholeGroupKey(1003, "g"), LegacyGroupRecords.consumerGroupValue(former))));
+        coordinator = start();
+        assertEquals(List.of("GroupKey[groupId=g]", "5 m1", "3", "7 m1", "6", "8 m1",
+                "WholeGroupKey[groupId=g, share=false] -").stream().filter(r -> !r.startsWith("GroupKey")).toList(),
+                recordsSince(1), "the group's records in Kafka's format, the former key tombstoned");
+        ConsumerGroupDescribeResponse.DescribedGroup g = describe("g");
+        assertEquals(5, g.groupEpoch());
+        assertEquals("range", g.assignorName());
+        assertEquals("i1", g.members().get(0).instanceId());
+        assertEquals(Errors.FENCED_MEMBER_EPOCH.code(), heartbeat(beat("g", "m1", 5)).errorCode(),
+                "the former layout kept no member epochs: the member rejoins");
+        int size = log.size();
+        coordinator = start();
+        assertEquals(size, log.size(), "converted once");
+        assertEquals(5, describe("g").groupEpoch());
     }
 
     // ------------------------------------------------------------------ leaves (Kafka's consumerGroupLeave)

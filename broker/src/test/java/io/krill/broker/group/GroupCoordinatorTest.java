@@ -565,11 +565,11 @@ class GroupCoordinatorTest {
         // key types 3 and 4.
         List<CoordinatorLog.Entry> legacy = new ArrayList<>();
         log.partitions.get(0).forEach(e -> legacy.add(LegacyGroupRecords.toLegacy(e)));
-        legacy.add(new CoordinatorLog.Entry(GroupRecords.legacyConsumerGroupKey("cg"), GroupRecords.consumerGroupValue(
-                new GroupRecords.ConsumerGroupValue(4, List.of(new GroupRecords.ConsumerMemberValue("m1", null, null,
-                        "c1", "/127.0.0.1", 30_000, null, List.of("t")))))));
-        legacy.add(new CoordinatorLog.Entry(GroupRecords.legacyShareGroupKey("sg"), GroupRecords.shareGroupValue(
-                new GroupRecords.ShareGroupValue(2, 2, List.of(), Map.of()))));
+        legacy.add(new CoordinatorLog.Entry(LegacyGroupRecords.wholeGroupKey(3, "cg"), LegacyGroupRecords.consumerGroupValue(
+                new WholeGroupRecords.ConsumerGroupValue(4, List.of(new WholeGroupRecords.ConsumerMemberValue("m1", null, null,
+                        "c1", "/127.0.0.1", 30_000, null, List.of("t"), null))))));
+        legacy.add(new CoordinatorLog.Entry(LegacyGroupRecords.wholeGroupKey(4, "sg"), LegacyGroupRecords.shareGroupValue(
+                new WholeGroupRecords.ShareGroupValue(2, 2, List.of(), Map.of()))));
         assertTrue(legacy.stream().allMatch(e -> GroupRecords.isLegacy(GroupRecords.readKey(
                 io.netty.buffer.Unpooled.wrappedBuffer(e.key())), e.value() == null ? null
                 : io.netty.buffer.Unpooled.wrappedBuffer(e.value()))), "every record is of the legacy layout");
@@ -579,8 +579,10 @@ class GroupCoordinatorTest {
         assertLoaded(members);
         List<CoordinatorLog.Entry> all = log.partitions.get(0);
         List<CoordinatorLog.Entry> rewritten = new ArrayList<>(all.subList(legacy.size(), all.size()));
-        // g's group record, cg, sg, two offsets (g/t/0, simple/t/1), and tombstones of the keys of types 3 and 4.
-        assertEquals(7, rewritten.size(), rewritten.toString());
+        // g's group record, cg's records (metadata, target metadata, m1's metadata, target and current
+        // assignment), sg's (metadata, target metadata, state partitions), two offsets (g/t/0, simple/t/1), and
+        // the tombstone of sg's key of type 4 (cg's new metadata record replaces its key of type 3).
+        assertEquals(12, rewritten.size(), rewritten.toString());
 
         // What compaction leaves: the latest record of each key, tombstones gone.
         Map<String, CoordinatorLog.Entry> latest = new java.util.LinkedHashMap<>();

@@ -73,14 +73,28 @@ class GroupRecordsTest {
         assertEquals(3, read.generationId());
         assertEquals("m1", read.members().get(0).memberId());
 
-        assertEquals(new GroupRecords.ConsumerGroupKey("cg", true),
-                GroupRecords.readKey(Unpooled.wrappedBuffer(GroupRecords.legacyConsumerGroupKey("cg"))));
-        assertEquals(new GroupRecords.ShareGroupKey("sg", true),
-                GroupRecords.readKey(Unpooled.wrappedBuffer(GroupRecords.legacyShareGroupKey("sg"))));
-        assertEquals(new GroupRecords.ConsumerGroupKey("cg", false),
-                GroupRecords.readKey(Unpooled.wrappedBuffer(GroupRecords.consumerGroupKey("cg"))));
-        assertEquals("03eb", HexFormat.of().formatHex(GroupRecords.consumerGroupKey("cg")).substring(0, 4));
-        assertEquals("03ec", HexFormat.of().formatHex(GroupRecords.shareGroupKey("sg")).substring(0, 4));
+        assertEquals(new GroupRecords.WholeGroupKey("cg", false),
+                GroupRecords.readKey(Unpooled.wrappedBuffer(LegacyGroupRecords.wholeGroupKey(1003, "cg"))));
+        assertEquals(new GroupRecords.WholeGroupKey("sg", true),
+                GroupRecords.readKey(Unpooled.wrappedBuffer(LegacyGroupRecords.wholeGroupKey(1004, "sg"))));
+        assertEquals(new GroupRecords.WholeGroupKey("sg", true),
+                GroupRecords.readKey(Unpooled.wrappedBuffer(LegacyGroupRecords.wholeGroupKey(4, "sg"))));
+        // Key type 3 is Kafka's ConsumerGroupMetadata now: Krill's former whole group there is told by its value.
+        GroupRecords.Key three = GroupRecords.readKey(Unpooled.wrappedBuffer(LegacyGroupRecords.wholeGroupKey(3, "cg")));
+        assertEquals(new GroupRecords.ModernKey("cg", (short) 3, ""), three);
+        for (int members = 0; members < 3; members++) {
+            List<WholeGroupRecords.ConsumerMemberValue> list = new java.util.ArrayList<>();
+            for (int i = 0; i < members; i++) {
+                list.add(new WholeGroupRecords.ConsumerMemberValue("m" + i, null, null, "c", "h", 1, null, List.of("t"), null));
+            }
+            byte[] former = LegacyGroupRecords.consumerGroupValue(new WholeGroupRecords.ConsumerGroupValue(1, list));
+            assertTrue(GroupRecords.isLegacy(three, Unpooled.wrappedBuffer(former)), members + " members");
+        }
+        assertFalse(GroupRecords.isLegacy(three, Unpooled.wrappedBuffer(io.krill.broker.coordinator.CoordinatorRecords.value(
+                new io.krill.wire.coordinator.ConsumerGroupMetadataValue().setEpoch(1).setMetadataHash(7), (short) 0))));
+        assertFalse(GroupRecords.isLegacy(three, Unpooled.wrappedBuffer(io.krill.broker.coordinator.CoordinatorRecords.value(
+                new io.krill.wire.coordinator.ConsumerGroupMetadataValue().setEpoch(1), (short) 0))));
+        assertFalse(GroupRecords.isLegacy(three, null));
     }
 
     @Test
@@ -124,28 +138,51 @@ class GroupRecordsTest {
     }
 
     @Test
-    void consumerGroupKeyAndValueRoundTrip() {
-        byte[] key = GroupRecords.consumerGroupKey("cg");
-        assertEquals(new GroupRecords.ConsumerGroupKey("cg"), GroupRecords.readKey(Unpooled.wrappedBuffer(key)));
-        GroupRecords.ConsumerGroupValue value = new GroupRecords.ConsumerGroupValue(7, java.util.List.of(
-                new GroupRecords.ConsumerMemberValue("m1", null, "rack-a", "c1", "/127.0.0.1", 300000, "range",
-                        java.util.List.of("a", "b")),
-                new GroupRecords.ConsumerMemberValue("m2", "i2", null, "c2", "/127.0.0.2", 0, null,
-                        java.util.List.of())));
-        byte[] bytes = GroupRecords.consumerGroupValue(value);
-        assertEquals(0, bytes[1], "without regexes the version stays 0, readable by brokers before them");
-        assertEquals(value, GroupRecords.readConsumerGroupValue(Unpooled.wrappedBuffer(bytes)));
+    void krillsFormerWholeGroupRecordsAreRead() {
+        WholeGroupRecords.ConsumerGroupValue plain = new WholeGroupRecords.ConsumerGroupValue(7, List.of(
+                new WholeGroupRecords.ConsumerMemberValue("m1", null, "rack-a", "c1", "/127.0.0.1", 300000, "range",
+                        List.of("a", "b"), null),
+                new WholeGroupRecords.ConsumerMemberValue("m2", "i2", null, "c2", "/127.0.0.2", 0, null, List.of(), null)));
+        byte[] bytes = LegacyGroupRecords.consumerGroupValue(plain);
+        assertEquals(0, bytes[1]);
+        assertEquals(plain, WholeGroupRecords.readConsumerGroupValue(Unpooled.wrappedBuffer(bytes)));
+        WholeGroupRecords.ConsumerGroupValue regex = new WholeGroupRecords.ConsumerGroupValue(3, List.of(
+                new WholeGroupRecords.ConsumerMemberValue("m1", null, null, "c1", "/127.0.0.1", 0, null, List.of(),
+                        "orders-.*")));
+        byte[] regexBytes = LegacyGroupRecords.consumerGroupValue(regex);
+        assertEquals(1, regexBytes[1]);
+        assertEquals(regex, WholeGroupRecords.readConsumerGroupValue(Unpooled.wrappedBuffer(regexBytes)));
+
+        java.util.UUID topic = java.util.UUID.randomUUID();
+        WholeGroupRecords.ShareGroupValue share = new WholeGroupRecords.ShareGroupValue(7, 6, List.of(
+                new WholeGroupRecords.ShareMemberValue("m1", "rack-a", "client", "/10.0.0.1", 6, 5, List.of("a", "b"),
+                        java.util.Map.of(topic, java.util.Set.of(0, 2)))),
+                java.util.Map.of(topic, java.util.Set.of(0, 1, 2)));
+        byte[] shareBytes = LegacyGroupRecords.shareGroupValue(share);
+        assertEquals(share, WholeGroupRecords.readShareGroupValue(Unpooled.wrappedBuffer(shareBytes)));
+        byte[] later = shareBytes.clone();
+        later[1] = 9;
+        assertThrows(IllegalArgumentException.class, () -> WholeGroupRecords.readShareGroupValue(Unpooled.wrappedBuffer(later)));
+        assertThrows(IllegalArgumentException.class, () -> WholeGroupRecords.readShareGroupValue(
+                Unpooled.wrappedBuffer(shareBytes, 0, shareBytes.length - 2)));
     }
 
     @Test
-    void aMemberRegexIsKeptInVersionOne() {
-        GroupRecords.ConsumerGroupValue value = new GroupRecords.ConsumerGroupValue(3, java.util.List.of(
-                new GroupRecords.ConsumerMemberValue("m1", null, null, "c1", "/127.0.0.1", 0, null,
-                        java.util.List.of(), "orders-.*"),
-                new GroupRecords.ConsumerMemberValue("m2", null, null, "c2", "/127.0.0.2", 0, null,
-                        java.util.List.of("a"), null)));
-        byte[] bytes = GroupRecords.consumerGroupValue(value);
-        assertEquals(1, bytes[1]);
-        assertEquals(value, GroupRecords.readConsumerGroupValue(Unpooled.wrappedBuffer(bytes)));
+    void consumerAndShareGroupKeysAreKafkasKeys() {
+        assertArrayEquals(io.krill.broker.coordinator.CoordinatorRecords.key(
+                new io.krill.wire.coordinator.ConsumerGroupCurrentMemberAssignmentKey().setGroupId("g").setMemberId("m")),
+                GroupRecords.modernKey((short) 8, "g", "m"));
+        assertArrayEquals(io.krill.broker.coordinator.CoordinatorRecords.key(
+                new io.krill.wire.coordinator.ConsumerGroupRegularExpressionKey().setGroupId("g").setRegularExpression("a.*")),
+                GroupRecords.modernKey((short) 16, "g", "a.*"));
+        assertArrayEquals(io.krill.broker.coordinator.CoordinatorRecords.key(
+                new io.krill.wire.coordinator.ShareGroupStatePartitionMetadataKey().setGroupId("g")),
+                GroupRecords.modernKey((short) 15, "g", ""));
+        for (short type : new short[] {3, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16}) {
+            String id = ConsumerGroupRecords.LAYOUT.perMember(type) || ShareGroupRecords.LAYOUT.perMember(type)
+                    || type == 16 ? "m" : "";
+            assertEquals(new GroupRecords.ModernKey("g", type, id),
+                    GroupRecords.readKey(Unpooled.wrappedBuffer(GroupRecords.modernKey(type, "g", id))));
+        }
     }
 }
