@@ -322,30 +322,27 @@ class ClientTelemetryConformanceTest extends DifferentialTest {
                         new byte[0]))
                 .expect("/errorCode", Errors.INVALID_REQUEST)
                 .run();
-        UUID twice = TelemetryRequests.instanceId("push-twice");
-        sequence("PushTelemetry again, on a new connection", ApiKeys.PUSH_TELEMETRY)
+        pushAfterAPush("again", "push-twice", false);
+        pushAfterAPush("after a terminating push", "push-after-terminating", true);
+    }
+
+    /**
+     * A push on a new connection after a push ({@code terminating} or not) on the connection that created the
+     * instance: both brokers forgot the instance, so neither the push interval nor the end binds the new one.
+     */
+    private static void pushAfterAPush(String what, String label, boolean terminating) {
+        UUID id = TelemetryRequests.instanceId(label);
+        sequence("PushTelemetry " + what + ", on a new connection", ApiKeys.PUSH_TELEMETRY)
                 .setUp((side, version) -> {
-                    int subscription = subscriptionId(side, twice);
-                    side.remember("subscription of twice", Integer.toString(subscription));
-                    side.send(ApiKeys.PUSH_TELEMETRY, TelemetryRequests.push(twice, subscription, false,
+                    int subscription = subscriptionId(side, id);
+                    side.remember("subscription of " + label, Integer.toString(subscription));
+                    side.send(ApiKeys.PUSH_TELEMETRY, TelemetryRequests.push(id, subscription, terminating,
                             NO_COMPRESSION, new byte[0]));
                     awaitClosed();
                 })
-                .request((side, version) -> TelemetryRequests.push(twice,
-                        Integer.parseInt(side.remembered("subscription of twice")), false, NO_COMPRESSION, new byte[0]))
-                .expect("/errorCode", Errors.NONE)
-                .run();
-        UUID after = TelemetryRequests.instanceId("push-after-terminating");
-        sequence("PushTelemetry after a terminating push, on a new connection", ApiKeys.PUSH_TELEMETRY)
-                .setUp((side, version) -> {
-                    int subscription = subscriptionId(side, after);
-                    side.remember("subscription of after", Integer.toString(subscription));
-                    side.send(ApiKeys.PUSH_TELEMETRY, TelemetryRequests.push(after, subscription, true,
-                            NO_COMPRESSION, new byte[0]));
-                    awaitClosed();
-                })
-                .request((side, version) -> TelemetryRequests.push(after,
-                        Integer.parseInt(side.remembered("subscription of after")), true, NO_COMPRESSION, new byte[0]))
+                .request((side, version) -> TelemetryRequests.push(id,
+                        Integer.parseInt(side.remembered("subscription of " + label)), terminating, NO_COMPRESSION,
+                        new byte[0]))
                 .expect("/errorCode", Errors.NONE)
                 .run();
     }

@@ -23,11 +23,11 @@ import org.apache.kafka.common.Uuid;
  * <p>Stateless; thread-safe.
  */
 final class TelemetryRequests {
-    static final byte TOPIC = 2;
-    static final byte BROKER = 4;
+    static final byte TOPIC = ClientRequests.TOPIC_RESOURCE_TYPE;
+    static final byte BROKER = ClientRequests.BROKER_RESOURCE_TYPE;
     static final byte BROKER_LOGGER = 8;
     static final byte CLIENT_METRICS = 16;
-    static final byte GROUP = 32;
+    static final byte GROUP = ClientRequests.GROUP_RESOURCE_TYPE;
     static final byte SET = 0;
     static final byte DELETE = 1;
     static final byte APPEND = 2;
