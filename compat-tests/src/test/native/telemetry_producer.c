@@ -8,7 +8,7 @@
  * Produces one record to TOPIC every 200 ms for SECONDS, then flushes and closes (its last push is the
  * terminating one) and exits 0. The trailing KEY=VALUE pairs are extra librdkafka properties. librdkafka's
  * telemetry debug log goes to stderr; the client instance id the broker assigned, which librdkafka has no
- * API for and logs only, is printed to stdout once as "client-instance-id ID" (Kafka's base64 form). Any
+ * API for and logs only, is printed to stdout once as "client-instance-id ID" (standard base64, as logged). Any
  * error: a message on stderr and exit code 1 (usage: 2).
  */
 #include <stdio.h>

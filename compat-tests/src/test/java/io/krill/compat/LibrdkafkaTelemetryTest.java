@@ -79,8 +79,9 @@ class LibrdkafkaTelemetryTest {
                 "librdkafka-telemetry", CLIENT_ID, "60"))) {
             RunningProcess.waitFor("librdkafka's client instance id", Duration.ofSeconds(30),
                     () -> running.outLines().stream().anyMatch(l -> l.startsWith(INSTANCE_LINE)), running);
+            // librdkafka logs the id in standard base64; Kafka (and the label) in URL-safe base64.
             String instance = running.outLines().stream().filter(l -> l.startsWith(INSTANCE_LINE)).findFirst()
-                    .orElseThrow().substring(INSTANCE_LINE.length()).trim();
+                    .orElseThrow().substring(INSTANCE_LINE.length()).trim().replace('+', '-').replace('/', '_');
             String labels = "client_id=\"" + CLIENT_ID + "\",client_instance_id=\"" + instance + "\"";
             RunningProcess.waitFor("librdkafka's metrics labelled " + labels + " on /metrics", Duration.ofSeconds(60),
                     () -> ClientTelemetryTest.scrape(HTTP_PORT).lines().anyMatch(l ->
