@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds krill-share-consumer (share_consumer.c, next to this script) statically against librdkafka 2.15.1,
-# whose preview share consumer (KIP-932) Debian's librdkafka lacks. librdkafka's source comes from the npm
+# whose preview share consumer (KIP-932) Debian's librdkafka lacks, and krill-telemetry-producer
+# (telemetry_producer.c) against the same library, whose client telemetry (KIP-714) Debian's lacks too. librdkafka's source comes from the npm
 # package @confluentinc/kafka-javascript@1.10.1 (it bundles it under deps/librdkafka), checked against a
 # pinned sha256. Nothing is committed to the repository: everything goes to the cache directory
 #   ${KRILL_NATIVE_CACHE:-$HOME/.cache/krill-native}/librdkafka-2.15.1
 # and only what is missing is rebuilt. Needs gcc, make and npm (and the npm registry); no -dev packages.
-# The last line printed is the binary's path. Exit codes: 2 gcc, make or npm missing; 3 the fetch failed;
+# The last line printed is the share consumer's path; the telemetry producer is next to it. Exit codes: 2 gcc, make or npm missing; 3 the fetch failed;
 # 4 the fetched package is not the pinned one; 5 the build failed.
 # Used by compat-tests' LibrdkafkaShareConsumerTest and by .ci/run.
 set -euo pipefail
@@ -64,17 +65,20 @@ if [ ! -f "$cache/.lib-built" ]; then
   make -C "$src/src" -j"$jobs" librdkafka.a >"$cache/make.log" 2>&1 \
     || { tail -n 40 "$cache/make.log" >&2; log "make failed (log: $cache/make.log)"; exit 5; }
   touch "$cache/.lib-built"
-  rm -f "$bin"
+  rm -f "$cache"/bin/krill-*
 fi
 
-# 3. Our program, rebuilt when share_consumer.c is newer than the binary.
-if [ ! -x "$bin" ] || [ "$here/share_consumer.c" -nt "$bin" ]; then
-  log "compiling share_consumer.c"
-  libs="$(sed -n 's/^LIBS+*=//p' "$src/Makefile.config" | tr '\n' ' ')"
-  # shellcheck disable=SC2086 # LIBS is a list of linker flags
-  gcc -std=c11 -O2 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -isystem "$src/src" \
-      -o "$bin.tmp" "$here/share_consumer.c" "$lib" $libs -lpthread -lm
-  mv "$bin.tmp" "$bin"
-fi
+# 3. Our programs, each rebuilt when its source is newer than its binary.
+libs="$(sed -n 's/^LIBS+*=//p' "$src/Makefile.config" | tr '\n' ' ')"
+for program in share_consumer telemetry_producer; do
+  out="$cache/bin/krill-${program//_/-}"
+  if [ ! -x "$out" ] || [ "$here/$program.c" -nt "$out" ]; then
+    log "compiling $program.c"
+    # shellcheck disable=SC2086 # LIBS is a list of linker flags
+    gcc -std=c11 -O2 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -isystem "$src/src" \
+        -o "$out.tmp" "$here/$program.c" "$lib" $libs -lpthread -lm
+    mv "$out.tmp" "$out"
+  fi
+done
 
 echo "$bin"

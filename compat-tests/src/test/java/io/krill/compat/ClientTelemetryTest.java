@@ -46,9 +46,14 @@ class ClientTelemetryTest {
             .with("krill.http.port", Integer.toString(HTTP_PORT));
 
     private static String scrape() throws Exception {
+        return scrape(HTTP_PORT);
+    }
+
+    /** The Prometheus text a broker serves on /metrics of {@code krill.http.port} {@code httpPort}. */
+    static String scrape(int httpPort) throws Exception {
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         HttpResponse<String> r = client.send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + HTTP_PORT + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+                URI.create("http://127.0.0.1:" + httpPort + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(200, r.statusCode());
         return r.body();
     }

@@ -134,6 +134,11 @@ public final class Request {
         channel.execute(task);
     }
 
+    /** Runs {@code action} once this request's connection is closed (see {@link ResponseChannel#whenClosed}). */
+    public void whenConnectionClosed(Runnable action) {
+        channel.whenClosed(action);
+    }
+
     /** Completes the request without a response (Produce with acks=0). */
     public void noResponse() {
         answer(null);

@@ -20,4 +20,11 @@ public interface ResponseChannel {
      * verification with another broker) answered it.
      */
     void execute(Runnable task);
+
+    /**
+     * Runs {@code action} once the connection is closed (at once if it is): how state kept per connection
+     * (a client telemetry instance, as Kafka forgets it) goes with it. Each call adds an action; callers
+     * register once per connection.
+     */
+    void whenClosed(Runnable action);
 }

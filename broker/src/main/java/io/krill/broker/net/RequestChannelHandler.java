@@ -238,6 +238,11 @@ public final class RequestChannelHandler extends ChannelInboundHandlerAdapter im
     }
 
     @Override
+    public void whenClosed(Runnable action) {
+        ctx.channel().closeFuture().addListener(closed -> action.run());
+    }
+
+    @Override
     public void close(Request request, String reason) {
         Runnable closing = () -> {
             sequencer.complete(request.sequence(), null);

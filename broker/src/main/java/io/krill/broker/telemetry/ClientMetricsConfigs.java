@@ -6,7 +6,6 @@ import io.krill.wire.error.ApiException;
 import io.krill.wire.error.Errors;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,7 +21,9 @@ import java.util.regex.PatternSyntaxException;
  * metadata entity {@code client-metrics/<name>}; a subscription whose configs are all deleted is gone.
  *
  * <p>Errors as Kafka's: an empty name, an unknown key or an interval out of range are INVALID_REQUEST; a value
- * that does not parse, a duplicated list item or a bad match pattern are INVALID_CONFIG ({@link ConfigException}).
+ * that does not parse or a bad match pattern are INVALID_CONFIG ({@link ConfigException}); a list item given twice
+ * is accepted, as Kafka 4.4 accepts it; APPEND and SUBTRACT are INVALID_CONFIG on every key, as Kafka's controller
+ * knows no LIST type for them.
  * Stateless.
  */
 public final class ClientMetricsConfigs {
@@ -81,13 +82,9 @@ public final class ClientMetricsConfigs {
             switch (op.op()) {
                 case SET -> result.put(op.name(), op.value());
                 case DELETE -> result.remove(op.name());
-                case APPEND, SUBTRACT -> {
-                    Key key = key(op.name());
-                    if (!key.list()) {
-                        throw new ConfigException("Config value append is not allowed for config key: " + op.name());
-                    }
-                    result.put(op.name(), op.applyToList(result.get(op.name())));
-                }
+                // Kafka's controller knows no type for CLIENT_METRICS keys: a LIST operation is refused on any.
+                case APPEND, SUBTRACT -> throw new ConfigException("Can't " + op.op() + " to key " + op.name()
+                        + " because its type is not LIST.");
                 default -> throw new IllegalStateException("Unexpected op " + op.op());
             }
         }
@@ -114,7 +111,7 @@ public final class ClientMetricsConfigs {
 
     /** The subscription {@code name}'s configs parsed; they must be valid (as {@link #validate} checks). */
     public static ClientMetricsSubscription parse(String name, Map<String, String> configs) {
-        List<String> metrics = configs.containsKey(METRICS) ? list(METRICS, configs.get(METRICS)) : List.of();
+        List<String> metrics = configs.containsKey(METRICS) ? splitList(configs.get(METRICS)) : List.of();
         int interval = DEFAULT_INTERVAL_MS;
         String rawInterval = configs.get(INTERVAL_MS);
         if (rawInterval != null) {
@@ -130,7 +127,7 @@ public final class ClientMetricsConfigs {
             }
         }
         Map<String, Pattern> match = configs.containsKey(MATCH)
-                ? matchPatterns(list(MATCH, configs.get(MATCH))) : Map.of();
+                ? matchPatterns(splitList(configs.get(MATCH))) : Map.of();
         return new ClientMetricsSubscription(name, metrics, interval, match);
     }
 
@@ -149,16 +146,6 @@ public final class ClientMetricsConfigs {
             }
         }
         return patterns;
-    }
-
-    /** A LIST value: comma-separated, trimmed, empty for the empty string; duplicates refused as Kafka. */
-    private static List<String> list(String key, String raw) {
-        List<String> items = splitList(raw);
-        if (new LinkedHashSet<>(items).size() != items.size()) {
-            throw new ConfigException("Invalid value " + raw + " for configuration " + key
-                    + ": Configuration '" + key + "' values must not be duplicated.");
-        }
-        return items;
     }
 
     /** A LIST value's items: comma-separated, trimmed; none for the empty string. */
@@ -180,13 +167,5 @@ public final class ClientMetricsConfigs {
             }
         }
         return null;
-    }
-
-    private static Key key(String name) {
-        Key key = find(name);
-        if (key == null) {
-            throw new ApiException(Errors.INVALID_REQUEST, "Unknown client metrics configuration: " + name);
-        }
-        return key;
     }
 }

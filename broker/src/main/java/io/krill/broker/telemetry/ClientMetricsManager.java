@@ -24,9 +24,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.zip.CRC32C;
@@ -43,8 +45,8 @@ import org.slf4j.LoggerFactory;
  * match it ({@code *} if any asks for all), the smallest of their intervals and Kafka's default 300,000 ms, and a
  * subscription id hashed from them (CRC32C, as Kafka); it is computed again at its first request after the
  * subscriptions change, so an older id pushed then is UNKNOWN_SUBSCRIPTION_ID. Instances live in a Caffeine cache
- * of at most {@link #MAX_INSTANCES}, each kept max(60 s, 3 push intervals) after its last request (Kafka's
- * bounds); its series go with it. Series of all instances together are at most {@code maxSeries}; points of new
+ * of at most {@link #MAX_INSTANCES}, each kept max(60 s, 3 push intervals) after its last request, or until the
+ * connection that created it closes (Kafka's bounds); its series go with it. Series of all instances together are at most {@code maxSeries}; points of new
  * series beyond that are dropped and counted.
  *
  * <p>Thread-safe: the cache and counters are concurrent, each {@link ClientInstance} guards itself, and the
@@ -71,10 +73,20 @@ public final class ClientMetricsManager {
     private final AtomicInteger seriesCount = new AtomicInteger();
     private final AtomicLong seriesDropped = new AtomicLong();
     private final AtomicLong pushesRefused = new AtomicLong();
+    /** Each open connection that created an instance, to the last instance it created. */
+    private final Map<String, UUID> connections = new ConcurrentHashMap<>();
     private volatile Subscriptions subscriptions = new Subscriptions(Map.of(), List.of(), 0);
 
-    /** The client as a request shows it: the attributes a subscription may match. */
-    public record Client(String clientId, String softwareName, String softwareVersion, InetAddress address, int port) {
+    /**
+     * The client as a request shows it: the attributes a subscription may match, and its connection
+     * ({@code connectionId}, null for none; {@code whenClosed} registers what to do when it closes).
+     */
+    public record Client(String clientId, String softwareName, String softwareVersion, InetAddress address, int port,
+                         String connectionId, Consumer<Runnable> whenClosed) {
+        /** A client whose connection is not followed (its instance only expires). */
+        public Client(String clientId, String softwareName, String softwareVersion, InetAddress address, int port) {
+            this(clientId, softwareName, softwareVersion, address, port, null, action -> { });
+        }
     }
 
     private record Subscriptions(Map<String, Map<String, String>> raw, List<ClientMetricsSubscription> parsed,
@@ -249,10 +261,28 @@ public final class ClientMetricsManager {
                     Map<String, String> attributes = instance != null ? instance.attributes : attributes(id, client);
                     instance = create(id, attributes, subs);
                     instances.put(id, instance);
+                    followConnection(id, client);
                 }
             }
         }
         return instance;
+    }
+
+    /**
+     * Kafka's {@code ClientConnectionDisconnectListener}: an instance is forgotten, with its series, when the
+     * connection that created it closes; a client that connects again gets a new instance (and is not
+     * throttled by the old one's timestamps). One close action per connection.
+     */
+    private void followConnection(UUID id, Client client) {
+        String connectionId = client.connectionId();
+        if (connectionId != null && connections.put(connectionId, id) == null) {
+            client.whenClosed().accept(() -> {
+                UUID created = connections.remove(connectionId);
+                if (created != null) {
+                    instances.invalidate(created);
+                }
+            });
+        }
     }
 
     private static Map<String, String> attributes(UUID id, Client client) {

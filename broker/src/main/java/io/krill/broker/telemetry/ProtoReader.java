@@ -101,7 +101,10 @@ final class ProtoReader {
                 need(8);
                 position += 8;
             }
-            case LENGTH_DELIMITED -> position += length();
+            case LENGTH_DELIMITED -> {
+                int length = length(); // first: it moves the position past the length's varint
+                position += length;
+            }
             case FIXED32 -> {
                 need(4);
                 position += 4;

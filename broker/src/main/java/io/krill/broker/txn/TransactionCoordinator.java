@@ -1,7 +1,6 @@
 package io.krill.broker.txn;
 
 import io.krill.broker.BrokerContext;
-import io.krill.broker.coordinator.LedPartitions;
 import io.krill.broker.coordinator.CoordinatorLog;
 import io.krill.broker.coordinator.CoordinatorTimer;
 import io.krill.broker.coordinator.ExecutorCoordinatorTimer;
@@ -15,15 +14,12 @@ import io.krill.wire.error.Errors;
 import io.krill.wire.message.DescribeTransactionsResponse;
 import io.krill.wire.message.ListTransactionsResponse;
 import io.krill.wire.record.RecordBatch;
-import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
@@ -36,9 +32,10 @@ import org.slf4j.LoggerFactory;
  * Kafka's), their producer ids and epochs, and the state of their transactions, kept as records of that
  * partition ({@link TransactionRecords}) and rebuilt from it when the partition is loaded.
  *
- * <p><b>Partitions.</b> As a {@link MetadataListener} the coordinator loads each partition it comes to
- * lead (on the {@code txn-coordinator} thread; requests get COORDINATOR_LOAD_IN_PROGRESS meanwhile) and
- * forgets those it no longer leads (NOT_COORDINATOR). The partition's leader epoch at election is the
+ * <p><b>Partitions.</b> As a {@link MetadataListener} the coordinator hands each image to its
+ * {@link TransactionPartitionLoader}, which loads each partition it comes to lead (on the
+ * {@code txn-coordinator} thread; requests get COORDINATOR_LOAD_IN_PROGRESS meanwhile) and forgets those it
+ * no longer leads (NOT_COORDINATOR). The partition's leader epoch at election is the
  * coordinator epoch stamped on the markers it writes, so leaders refuse markers of a deposed
  * coordinator. After a load, transactions found prepared (PrepareCommit, PrepareAbort) have their
  * markers written again: a coordinator that died mid-commit is finished by its successor, never half.
@@ -69,8 +66,6 @@ import org.slf4j.LoggerFactory;
 public final class TransactionCoordinator implements MetadataListener, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TransactionCoordinator.class);
     static final long RETRY_BACKOFF_MS = 100;
-    /** Records per batch of the one-time conversion to Kafka's format. */
-    static final int CONVERSION_BATCH = 500;
 
     private final int nodeId;
     private final TransactionConfig config;
@@ -78,23 +73,8 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
     private final CoordinatorTimer timer;
     private final LongSupplier producerIds;
     private final MarkerWriter markers;
-    private final Map<Integer, Shard> shards = new ConcurrentHashMap<>();
-    private volatile int partitionCount;
-    private volatile boolean closed;
+    private final TransactionPartitionLoader loader;
     private final List<AutoCloseable> owned = new ArrayList<>();
-
-    /** The transactional ids of one led partition of {@code __transaction_state}, at one coordinator epoch. */
-    private static final class Shard {
-        final int partition;
-        final int coordinatorEpoch;
-        final Map<String, TransactionMetadata> txns = new ConcurrentHashMap<>();
-        volatile boolean loaded;
-
-        Shard(int partition, int coordinatorEpoch) {
-            this.partition = partition;
-            this.coordinatorEpoch = coordinatorEpoch;
-        }
-    }
 
     /** The answer to InitProducerId. */
     public record InitResult(Errors error, long producerId, short producerEpoch) {
@@ -146,7 +126,8 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
         this.timer = timer;
         this.producerIds = producerIds;
         this.markers = markers;
-        this.partitionCount = config.stateLogNumPartitions();
+        this.loader = new TransactionPartitionLoader(nodeId, log, timer, config.stateLogNumPartitions(),
+                this::completePrepared);
     }
 
     public TransactionConfig config() {
@@ -157,112 +138,38 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
 
     /** Follows the image the broker starts with and starts the timeout and expiry checks. */
     public void startup(MetadataImage image) {
-        follow(image);
+        loader.follow(image);
         every(config.abortTimedOutIntervalMs(), this::abortTimedOutTransactions);
         every(config.removeExpiredIntervalMs(), this::expireTransactionalIds);
     }
 
     @Override
     public void onChange(MetadataImage previous, MetadataImage current) {
-        follow(current);
-    }
-
-    private synchronized void follow(MetadataImage image) {
-        if (closed) {
-            return;
-        }
-        LedPartitions led = LedPartitions.of(image, TransactionStateTopic.NAME, nodeId);
-        if (led.partitionCount() > 0) {
-            partitionCount = led.partitionCount();
-        }
-        for (Shard shard : new ArrayList<>(shards.values())) {
-            if (!led.ledAt(shard.partition, shard.coordinatorEpoch)) {
-                onResignation(shard);
-            }
-        }
-        led.epochs().forEach((partition, epoch) -> {
-            if (!shards.containsKey(partition)) {
-                onElection(partition, epoch);
-            }
-        });
+        loader.follow(current);
     }
 
     /** The partition of {@code __transaction_state} that holds {@code transactionalId}. */
     public int partitionFor(String transactionalId) {
-        return TransactionStateTopic.partitionFor(transactionalId, partitionCount);
-    }
-
-    private void onElection(int partition, int coordinatorEpoch) {
-        Shard shard = new Shard(partition, coordinatorEpoch);
-        if (shards.putIfAbsent(partition, shard) == null) {
-            LOG.debug("Loading transaction coordinator partition {}-{} at epoch {}", TransactionStateTopic.NAME,
-                    partition, coordinatorEpoch);
-            timer.execute(() -> load(shard));
-        }
-    }
-
-    private void onResignation(Shard shard) {
-        if (shards.remove(shard.partition, shard)) {
-            LOG.debug("Unloading transaction coordinator partition {}-{}", TransactionStateTopic.NAME, shard.partition);
-            shard.txns.clear();
-        }
-    }
-
-    private boolean isCurrent(Shard shard) {
-        return !closed && shards.get(shard.partition) == shard;
+        return TransactionStateTopic.partitionFor(transactionalId, loader.partitionCount());
     }
 
     /** Whether this broker coordinates {@code transactionalId} and has loaded it. */
     public boolean isCoordinatorFor(String transactionalId) {
-        Shard shard = shards.get(partitionFor(transactionalId));
+        TransactionShard shard = loader.shard(partitionFor(transactionalId));
         return shard != null && shard.loaded;
     }
 
     /** Whether {@code partition} is loaded and served (for tests and tools). */
     public boolean isLoaded(int partition) {
-        Shard shard = shards.get(partition);
+        TransactionShard shard = loader.shard(partition);
         return shard != null && shard.loaded;
     }
 
-    private void load(Shard shard) {
-        long started = System.nanoTime();
-        Map<String, TransactionValue> values = new HashMap<>();
-        Set<String> legacyKeys = new HashSet<>();
-        try {
-            log.replay(shard.partition, (key, value) -> {
-                TransactionRecords.Key decoded = TransactionRecords.readKey(Unpooled.wrappedBuffer(key));
-                if (decoded == null) {
-                    return;
-                }
-                String transactionalId = decoded.transactionalId();
-                if (decoded.legacy()) {
-                    legacyKeys.add(transactionalId);
-                }
-                if (value == null) {
-                    values.remove(transactionalId);
-                } else if (decoded.legacy()) {
-                    values.put(transactionalId, TransactionRecords.readLegacyValue(Unpooled.wrappedBuffer(value)));
-                } else {
-                    values.put(transactionalId, TransactionRecords.readValue(Unpooled.wrappedBuffer(value)));
-                }
-            });
-        } catch (RuntimeException e) {
-            LOG.error("Failed to load {}-{}; its transactional ids stay unavailable", TransactionStateTopic.NAME,
-                    shard.partition, e);
-            return;
-        }
-        values.forEach((id, value) -> shard.txns.put(id, new TransactionMetadata(id, value)));
-        if (!isCurrent(shard)) {
-            return;
-        }
-        if (!legacyKeys.isEmpty()) {
-            convertLegacyRecords(shard, values, legacyKeys);
-        }
-        shard.loaded = true;
-        if (!values.isEmpty()) {
-            LOG.info("Loaded {}-{}: {} transactional ids in {} ms", TransactionStateTopic.NAME, shard.partition,
-                    values.size(), (System.nanoTime() - started) / 1_000_000);
-        }
+    /**
+     * After a load: the transactions the previous coordinator left prepared (PrepareCommit, PrepareAbort) have
+     * their markers written again, so a coordinator that died mid-commit is finished by its successor.
+     */
+    private void completePrepared(TransactionShard shard) {
         for (TransactionMetadata md : shard.txns.values()) {
             TransactionValue current;
             synchronized (md) {
@@ -276,38 +183,14 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
         }
     }
 
-    /**
-     * The one-time conversion of a partition that held records of Krill's legacy layout: its loaded state is
-     * written again in Kafka's format and the legacy keys are tombstoned, so compaction retires them. Appended
-     * before the partition serves (the local append is synchronous), so no later transition precedes it; if
-     * it fails, the legacy records stay and the next load converts them again.
-     */
-    private void convertLegacyRecords(Shard shard, Map<String, TransactionValue> values, Set<String> legacyKeys) {
-        List<CoordinatorLog.Entry> entries = new ArrayList<>();
-        values.forEach((id, value) -> entries.add(new CoordinatorLog.Entry(TransactionRecords.key(id),
-                TransactionRecords.value(value))));
-        legacyKeys.forEach(id -> entries.add(new CoordinatorLog.Entry(TransactionRecords.legacyKey(id), null)));
-        LOG.info("Converting {}-{} to Kafka's record format: {} transactional ids, {} legacy keys tombstoned",
-                TransactionStateTopic.NAME, shard.partition, values.size(), legacyKeys.size());
-        for (int from = 0; from < entries.size(); from += CONVERSION_BATCH) {
-            List<CoordinatorLog.Entry> batch = entries.subList(from, Math.min(entries.size(), from + CONVERSION_BATCH));
-            log.append(shard.partition, List.copyOf(batch)).whenComplete((ok, failure) -> {
-                if (failure != null) {
-                    LOG.warn("Converting {}-{} to Kafka's record format failed ({}); the next load converts again",
-                            TransactionStateTopic.NAME, shard.partition, failure.getMessage());
-                }
-            });
-        }
-    }
-
-    private Shard shardFor(String transactionalId) {
+    private TransactionShard shardFor(String transactionalId) {
         if (log.isFenced()) {
             // Cut off from the cluster: another broker may have loaded this id's newer state, and an
             // answer from ours (say, "already committed") could be wrong. Clients look up the coordinator.
             throw new ApiException(Errors.NOT_COORDINATOR, "Broker " + nodeId + " is cut off from the cluster; "
                     + "another broker may coordinate " + transactionalId);
         }
-        Shard shard = shards.get(partitionFor(transactionalId));
+        TransactionShard shard = loader.shard(partitionFor(transactionalId));
         if (shard == null) {
             throw new ApiException(Errors.NOT_COORDINATOR, "This broker is not the transaction coordinator of "
                     + transactionalId);
@@ -339,7 +222,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
             callback.accept(InitResult.failed(Errors.INVALID_TRANSACTION_TIMEOUT));
             return;
         }
-        Shard shard;
+        TransactionShard shard;
         try {
             shard = shardFor(transactionalId);
         } catch (ApiException e) {
@@ -435,7 +318,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
             callback.accept(Errors.INVALID_REQUEST);
             return;
         }
-        Shard shard;
+        TransactionShard shard;
         try {
             shard = shardFor(transactionalId);
         } catch (ApiException e) {
@@ -498,7 +381,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
             if (transactionalId == null || transactionalId.isEmpty()) {
                 throw new ApiException(Errors.INVALID_REQUEST, "no transactional id");
             }
-            Shard shard = shardFor(transactionalId);
+            TransactionShard shard = shardFor(transactionalId);
             TransactionMetadata md = shard.txns.get(transactionalId);
             if (md == null) {
                 throw new ApiException(Errors.INVALID_PRODUCER_ID_MAPPING, "unknown transactional id");
@@ -551,7 +434,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
             callback.accept(EndResult.failed(Errors.INVALID_REQUEST));
             return;
         }
-        Shard shard;
+        TransactionShard shard;
         try {
             shard = shardFor(transactionalId);
         } catch (ApiException e) {
@@ -629,7 +512,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
      * the transaction with the new epoch. Caller holds {@code md}'s monitor; the state is Ongoing and no
      * transition is pending.
      */
-    private void fenceAndAbort(Shard shard, TransactionMetadata md, Consumer<Errors> callback) {
+    private void fenceAndAbort(TransactionShard shard, TransactionMetadata md, Consumer<Errors> callback) {
         TransactionValue v = md.current();
         short epoch = v.producerEpoch() == Short.MAX_VALUE ? v.producerEpoch() : (short) (v.producerEpoch() + 1);
         TransactionValue next = new TransactionValue(v.producerId(), v.previousProducerId(), epoch,
@@ -639,7 +522,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
     }
 
     /** Writes a Prepare* state, answers, then has the markers written. Caller holds {@code md}'s monitor. */
-    private void prepare(Shard shard, TransactionMetadata md, TransactionValue prepared, Consumer<Errors> callback) {
+    private void prepare(TransactionShard shard, TransactionMetadata md, TransactionValue prepared, Consumer<Errors> callback) {
         write(shard, md, prepared, error -> {
             callback.accept(error);
             if (error == Errors.NONE) {
@@ -648,23 +531,23 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
         });
     }
 
-    private void sendMarkers(Shard shard, TransactionMetadata md, TransactionValue prepared) {
+    private void sendMarkers(TransactionShard shard, TransactionMetadata md, TransactionValue prepared) {
         synchronized (md) {
-            if (!isCurrent(shard) || md.current() != prepared || !md.claimMarkers()) {
+            if (!loader.isCurrent(shard) || md.current() != prepared || !md.claimMarkers()) {
                 return;
             }
         }
         boolean commit = prepared.state() == TransactionState.PREPARE_COMMIT;
         markers.write(new MarkerWriter.Markers(md.transactionalId(), prepared.producerId(), prepared.producerEpoch(),
-                        commit, shard.coordinatorEpoch, prepared.partitions(), () -> isCurrent(shard),
+                        commit, shard.coordinatorEpoch, prepared.partitions(), () -> loader.isCurrent(shard),
                         prepared.bumpsEpochPerTransaction() ? (byte) 2 : (byte) 1),
                 () -> complete(shard, md, prepared));
     }
 
     /** Every marker of {@code prepared} is written: the transaction is complete. Retries a failed write. */
-    private void complete(Shard shard, TransactionMetadata md, TransactionValue prepared) {
+    private void complete(TransactionShard shard, TransactionMetadata md, TransactionValue prepared) {
         synchronized (md) {
-            if (!isCurrent(shard) || md.current() != prepared) {
+            if (!loader.isCurrent(shard) || md.current() != prepared) {
                 return;
             }
             if (md.hasPendingTransition()) {
@@ -683,7 +566,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
             write(shard, md, next, error -> {
                 if (error == Errors.NONE) {
                     LOG.debug("Transactional id {}: {}", md.transactionalId(), done.displayName());
-                } else if (isCurrent(shard)) {
+                } else if (loader.isCurrent(shard)) {
                     LOG.info("Writing {} of transactional id {} failed with {}; retrying", done.displayName(),
                             md.transactionalId(), error);
                     timer.schedule(RETRY_BACKOFF_MS, () -> complete(shard, md, prepared));
@@ -699,7 +582,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
      * have it, and {@code done} learns the outcome (already mapped to the coordinator's errors). Caller
      * holds {@code md}'s monitor and checked that no transition is pending.
      */
-    private void write(Shard shard, TransactionMetadata md, TransactionValue next, Consumer<Errors> done) {
+    private void write(TransactionShard shard, TransactionMetadata md, TransactionValue next, Consumer<Errors> done) {
         md.beginTransition(next);
         byte[] value = next.state() == TransactionState.DEAD ? null : TransactionRecords.value(next);
         log.append(shard.partition, List.of(new CoordinatorLog.Entry(TransactionRecords.key(md.transactionalId()),
@@ -711,7 +594,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
                         if (failure != null) {
                             md.abandonTransition();
                             error = writeError(failure);
-                        } else if (!isCurrent(shard)) {
+                        } else if (!loader.isCurrent(shard)) {
                             md.abandonTransition();
                             error = Errors.NOT_COORDINATOR;
                         } else {
@@ -741,7 +624,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
     /** Runs {@code work} every {@code intervalMs} on the coordinator's timer until the coordinator closes. */
     private void every(long intervalMs, Runnable work) {
         timer.schedule(intervalMs, () -> {
-            if (closed) {
+            if (loader.isClosed()) {
                 return;
             }
             try {
@@ -753,8 +636,8 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
     }
 
     /** Each transactional id of every loaded partition, with its metadata's lock held. */
-    private void forEachLoaded(java.util.function.BiConsumer<Shard, TransactionMetadata> action) {
-        for (Shard shard : shards.values()) {
+    private void forEachLoaded(java.util.function.BiConsumer<TransactionShard, TransactionMetadata> action) {
+        for (TransactionShard shard : loader.shards()) {
             if (!shard.loaded) {
                 continue;
             }
@@ -834,7 +717,7 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
     /** Hands {@code action} the metadata of every loaded partition; false if some partition is still loading. */
     boolean forEachLoadedTransaction(Consumer<TransactionMetadata> action) {
         boolean allLoaded = true;
-        for (Shard shard : shards.values()) {
+        for (TransactionShard shard : loader.shards()) {
             if (!shard.loaded) {
                 allLoaded = false;
                 continue;
@@ -846,11 +729,8 @@ public final class TransactionCoordinator implements MetadataListener, AutoClose
 
     /** Stops serving, then the marker sender and the timer thread; a failure to stop them is thrown after all were tried. */
     @Override
-    public synchronized void close() {
-        closed = true;
-        for (Shard shard : new ArrayList<>(shards.values())) {
-            onResignation(shard);
-        }
+    public void close() {
+        loader.close();
         RuntimeException failure = null;
         for (AutoCloseable resource : owned) {
             try {

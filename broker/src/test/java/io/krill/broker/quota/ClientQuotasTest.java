@@ -39,6 +39,11 @@ class ClientQuotasTest {
         public void execute(Runnable task) {
             task.run();
         }
+
+        @Override
+        public void whenClosed(Runnable action) {
+            // the connection of a test request never closes
+        }
     };
 
     private final ClientQuotas quotas = new ClientQuotas(11, 1, null);

@@ -21,12 +21,14 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.shaded.io.opentelemetry.proto.common.v1.InstrumentationScope;
 import org.apache.kafka.shaded.io.opentelemetry.proto.common.v1.AnyValue;
 import org.apache.kafka.shaded.io.opentelemetry.proto.common.v1.KeyValue;
 import org.apache.kafka.shaded.io.opentelemetry.proto.metrics.v1.AggregationTemporality;
@@ -149,6 +151,26 @@ class ClientMetricsManagerTest {
     }
 
     @Test
+    void anInstanceIsForgottenWhenTheConnectionThatCreatedItCloses() throws IOException {
+        subscribe("all", Map.of("metrics", "*", "interval.ms", "100000"));
+        ClientMetricsManager manager = manager(100);
+        List<Runnable> onClose = new ArrayList<>();
+        ClientMetricsManager.Client connected = new ClientMetricsManager.Client("app-1", "apache-kafka-java", "4.4.0",
+                InetAddress.getLoopbackAddress(), 50_000, "PLAINTEXT-1", onClose::add);
+        GetTelemetrySubscriptionsResponse sub = manager.getSubscriptions(null, connected);
+        UUID id = sub.clientInstanceId();
+        assertEquals(0, manager.push(id, sub.subscriptionId(), false, (byte) 0,
+                Unpooled.wrappedBuffer(payload().toByteArray()), connected).errorCode());
+        assertEquals(Errors.THROTTLING_QUOTA_EXCEEDED.code(), manager.getSubscriptions(id, connected).errorCode());
+        assertEquals(1, onClose.size(), "one close action per connection");
+        onClose.forEach(Runnable::run);
+        assertEquals(0, manager.seriesCount());
+        assertFalse(scrape(manager).contains("org_apache_kafka_producer_record_send_rate{"));
+        // on a new connection the same id is a new instance: answered at once
+        assertEquals(0, manager.getSubscriptions(id, PRODUCER).errorCode());
+    }
+
+    @Test
     void changedSubscriptionsMakeTheOldIdUnknownAndTheNextGetIsAnsweredAtOnce() {
         subscribe("all", Map.of("metrics", "*", "interval.ms", "1000"));
         ClientMetricsManager manager = manager(100);
@@ -245,9 +267,13 @@ class ClientMetricsManagerTest {
         return KeyValue.newBuilder().setKey(key).setValue(AnyValue.newBuilder().setStringValue(value)).build();
     }
 
-    /** A payload as Kafka's client telemetry reporter writes one: a gauge, a cumulative sum, a histogram. */
+    /**
+     * A payload as Kafka's client telemetry reporter writes one: a gauge, a cumulative sum, a histogram; with an
+     * instrumentation scope and a description, which librdkafka sends and the decoder skips.
+     */
     private static MetricsData payload() {
         Metric gauge = Metric.newBuilder().setName("org.apache.kafka.producer.record.send.rate")
+                .setDescription("The average number of records sent per second.")
                 .setGauge(Gauge.newBuilder().addDataPoints(NumberDataPoint.newBuilder().setAsDouble(12.5)
                         .setTimeUnixNano(1).addAttributes(attribute("node.id", "1")))).build();
         Metric sum = Metric.newBuilder().setName("org.apache.kafka.producer.record.error.total")
@@ -263,7 +289,9 @@ class ClientMetricsManagerTest {
         Metric second = Metric.newBuilder().setName("org.apache.kafka.producer.buffer.available.bytes")
                 .setGauge(Gauge.newBuilder().addDataPoints(NumberDataPoint.newBuilder().setAsDouble(1))).build();
         return MetricsData.newBuilder().addResourceMetrics(ResourceMetrics.newBuilder()
-                .addScopeMetrics(ScopeMetrics.newBuilder().addMetrics(gauge).addMetrics(sum).addMetrics(histogram)
+                .addScopeMetrics(ScopeMetrics.newBuilder()
+                        .setScope(InstrumentationScope.newBuilder().setName("app-1#producer-1").setVersion("2.15.1"))
+                        .addMetrics(gauge).addMetrics(sum).addMetrics(histogram)
                         .addMetrics(second))).build();
     }
 }

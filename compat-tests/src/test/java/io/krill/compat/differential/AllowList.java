@@ -42,7 +42,10 @@ final class AllowList {
                     + " sequences check that one is set where a session opens"),
             new Entry("DescribeTransactions", "/transactionStates/*/transactionStartTimeMs",
                     "when the transaction began, by each broker's clock (the sequence checks it is set where it"
-                            + " must be)")));
+                            + " must be)"),
+            new Entry("GetTelemetrySubscriptions", "/deltaTemporality",
+                    "deliberate (docs/client-telemetry.md): Krill exports pushed sums on /metrics, where a counter is"
+                            + " cumulative, so it asks for cumulative sums; Kafka asks its plugins' clients for deltas")));
 
     private final List<Entry> entries;
 

@@ -1,5 +1,6 @@
 package io.krill.compat.differential;
 
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
  * they are stopped when the whole run ends (a resource of the root context's store), after the
  * {@link Coverage} report is written. Starting a Kafka node costs seconds; sharing it keeps the run short,
  * and every sequence uses topics and groups of its own so that sequences do not depend on each other.
+ * Kafka's node has {@link DiscardingTelemetryReporter}, without which it would not serve client telemetry.
  *
  * <p>Register with {@code @ExtendWith(DifferentialNodes.class)} (done by {@link DifferentialTest}). A failed
  * test gets both brokers' recent logs attached.
@@ -69,7 +71,9 @@ public final class DifferentialNodes implements BeforeAllCallback, TestExecution
     }
 
     private static Nodes start(ExtensionContext root) {
-        NodePair pair = NodePair.start(root, new KafkaKraftProcess(), NodePair.singleNodeKrill(), "the differential nodes");
+        NodePair pair = NodePair.start(root, new KafkaKraftProcess("PLAINTEXT",
+                DiscardingTelemetryReporter.CONFIG, List.of(DiscardingTelemetryReporter.class)),
+                NodePair.singleNodeKrill(), "the differential nodes");
         try {
             BrokerSide kafka = new BrokerSide(new ConformanceClient("kafka", pair.kafka.host(), pair.kafka.port()),
                     pair.versions);

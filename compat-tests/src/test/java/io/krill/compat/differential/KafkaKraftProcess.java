@@ -55,6 +55,7 @@ public final class KafkaKraftProcess implements BeforeAllCallback, AfterAllCallb
 
     private final String listenerName;
     private final Map<String, String> overrides;
+    private final List<Class<?>> plugins;
     private Path dir;
     private int port;
     private int controllerPort;
@@ -73,8 +74,18 @@ public final class KafkaKraftProcess implements BeforeAllCallback, AfterAllCallb
      * controller listener stays PLAINTEXT (its principal is ANONYMOUS).
      */
     public KafkaKraftProcess(String securityProtocol, Map<String, String> overrides) {
+        this(securityProtocol, overrides, List.of());
+    }
+
+    /**
+     * As {@link #KafkaKraftProcess(String, Map)}, with {@code plugins} (top-level classes of this test's
+     * class path, such as {@link DiscardingTelemetryReporter}) on Kafka's class path: the test classes
+     * themselves are kept off it, so each is copied to a folder of the node's own.
+     */
+    public KafkaKraftProcess(String securityProtocol, Map<String, String> overrides, List<Class<?>> plugins) {
         this.listenerName = securityProtocol;
         this.overrides = Map.copyOf(overrides);
+        this.plugins = List.copyOf(plugins);
     }
 
     @Override
@@ -194,6 +205,7 @@ public final class KafkaKraftProcess implements BeforeAllCallback, AfterAllCallb
         Files.writeString(config, serverProperties(), StandardCharsets.UTF_8);
         Path logback = dir.resolve("logback.xml");
         Files.writeString(logback, logbackConfig(dir.resolve("server.log")), StandardCharsets.UTF_8);
+        copyPlugins();
         String classPath = classPath();
 
         List<String> format = javaCommand(classPath, logback);
@@ -343,7 +355,7 @@ public final class KafkaKraftProcess implements BeforeAllCallback, AfterAllCallb
      * This test's class path minus Krill's classes (target folders, io.krill artifacts), then Kafka's
      * server jars as the pom copied them.
      */
-    private static String classPath() throws IOException {
+    private String classPath() throws IOException {
         String serverDir = System.getProperty("krill.compat.kafkaServerDir");
         if (serverDir == null) {
             throw new IllegalStateException("system property krill.compat.kafkaServerDir is not set (run through Maven)");
@@ -365,7 +377,25 @@ public final class KafkaKraftProcess implements BeforeAllCallback, AfterAllCallb
             }
             entries.addAll(server);
         }
+        if (!plugins.isEmpty()) {
+            entries.add(dir.resolve("plugins").toString());
+        }
         return String.join(File.pathSeparator, entries);
+    }
+
+    /** Copies each plugin's class file, from this test's class path, to {@code plugins/} of the node's folder. */
+    private void copyPlugins() throws IOException {
+        for (Class<?> plugin : plugins) {
+            String file = plugin.getName().replace('.', '/') + ".class";
+            Path target = dir.resolve("plugins").resolve(file);
+            Files.createDirectories(target.getParent());
+            try (var in = plugin.getClassLoader().getResourceAsStream(file)) {
+                if (in == null) {
+                    throw new IllegalStateException("no class file " + file + " on the test class path");
+                }
+                Files.copy(in, target);
+            }
+        }
     }
 
     /** Carries Kafka's recent log lines on a failed test's exception. */

@@ -104,6 +104,9 @@ final class ResponseJson {
      */
     static JsonNode sortedBy(JsonNode tree, String pointer, String key) {
         return replaced(tree, pointer, array -> {
+            if (!array.isArray()) {
+                return array;
+            }
             List<JsonNode> elements = new ArrayList<>();
             array.forEach(elements::add);
             elements.sort(Comparator.comparing(element -> element.path(key).asText()));
@@ -120,6 +123,9 @@ final class ResponseJson {
      */
     static JsonNode filtered(JsonNode tree, String pointer, String key, String prefix) {
         return replaced(tree, pointer, array -> {
+            if (!array.isArray()) {
+                return array;
+            }
             ArrayNode kept = JsonNodeFactory.instance.arrayNode();
             array.forEach(element -> {
                 if (element.path(key).asText().startsWith(prefix)) {
@@ -130,10 +136,19 @@ final class ResponseJson {
         });
     }
 
+    /**
+     * A copy of {@code tree} whose value at {@code pointer} (if any) is the text {@code mask}: for a value
+     * random by design that no name can stand for (a number hashed from a random id). That the field is
+     * there on both sides is still compared.
+     */
+    static JsonNode masked(JsonNode tree, String pointer, String mask) {
+        return replaced(tree, pointer, value -> TextNode.valueOf(mask));
+    }
+
     private static JsonNode replaced(JsonNode tree, String pointer, UnaryOperator<JsonNode> change) {
         JsonNode copy = tree.deepCopy();
         JsonNode target = copy.at(pointer);
-        if (!target.isArray()) {
+        if (target.isMissingNode()) {
             return copy;
         }
         if (pointer.isEmpty() || pointer.equals("/")) {

@@ -170,6 +170,15 @@ final class Sequence {
         return this;
     }
 
+    /**
+     * The value at {@code pointer} is random by design on both sides and no name can stand for it (a number
+     * hashed from a random id): replaced by {@code <masked: why>}, so only its presence is compared.
+     */
+    Sequence masked(String pointer, String why) {
+        normalizations.add(tree -> ResponseJson.masked(tree, pointer, "<masked: " + why + ">"));
+        return this;
+    }
+
     /** A further check on both answers at each version (a property the diff alone cannot state). */
     Sequence check(Consumer<Answers> check) {
         checks.add(check);

@@ -53,14 +53,6 @@ class VersionsAndSecurityConformanceTest extends DifferentialTest {
             Map.entry(93, "StreamsGroupTopologyDescriptionUpdate: streams groups, not planned yet"),
             Map.entry(94, "UnregisterController: KRaft only"));
 
-    /**
-     * APIs Kafka 4.4 serves only with a plugin the differential node does not have, and Krill serves built in, with
-     * Kafka's versions: the client telemetry APIs (KIP-714) need a metric reporter implementing ClientTelemetry.
-     */
-    private static final Map<Integer, short[]> SERVED_WITHOUT_PLUGIN = Map.of(
-            71, new short[] {0, 0},  // GetTelemetrySubscriptions
-            72, new short[] {0, 0}); // PushTelemetry
-
     private static final Map<Integer, Integer> LOWER_MAXIMUM = Map.of(
             1, 17,   // Fetch v18: not yet
             2, 10,   // ListOffsets v11: not yet
@@ -100,18 +92,10 @@ class VersionsAndSecurityConformanceTest extends DifferentialTest {
             }
         }
         for (Map.Entry<Integer, short[]> api : onKrill.entrySet()) {
-            if (!onKafka.containsKey(api.getKey()) && !SERVED_WITHOUT_PLUGIN.containsKey(api.getKey())) {
+            if (!onKafka.containsKey(api.getKey())) {
                 problems.add("API " + api.getKey() + " is served by Krill, not by Kafka 4.4");
             }
         }
-        SERVED_WITHOUT_PLUGIN.forEach((key, range) -> {
-            short[] krillRange = onKrill.get(key);
-            if (onKafka.containsKey(key)) {
-                problems.add("API " + key + " is served by Kafka 4.4 now: remove it from SERVED_WITHOUT_PLUGIN");
-            } else if (krillRange == null || krillRange[0] != range[0] || krillRange[1] != range[1]) {
-                problems.add("API " + key + " should be served built in at Kafka's v" + range[0] + "-" + range[1]);
-            }
-        });
         for (int key : NOT_SERVED.keySet()) {
             if (!onKafka.containsKey(key)) {
                 problems.add("API " + key + " is in NOT_SERVED but Kafka 4.4 does not serve it either");

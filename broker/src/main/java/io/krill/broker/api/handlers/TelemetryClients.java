@@ -15,8 +15,10 @@ final class TelemetryClients {
         String name = session == null ? "unknown" : session.clientSoftwareName();
         String version = session == null ? "unknown" : session.clientSoftwareVersion();
         if (request.connection().remoteAddress() instanceof InetSocketAddress inet) {
-            return new ClientMetricsManager.Client(request.clientId(), name, version, inet.getAddress(), inet.getPort());
+            return new ClientMetricsManager.Client(request.clientId(), name, version, inet.getAddress(), inet.getPort(),
+                    request.connection().connectionId(), request::whenConnectionClosed);
         }
-        return new ClientMetricsManager.Client(request.clientId(), name, version, null, -1);
+        return new ClientMetricsManager.Client(request.clientId(), name, version, null, -1,
+                request.connection().connectionId(), request::whenConnectionClosed);
     }
 }

@@ -138,6 +138,11 @@ final class HandlerFixture implements AutoCloseable {
                     public void execute(Runnable task) {
                         task.run();
                     }
+
+                    @Override
+                    public void whenClosed(Runnable action) {
+                        // the connection of a test request never closes
+                    }
                 }, 0, System.nanoTime());
     }
 
