@@ -29,6 +29,11 @@ for tool in gcc make; do
   command -v "$tool" >/dev/null 2>&1 || { log "$tool not found"; exit 2; }
 done
 mkdir -p "$cache/bin"
+# One build at a time: the compat tests run in two JVMs, and two tests may ask for the programs at once.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$cache/.build.lock"
+  flock 9
+fi
 
 # 1. librdkafka's source, from the npm tarball (only deps/librdkafka is unpacked).
 if [ ! -f "$src/.unpacked" ]; then
