@@ -192,7 +192,11 @@ final class GroupAdmin {
                 entries.addAll(ModernGroupRecordWriter.tombstones(groupId, group.consumer.records));
             }
             entries.add(new CoordinatorLog.Entry(GroupRecords.groupKey(groupId), null));
-            log.append(group.partition(), entries).whenComplete((ok, failure) -> {
+            CompletableFuture<Void> written = log.append(group.partition(), entries);
+            if (group.consumer != null) {
+                group.consumer.records.appended(written); // if it fails, the tombstones are due again
+            }
+            written.whenComplete((ok, failure) -> {
                 synchronized (group) {
                     if (failure != null) {
                         callback.accept(GroupContext.groupStoreError(failure));
@@ -235,7 +239,9 @@ final class GroupAdmin {
                 }
                 List<CoordinatorLog.Entry> entries = new ArrayList<>(ModernGroupRecordWriter.tombstones(groupId, sg.records));
                 entries.add(new CoordinatorLog.Entry(GroupRecords.groupKey(groupId), null));
-                log.append(group.partition(), entries).whenComplete((ok, writeFailure) -> {
+                CompletableFuture<Void> written = log.append(group.partition(), entries);
+                sg.records.appended(written);
+                written.whenComplete((ok, writeFailure) -> {
                             synchronized (group) {
                                 if (writeFailure != null) {
                                     callback.accept(GroupContext.groupStoreError(writeFailure));

@@ -32,15 +32,13 @@ final class ModernGroupRecordWriter {
      */
     CompletableFuture<Void> writeConsumerGroup(ClassicGroup group) {
         ConsumerGroup cg = group.consumer;
-        return write(group, cg.records, ConsumerGroupRecords.records(cg, cg.records.whole() ? null
-                : cg.records.changedMembers()));
+        return write(group, cg.records, ConsumerGroupRecords.records(cg, cg.records.scope()));
     }
 
     /** As {@link #writeConsumerGroup}, for the group's share group records ({@code image} names topics). */
     CompletableFuture<Void> writeShareGroup(ClassicGroup group, MetadataImage image) {
         ShareGroup sg = group.share;
-        return write(group, sg.records, ShareGroupRecords.records(sg, sg.records.whole() ? null
-                : sg.records.changedMembers(), image));
+        return write(group, sg.records, ShareGroupRecords.records(sg, sg.records.scope(), image));
     }
 
     /**
@@ -66,9 +64,9 @@ final class ModernGroupRecordWriter {
             return ledger.lastWrite;
         }
         CompletableFuture<Void> written = log.append(group.partition(), entries);
+        ledger.appended(written);
         written.whenComplete((ok, failure) -> {
             if (failure != null) {
-                ledger.failed();
                 LOG.warn("Failed to store group {} (written again at its next change): {}", group.groupId(),
                         failure.getMessage());
             }
@@ -83,7 +81,10 @@ final class ModernGroupRecordWriter {
         return ledger.delta(current, slot -> GroupRecords.modernKey(slot.type(), groupId, slot.id()));
     }
 
-    /** The tombstones of every record of the group written (its deletion), in Kafka's order. */
+    /**
+     * The tombstones of every record of the group written (its deletion), in Kafka's order; the caller
+     * appends them and gives the append to the ledger ({@link GroupRecordLedger#appended}).
+     */
     static List<CoordinatorLog.Entry> tombstones(String groupId, GroupRecordLedger ledger) {
         return ledger.tombstones(slot -> GroupRecords.modernKey(slot.type(), groupId, slot.id()));
     }

@@ -13,6 +13,7 @@ import io.krill.wire.message.OffsetFetchResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -421,7 +422,11 @@ final class OffsetStore {
                         }
                         entries.add(new CoordinatorLog.Entry(GroupRecords.groupKey(group.groupId()), null));
                     }
-                    log.append(group.partition(), entries).whenComplete((ok, failure) -> {
+                    CompletableFuture<Void> written = log.append(group.partition(), entries);
+                    if (removeGroup && group.consumer != null) {
+                        group.consumer.records.appended(written); // if it fails, the tombstones are due again
+                    }
+                    written.whenComplete((ok, failure) -> {
                         synchronized (group) {
                             if (failure != null) {
                                 LOG.warn("Failed to expire offsets of group {}: {}", group.groupId(), failure.getMessage());

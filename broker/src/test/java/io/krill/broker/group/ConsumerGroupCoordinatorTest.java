@@ -331,6 +331,40 @@ class ConsumerGroupCoordinatorTest {
     }
 
     @Test
+    void aLeaveWhoseWriteFailedIsTombstonedByTheNextWriteSoTheMemberStaysGoneAfterAMove() {
+        int[] epochs = stableGroupOfTwo();
+        log.failNext = Errors.NOT_COORDINATOR;
+        heartbeat(beat("g", "m2", epochs[1]).setMemberEpoch(-1));
+        assertEquals(List.of("m1"), describe("g").members().stream().map(m -> m.memberId()).toList(),
+                "m2 is gone from memory, its tombstones not written");
+
+        int from = log.size();
+        assertNone(heartbeat(beat("g", "m1", epochs[0])));
+        List<String> rewritten = recordsSince(from);
+        assertTrue(rewritten.containsAll(List.of("8 m2 -", "7 m2 -", "5 m2 -")),
+                "the next write carries m2's tombstones: " + rewritten);
+
+        coordinator.close();
+        coordinator = start();
+        assertEquals(List.of("m1"), describe("g").members().stream().map(m -> m.memberId()).toList(),
+                "m2 stays gone after a reload");
+    }
+
+    @Test
+    void aDeletionWhoseWriteFailedTombstonesEveryRecordWhenTried() throws Exception {
+        ConsumerGroupHeartbeatResponse m1 = heartbeat(join("g", "m1", TOPIC));
+        heartbeat(beat("g", "m1", m1.memberEpoch()).setMemberEpoch(-1));
+        log.failNext = Errors.NOT_COORDINATOR;
+        assertEquals(Map.of("g", Errors.NOT_COORDINATOR), coordinator.deleteGroups(List.of("g")).get());
+
+        int from = log.size();
+        assertEquals(Map.of("g", Errors.NONE), coordinator.deleteGroups(List.of("g")).get());
+        assertEquals(List.of("6 -", "3 -", "GroupKey[groupId=g] -"), recordsSince(from), "tombstoned again");
+        coordinator = start();
+        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), describe("g").errorCode());
+    }
+
+    @Test
     void deletingTheGroupTombstonesEveryRecordInKafkasOrder() throws Exception {
         ConsumerGroupHeartbeatResponse m1 = heartbeat(join("g", "m1", TOPIC));
         heartbeat(beat("g", "m1", m1.memberEpoch()).setMemberEpoch(-1));
