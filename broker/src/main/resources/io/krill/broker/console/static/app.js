@@ -604,12 +604,15 @@
   function route(hash) {
     const parts = hash.replace(/^#\/?/, '').split('/');
     const arg = parts.length > 1 ? safeDecode(parts.slice(1).join('/')) : null;
+    const one = arg != null && arg !== '';
     switch (parts[0]) {
-      case '': return {name: 'overview', view: overviewView()};
-      case 'topics': return {name: 'topics', view: arg == null || arg === '' ? topicsView() : topicView(arg)};
-      case 'groups': return {name: 'groups', view: arg == null || arg === '' ? groupsView() : groupView(arg)};
-      case 'transactions': return {name: 'transactions', view: transactionsView()};
-      default: return {name: 'none', view: notFoundView(hash)};
+      case '': return {name: 'overview', nav: 'overview', view: overviewView()};
+      case 'topics': return one ? {name: 'topic', nav: 'topics', view: topicView(arg)}
+        : {name: 'topics', nav: 'topics', view: topicsView()};
+      case 'groups': return one ? {name: 'group', nav: 'groups', view: groupView(arg)}
+        : {name: 'groups', nav: 'groups', view: groupsView()};
+      case 'transactions': return {name: 'transactions', nav: 'transactions', view: transactionsView()};
+      default: return {name: 'none', nav: null, view: notFoundView(hash)};
     }
   }
 
@@ -623,16 +626,17 @@
   let token = 0;
 
   function show() {
-    const {name, view: v} = route(location.hash);
+    const {name, nav, view: v} = route(location.hash);
     for (const h of Array.from(charts)) dropChart(h);
     const status = el('div', {class: 'view-status', 'data-testid': 'view-status'});
     replace(view, status, v.mount());
     view.dataset.view = name;
+    view.dataset.hash = location.hash;   // lets a test (or a user script) tell this page from the one before
     view.dataset.loaded = 'false';
     document.title = `${v.title} · Krill`;
     for (const a of document.querySelectorAll('nav a')) {
-      a.classList.toggle('active', a.dataset.route === name);
-      if (a.dataset.route === name) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+      a.classList.toggle('active', a.dataset.route === nav);
+      if (a.dataset.route === nav) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
     }
     current = {view: v, status, token: ++token};
     refresh();
