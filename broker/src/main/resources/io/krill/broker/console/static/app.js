@@ -187,6 +187,20 @@
     });
   }
 
+  // A history answer, or the error that kept it: a chart that cannot be drawn does not hide the tables.
+  function history(path) {
+    return api(path).catch((err) => err);
+  }
+
+  function noHistory(holder, h) {
+    if (!(h instanceof Error)) return false;
+    dropChart(holder);
+    holder.dataset.points = '0';
+    replace(holder, el('p', {class: 'muted chart-empty', 'data-testid': 'history-error'},
+      'No history: ', h.message || h.error));
+    return true;
+  }
+
   function dropChart(holder) {
     if (holder._chart) {
       holder._chart.destroy();
@@ -228,7 +242,7 @@
         section('Records in per second, per topic', 'records-in', chart),
       ],
       async update() {
-        const [c, h] = await Promise.all([api('cluster'), api('history/topics')]);
+        const [c, h] = await Promise.all([api('cluster'), history('history/topics')]);
         replace(summary,
           stat('Cluster id', c.clusterId, 'cluster-id', false, 'wide mono'),
           stat('Controller', c.controllerId, 'controller-id'),
@@ -243,6 +257,7 @@
           c.brokers.map((b) => ({attrs: {'data-broker-id': b.id}, cells: [b.id, `${b.host}:${b.port}`, b.rack || '–',
             [b.id === c.controllerId ? 'controller' : '', b.id === c.self ? 'serving this page' : '']
               .filter(Boolean).join(', ') || '–']}))));
+        if (noHistory(chart, h)) return;
         timeChart(chart, '', 'records/s', h.timestamps, userTopics(h.series));
       },
     };
@@ -312,7 +327,7 @@
         el('details', {class: 'card'}, el('summary', {}, 'Configuration'), configs),
       ],
       async update() {
-        const [t, h] = await Promise.all([api('topics/' + enc), api('history/topics')]);
+        const [t, h] = await Promise.all([api('topics/' + enc), history('history/topics')]);
         replace(info, `Topic id ${t.topicId || '–'}`, t.internal ? ' · internal' : '');
         replace(partitions, table('partitions-table',
           [{label: 'Partition', num: true, col: 'partition'}, {label: 'Leader', num: true, col: 'leader'},
@@ -326,8 +341,9 @@
             {text: fmt.list(p.offlineReplicas), cls: p.offlineReplicas.length ? 'warn' : ''},
             {text: p.startOffset, value: p.startOffset}, {text: p.endOffset, value: p.endOffset},
             {text: fmt.bytes(p.sizeBytes), value: p.sizeBytes, title: fmt.num(p.sizeBytes) + ' bytes'}]}))));
-        const series = h.series && h.series[name] ? {[name]: h.series[name]} : {};
-        timeChart(chart, '', 'records/s', h.timestamps || [], series);
+        if (!noHistory(chart, h)) {
+          timeChart(chart, '', 'records/s', h.timestamps || [], h.series && h.series[name] ? {[name]: h.series[name]} : {});
+        }
         replace(configs, table('configs-table', [{label: 'Name', col: 'name'}, {label: 'Value', col: 'value'},
           {label: 'Source', col: 'source'}],
         (t.configs || []).map((c) => ({attrs: {'data-config': c.name}, cells: [c.name,
@@ -516,7 +532,7 @@
     const members = el('div');
     const offsets = el('div');
     const bars = chartHolder('chart-lag-partitions');
-    const history = chartHolder('chart-lag-history');
+    const lagHistory = chartHolder('chart-lag-history');
     const offsetsTitle = el('h2', {}, 'Offsets and lag per partition');
     return {
       title: id,
@@ -526,10 +542,10 @@
         summary,
         section('Members', 'members', members),
         el('section', {class: 'card', 'data-testid': 'offsets'}, offsetsTitle, offsets, bars),
-        section('Lag over time', 'lag-history', history),
+        section('Lag over time', 'lag-history', lagHistory),
       ],
       async update() {
-        const [g, h] = await Promise.all([api('groups/' + enc), api('history/groups/' + enc)]);
+        const [g, h] = await Promise.all([api('groups/' + enc), history('history/groups/' + enc)]);
         const share = g.type === 'share';
         const total = g.offsets.reduce((s, o) => s + (o.lag || 0), 0);
         replace(summary,
@@ -563,8 +579,9 @@
             o.metadata || '']})),
           'No committed offsets.'));
         barChart(bars, '', 'lag', rows.map((o) => `${o.topic}-${o.partition}`), rows.map((o) => o.lag || 0));
-        timeChart(history, '', 'lag (records)', h.timestamps || [],
-          Object.assign({total: h.total || []}, h.series || {}));
+        if (!noHistory(lagHistory, h)) {
+          timeChart(lagHistory, '', 'lag (records)', h.timestamps || [], Object.assign({total: h.total || []}, h.series || {}));
+        }
       },
     };
   }
