@@ -28,11 +28,13 @@ public final class Console implements AutoCloseable {
 
     private final BrokerClient client;
     private final ConsoleHandler handler;
+    private final ConsoleHistory history;
     private final SSLContext tls;
 
-    private Console(BrokerClient client, ConsoleHandler handler, SSLContext tls) {
+    private Console(BrokerClient client, ConsoleHandler handler, ConsoleHistory history, SSLContext tls) {
         this.client = client;
         this.handler = handler;
+        this.history = history;
         this.tls = tls;
     }
 
@@ -56,10 +58,15 @@ public final class Console implements AutoCloseable {
         ClusterView cluster = new ClusterView(image, client);
         ConsoleAuthenticator authenticator = new ConsoleAuthenticator(protocol, listener, mechanisms,
                 new ScramCredentials(image), authorizer);
-        ConsoleApi api = new ConsoleApi(new TopicsApi(cluster, listener));
+        GroupsView groups = new GroupsView(cluster);
+        ConsoleHistory history = new ConsoleHistory(cluster, groups, config.consoleHistoryIntervalMs(),
+                config.consoleHistorySamples());
+        ConsoleApi api = new ConsoleApi(new TopicsApi(cluster, listener), new GroupsApi(cluster, groups),
+                new TransactionsApi(cluster), new HistoryApi(history));
         ConsoleHandler handler = new ConsoleHandler(authenticator, api,
                 new StaticResources(Console.class.getClassLoader()));
-        return new Console(client, handler, tls);
+        history.start();
+        return new Console(client, handler, history, tls);
     }
 
     public HttpHandler handler() {
@@ -73,6 +80,7 @@ public final class Console implements AutoCloseable {
 
     @Override
     public void close() {
+        history.close();
         handler.close();
         client.close();
     }

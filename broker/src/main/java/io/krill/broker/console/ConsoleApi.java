@@ -10,9 +10,15 @@ import java.util.Map;
  */
 final class ConsoleApi {
     private final TopicsApi topics;
+    private final GroupsApi groups;
+    private final TransactionsApi transactions;
+    private final HistoryApi history;
 
-    ConsoleApi(TopicsApi topics) {
+    ConsoleApi(TopicsApi topics, GroupsApi groups, TransactionsApi transactions, HistoryApi history) {
         this.topics = topics;
+        this.groups = groups;
+        this.transactions = transactions;
+        this.history = history;
     }
 
     /**
@@ -40,7 +46,22 @@ final class ConsoleApi {
                 return topics.records(access, recordQuery(name(rest.substring(0, slash)), params));
             }
         }
-        throw ConsoleException.notFound(io.krill.wire.error.Errors.UNKNOWN_SERVER_ERROR, "no such API: " + path);
+        if (path.equals("groups")) {
+            return groups.list(access);
+        }
+        if (path.startsWith("groups/")) {
+            return groups.group(access, name(path.substring("groups/".length())));
+        }
+        if (path.equals("transactions")) {
+            return transactions.list(access);
+        }
+        if (path.equals("history/topics")) {
+            return history.topics(access);
+        }
+        if (path.startsWith("history/groups/")) {
+            return history.group(access, name(path.substring("history/groups/".length())));
+        }
+        throw new ConsoleException(404, "NOT_FOUND", "no such API: " + path);
     }
 
     private static byte[] me(ConsoleAccess access) {

@@ -95,7 +95,7 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
             return;
         }
         if (!rawPath.startsWith(PREFIX)) {
-            throw ConsoleException.notFound(io.krill.wire.error.Errors.UNKNOWN_SERVER_ERROR, "not found");
+            throw new ConsoleException(404, "NOT_FOUND", "not found");
         }
         InetAddress address = exchange.getRemoteAddress() == null ? null : exchange.getRemoteAddress().getAddress();
         ConsoleAccess access = authenticator.authenticate(exchange.getRequestHeaders().getFirst("Authorization"),
