@@ -88,6 +88,9 @@
     }
   }
 
+  // Brokers that did not answer in time for the current refresh: their part of the answers is missing.
+  const unavailable = new Set();
+
   async function api(path) {
     let res;
     try {
@@ -95,7 +98,11 @@
     } catch (e) {
       throw new ApiError(0, 'NETWORK', 'The broker does not answer: ' + e.message);
     }
-    if (res.ok) return res.json();
+    if (res.ok) {
+      const body = await res.json();
+      for (const id of body.unavailableBrokers || []) unavailable.add(id);
+      return body;
+    }
     let body = {};
     try { body = await res.json(); } catch (e) { /* not JSON: the status says enough */ }
     throw new ApiError(res.status, body.error || res.statusText, body.message);
@@ -143,9 +150,10 @@
     const opts = {
       title, width: chartWidth(holder), height: 220, ms: 1,
       scales: {x: {time: true}, y: {range: (u, min, max) => [0, Math.max(1, max * 1.1)]}},
-      axes: [{values: timeTicks}, {label: yLabel, size: 60}],
+      axes: [{values: timeTicks, space: 90}, {label: yLabel, size: 60}],
       series: [{value: (u, v) => (v == null ? '–' : fmt.time(v))}, ...names.map((n, i) => ({label: n,
-        stroke: n === 'total' ? '#1d2430' : PALETTE[i % PALETTE.length], width: n === 'total' ? 2.5 : 2,
+        // The total dashed: with one topic it is that topic's line, and both stay visible.
+        stroke: n === 'total' ? '#1d2430' : PALETTE[i % PALETTE.length], width: 2, ...(n === 'total' ? {dash: [6, 4]} : {}),
         spanGaps: false, points: {show: timestamps.length < 3}}))],
       legend: {live: true},
     };
@@ -522,8 +530,8 @@
   }
 
   function stateCell(state) {
-    const ok = /^(Stable|Ongoing|CompleteCommit|Empty)$/.test(state || '');
-    return el('span', {class: 'state ' + (ok ? 'ok' : 'other')}, state || '–');
+    const cls = /^(Stable|CompleteCommit)$/.test(state || '') ? 'ok' : /^(Dead|Unknown|PrepareEpochFence)$/.test(state || '') ? 'bad' : '';
+    return el('span', {class: ('state ' + cls).trim()}, state || '–');
   }
 
   function groupView(id) {
@@ -547,7 +555,7 @@
       async update() {
         const [g, h] = await Promise.all([api('groups/' + enc), history('history/groups/' + enc)]);
         const share = g.type === 'share';
-        const total = g.offsets.reduce((s, o) => s + (o.lag || 0), 0);
+        const total = g.offsets.reduce((s, o) => s + (o.lag || 0), 0);   // null: no end offset known
         replace(summary,
           stat('Type', g.type, 'group-type'),
           el('div', {class: 'stat'}, el('div', {class: 'stat-label'}, 'State'),
@@ -664,11 +672,14 @@
     const c = current;
     if (!c) return;
     if (!c.loaded) replace(c.status, el('p', {class: 'muted loading', 'data-testid': 'loading'}, 'Loading…'));
+    unavailable.clear();
     try {
       await c.view.update();
       if (c.token !== token) return;   // the user went elsewhere meanwhile
       c.loaded = true;
-      replace(c.status);
+      replace(c.status, unavailable.size ? el('div', {class: 'notice', role: 'status', 'data-testid': 'partial'},
+        el('strong', {}, 'Partial answer. '), `Broker ${[...unavailable].sort().join(', ')} did not answer in time: ` +
+        'what only it knows is missing below.') : null);
       view.dataset.loaded = 'true';
       replace(lastUpdated, 'Updated ' + fmt.time(Date.now()).slice(11, 19));
       lastUpdated.classList.remove('stale');
