@@ -22,7 +22,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
@@ -73,6 +76,8 @@ class ConsoleBrowserTest {
 
     private static final String ORDERS = "orders";
     private static final String PAYMENTS = "payments";
+    /** Written to all along, at a rate that rises and falls: the records-in chart has something to show. */
+    private static final String CLICKS = "clicks";
     private static final String CLASSIC = "console-classic";
     private static final String MODERN = "console-848";
     private static final String SHARE = "console-share";
@@ -87,15 +92,26 @@ class ConsoleBrowserTest {
     private static KafkaConsumer<String, String> modernConsumer;
     private static KafkaShareConsumer<String, String> shareConsumer;
     private static KafkaProducer<String, String> openTransaction;
+    private static KafkaProducer<String, String> clicksProducer;
+    private static ScheduledExecutorService clicks;
 
     @BeforeAll
     static void clientsThenBrowser() throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(ConsoleBrowser.CHROMIUM) && Files.isExecutable(ConsoleBrowser.CHROMEDRIVER),
                 "no /usr/bin/chromium or /usr/bin/chromedriver: apt-get install chromium chromium-driver (.ci/run does)");
         try (Admin admin = Admin.create(Clients.base(KRILL.bootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(ORDERS, 3, (short) 1), new NewTopic(PAYMENTS, 1, (short) 1)))
-                    .all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(List.of(new NewTopic(ORDERS, 3, (short) 1), new NewTopic(PAYMENTS, 1, (short) 1),
+                    new NewTopic(CLICKS, 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
+        clicksProducer = Clients.producer(KRILL.bootstrapServers(), Map.of());
+        clicks = Executors.newSingleThreadScheduledExecutor();
+        AtomicInteger tick = new AtomicInteger();
+        clicks.scheduleAtFixedRate(() -> {
+            int t = tick.getAndIncrement();
+            for (int i = 0; i < 2 + Math.abs(t % 40 - 20); i++) {
+                clicksProducer.send(new ProducerRecord<>(CLICKS, "user-" + i, "click " + t));
+            }
+        }, 0, 100, TimeUnit.MILLISECONDS);
         produceOrders();
         try (KafkaProducer<String, String> producer = Clients.producer(KRILL.bootstrapServers(), Map.of())) {
             for (int i = 0; i < 5; i++) {
@@ -125,6 +141,10 @@ class ConsoleBrowserTest {
                 browser.close();
             }
         } finally {
+            if (clicks != null) {
+                clicks.shutdownNow();
+                clicksProducer.close(Duration.ofSeconds(10));
+            }
             if (openTransaction != null) {
                 openTransaction.close(Duration.ofSeconds(10));
             }
@@ -240,15 +260,31 @@ class ConsoleBrowserTest {
         assertTrue(Integer.parseInt(browser.text("count-partitions")) >= 4, browser.text("count-partitions"));
         assertEquals("0", browser.text("count-offline"));
         // Records in per topic: the broker samples every 500 ms, the page reads every 5 s.
-        Awaitility.await().atMost(WAIT).until(() -> browser.chartPoints("chart-records-in") >= 2);
-        assertTrue(Integer.parseInt(browser.byTestId("chart-records-in").getAttribute("data-series")) >= 2);
+        Awaitility.await().atMost(WAIT).until(() -> browser.chartPoints("chart-records-in") >= 20);
+        assertTrue(Integer.parseInt(browser.byTestId("chart-records-in").getAttribute("data-series")) >= 3);
         // Everything the page loaded came from the broker: no CDN, no web font.
         @SuppressWarnings("unchecked")
         List<String> loaded = (List<String>) browser.js("return performance.getEntriesByType('resource').map(e => e.name);");
         for (String url : loaded) {
-            assertTrue(url.startsWith("http://127.0.0.1:" + HTTP_PORT + "/console/"), url);
+            assertTrue(url.startsWith("http://127.0.0.1:" + HTTP_PORT + "/"), url);
         }
         browser.screenshot("overview");
+
+        WebElement pause = browser.byTestId("refresh-toggle");
+        pause.click();
+        assertEquals("true", pause.getAttribute("aria-pressed"));
+        assertEquals("Resume", pause.getText());
+        pause.click();
+        assertEquals("false", pause.getAttribute("aria-pressed"));
+    }
+
+    @Test
+    void anErrorShowsTheBrokersAnswer() {
+        browser.driver().get("http://127.0.0.1:" + HTTP_PORT + "/console/#/topics/no-such-topic");
+        Awaitility.await().atMost(WAIT).until(() -> "error".equals(browser.one("#view").getAttribute("data-loaded")));
+        WebElement error = browser.byTestId("error");
+        assertEquals("404", error.getAttribute("data-status"));
+        assertTrue(error.getText().startsWith("UNKNOWN_TOPIC_OR_PARTITION (HTTP 404)"), error.getText());
     }
 
     @Test
@@ -358,6 +394,7 @@ class ConsoleBrowserTest {
         Object drawn = browser.js("const c = document.querySelector(\"[data-testid='chart-lag-history'] canvas\");"
                 + "return c.width * c.height;");
         assertTrue(((Number) drawn).longValue() > 0, "the lag chart's canvas has a size");
+        browser.scrollTo("offsets");
         browser.screenshot("group");
     }
 
