@@ -6,6 +6,7 @@
 
   const REFRESH_MS = 5000;
   const PAGE_SIZE = 50;
+  const TOTAL = 'all topics';
   const view = document.getElementById('view');
   const lastUpdated = document.getElementById('last-updated');
   const toggle = document.getElementById('refresh-toggle');
@@ -153,7 +154,7 @@
       axes: [{values: timeTicks, space: 90}, {label: yLabel, size: 60}],
       series: [{value: (u, v) => (v == null ? '–' : fmt.time(v))}, ...names.map((n, i) => ({label: n,
         // The total dashed: with one topic it is that topic's line, and both stay visible.
-        stroke: n === 'total' ? '#1d2430' : PALETTE[i % PALETTE.length], width: 2, ...(n === 'total' ? {dash: [6, 4]} : {}),
+        stroke: n === TOTAL ? '#1d2430' : PALETTE[i % PALETTE.length], width: 2, ...(n === TOTAL ? {dash: [6, 4]} : {}),
         spanGaps: false, points: {show: timestamps.length < 3}}))],
       legend: {live: true},
     };
@@ -588,7 +589,8 @@
           'No committed offsets.'));
         barChart(bars, '', 'lag', rows.map((o) => `${o.topic}-${o.partition}`), rows.map((o) => o.lag || 0));
         if (!noHistory(lagHistory, h)) {
-          timeChart(lagHistory, '', 'lag (records)', h.timestamps || [], Object.assign({total: h.total || []}, h.series || {}));
+          // Drawn last (on top); a topic name cannot have a space, so no topic is called TOTAL.
+          timeChart(lagHistory, '', 'lag (records)', h.timestamps || [], Object.assign({}, h.series, {[TOTAL]: h.total || []}));
         }
       },
     };
