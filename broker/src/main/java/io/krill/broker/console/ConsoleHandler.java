@@ -58,7 +58,8 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
         try {
             pool.execute(() -> serve(exchange));
         } catch (RejectedExecutionException e) {
-            send(exchange, 503, "application/json", Json.error("BAD_REQUEST", "the console is busy; try again"));
+            send(exchange, 503, "application/json",
+                    Json.error("THROTTLING_QUOTA_EXCEEDED", "the console is busy; try again"));
         }
     }
 
@@ -72,8 +73,9 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
                 }
                 send(exchange, e.status(), "application/json", Json.error(e.error(), e.getMessage()));
             } catch (RuntimeException e) {
-                LOG.warn("Console request {} failed", exchange.getRequestURI(), e);
-                send(exchange, 500, "application/json", Json.error("UNKNOWN_SERVER_ERROR", String.valueOf(e)));
+                LOG.error("Console request {} failed", exchange.getRequestURI(), e);
+                send(exchange, 500, "application/json",
+                        Json.error("UNKNOWN_SERVER_ERROR", "unexpected error; the broker's log has it"));
             }
         } catch (IOException e) {
             LOG.debug("Console response to {} not sent: {}", exchange.getRemoteAddress(), e.toString());
