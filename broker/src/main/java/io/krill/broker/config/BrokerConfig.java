@@ -343,7 +343,14 @@ public final class BrokerConfig {
     public String consoleListener() {
         String name = values.getString("krill.console.listener");
         if (name == null || name.isBlank()) {
-            return listeners().listeners().get(0).name();
+            // the first listener the broker binds: KRaft controller listeners (kept in configs copied
+            // from Kafka) are not bound
+            java.util.Set<String> controller = new java.util.HashSet<>();
+            for (String c : staticConfigs().getOrDefault("controller.listener.names", "").split(",")) {
+                controller.add(c.trim().toUpperCase(java.util.Locale.ROOT));
+            }
+            return listeners().listeners().stream().map(Listener::name).filter(n -> !controller.contains(n))
+                    .findFirst().orElse(listeners().listeners().get(0).name());
         }
         return name.trim().toUpperCase(java.util.Locale.ROOT);
     }

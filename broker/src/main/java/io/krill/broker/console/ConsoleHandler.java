@@ -58,7 +58,8 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
         try {
             pool.execute(() -> serve(exchange));
         } catch (RejectedExecutionException e) {
-            send(exchange, 503, "application/json", Json.error("BAD_REQUEST", "the console is busy; try again"), null);
+            send(exchange, 503, "application/json",
+                    Json.error("THROTTLING_QUOTA_EXCEEDED", "the console is busy; try again"));
         }
     }
 
@@ -70,10 +71,11 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
                 if (e.status() == 401) {
                     exchange.getResponseHeaders().set("WWW-Authenticate", "Basic realm=\"krill\", charset=\"UTF-8\"");
                 }
-                send(exchange, e.status(), "application/json", Json.error(e.error(), e.getMessage()), null);
+                send(exchange, e.status(), "application/json", Json.error(e.error(), e.getMessage()));
             } catch (RuntimeException e) {
-                LOG.warn("Console request {} failed", exchange.getRequestURI(), e);
-                send(exchange, 500, "application/json", Json.error("UNKNOWN_SERVER_ERROR", String.valueOf(e)), null);
+                LOG.error("Console request {} failed", exchange.getRequestURI(), e);
+                send(exchange, 500, "application/json",
+                        Json.error("UNKNOWN_SERVER_ERROR", "unexpected error; the broker's log has it"));
             }
         } catch (IOException e) {
             LOG.debug("Console response to {} not sent: {}", exchange.getRemoteAddress(), e.toString());
@@ -91,7 +93,7 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
         String rawPath = uri.getRawPath();
         if (rawPath.equals("/console")) {
             exchange.getResponseHeaders().set("Location", PREFIX);
-            send(exchange, 301, "text/plain; charset=utf-8", new byte[0], null);
+            send(exchange, 301, "text/plain; charset=utf-8", new byte[0]);
             return;
         }
         if (!rawPath.startsWith(PREFIX)) {
@@ -104,7 +106,7 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
         if (rest.startsWith(API_PREFIX)) {
             byte[] body = api.answer(rest.substring(API_PREFIX.length()), query(uri.getRawQuery()), access);
             exchange.getResponseHeaders().set("Cache-Control", "no-store");
-            send(exchange, 200, "application/json", body, null);
+            send(exchange, 200, "application/json", body);
             return;
         }
         StaticResources.Resource resource = resources.find(decode(rest));
@@ -114,7 +116,7 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
         exchange.getResponseHeaders().set("Cache-Control",
                 resource.immutable() ? "public, max-age=31536000, immutable" : "no-cache");
         exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
-        send(exchange, 200, resource.contentType(), head ? null : resource.bytes(), head ? resource.bytes().length : null);
+        send(exchange, 200, resource.contentType(), head ? null : resource.bytes());
     }
 
     /** The query parameters, percent-decoded; the first of repeated names wins. */
@@ -143,12 +145,11 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
         }
     }
 
-    private static void send(HttpExchange exchange, int status, String contentType, byte[] body, Integer headLength)
+    private static void send(HttpExchange exchange, int status, String contentType, byte[] body)
             throws IOException {
         exchange.getResponseHeaders().set("Content-Type", contentType);
         if (body == null) {
-            exchange.getResponseHeaders().set("Content-Length", String.valueOf(headLength));
-            exchange.sendResponseHeaders(status, -1);
+            exchange.sendResponseHeaders(status, -1); // HEAD: headers only
             return;
         }
         exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);

@@ -46,6 +46,7 @@ class ConsoleApiTest {
     private static final String BINARY = "console-binary";
     private static final String TXN = "console-txn";
     private static final String OPEN = "console-open";
+    private static final String RATE = "console-rate";
     private static final long T0 = System.currentTimeMillis() - 3_600_000L;
     private static final byte[] BINARY_VALUE = {(byte) 0xff, (byte) 0xfe, 0, 1, 2, (byte) 0x80};
 
@@ -64,7 +65,8 @@ class ConsoleApiTest {
     static void traffic() throws Exception {
         try (Admin admin = Admin.create(Clients.base(KRILL.bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(ORDERS, 3, (short) 1), new NewTopic(BINARY, 1, (short) 1),
-                    new NewTopic(TXN, 1, (short) 1), new NewTopic(OPEN, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+                    new NewTopic(TXN, 1, (short) 1), new NewTopic(OPEN, 1, (short) 1),
+                    new NewTopic(RATE, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
         try (KafkaProducer<String, String> producer = Clients.producer(KRILL.bootstrapServers(), Map.of())) {
             for (int i = 0; i < 30; i++) {
@@ -116,8 +118,9 @@ class ConsoleApiTest {
         share.subscribe(List.of(ORDERS));
         Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
             share.poll(Duration.ofMillis(200));
-            JsonNode g = ConsoleHttp.find(HTTP.json("/console/api/groups").path("groups"), "groupId", "console-share");
-            return g != null && g.path("members").asInt() == 1;
+            JsonNode g = HTTP.json("/console/api/groups/console-share");
+            return g.path("members").size() == 1 && g.path("members").get(0).path("assignment").size() == 1
+                    && g.path("offsets").size() == 3;
         });
     }
 
@@ -306,7 +309,16 @@ class ConsoleApiTest {
 
         JsonNode shareDetail = HTTP.json("/console/api/groups/console-share");
         assertEquals(1, shareDetail.path("members").size());
-        assertTrue(shareDetail.path("offsets").size() > 0, shareDetail.toString());
+        assertEquals(ORDERS, shareDetail.path("members").get(0).path("assignment").get(0).path("topic").asText());
+        JsonNode shareP0 = null;
+        for (JsonNode o : shareDetail.path("offsets")) {
+            if (o.path("partition").asInt() == 0) {
+                shareP0 = o;
+            }
+        }
+        // share.auto.offset.reset=latest: the share-partition starts at the end, nothing to deliver yet
+        assertEquals(30, shareP0.path("committedOffset").asLong(), shareDetail.toString());
+        assertEquals(0, shareP0.path("lag").asLong(), shareDetail.toString());
 
         ConsoleHttp.Answer missing = HTTP.get("/console/api/groups/no-such-group");
         assertEquals(404, missing.status());
@@ -330,13 +342,14 @@ class ConsoleApiTest {
     void historyFills() throws Exception {
         Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             try (KafkaProducer<String, String> producer = Clients.producer(KRILL.bootstrapServers(), Map.of())) {
-                producer.send(new ProducerRecord<>(ORDERS, 1, "h", "h")).get(30, TimeUnit.SECONDS);
+                producer.send(new ProducerRecord<>(RATE, 0, "h", "h")).get(30, TimeUnit.SECONDS);
             }
             JsonNode history = HTTP.json("/console/api/history/topics");
             assertEquals(200, history.path("intervalMs").asInt());
             int samples = history.path("timestamps").size();
             assertTrue(samples >= 2);
-            JsonNode series = history.path("series").path(ORDERS);
+            assertEquals(samples, history.path("series").path(ORDERS).size());
+            JsonNode series = history.path("series").path(RATE);
             assertEquals(samples, series.size());
             boolean positive = false;
             for (JsonNode v : series) {
