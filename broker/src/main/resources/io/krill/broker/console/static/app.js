@@ -128,10 +128,12 @@
 
   const PALETTE = ['#2f6fb3', '#d9534f', '#3c9a5f', '#e08e0b', '#7b52ab', '#17a2b8', '#a0522d', '#c2185b'];
   const charts = new Set();
+  // Y-axis steps for counts (lag): 1, 2, 5, 10, 20, 50, ... never 0.25 of a record.
+  const WHOLE = Array.from({length: 45}, (_, i) => [1, 2, 5][i % 3] * 10 ** Math.floor(i / 3));
 
   // A line chart over time: {timestamps: [ms], series: {name: [values]}}; kept by its holder and fed
   // new data on each refresh, recreated only when the set of series changes.
-  function timeChart(holder, title, yLabel, timestamps, seriesMap) {
+  function timeChart(holder, title, yLabel, timestamps, seriesMap, whole) {
     const names = Object.keys(seriesMap);
     const data = [timestamps, ...names.map((n) => seriesMap[n])];
     holder.dataset.points = String(timestamps.length);
@@ -151,7 +153,7 @@
     const opts = {
       title, width: chartWidth(holder), height: 220, ms: 1,
       scales: {x: {time: true}, y: {range: (u, min, max) => [0, Math.max(1, max * 1.1)]}},
-      axes: [{values: timeTicks, space: 90}, {label: yLabel, size: 60}],
+      axes: [{values: timeTicks, space: 90}, {label: yLabel, size: 60, ...(whole ? {incrs: WHOLE} : {})}],
       series: [{value: (u, v) => (v == null ? '–' : fmt.time(v))}, ...names.map((n, i) => ({label: n,
         // The total dashed: with one topic it is that topic's line, and both stay visible.
         stroke: n === TOTAL ? '#1d2430' : PALETTE[i % PALETTE.length], width: 2, ...(n === TOTAL ? {dash: [6, 4]} : {}),
@@ -161,6 +163,7 @@
     holder._chart = new uPlot(opts, data, holder);
     holder._key = key;
     charts.add(holder);
+    sizer.observe(holder);
   }
 
   // Bars, one per category (e.g. lag per partition), labels on the x axis.
@@ -171,12 +174,16 @@
     holder.replaceChildren();
     if (!values.length) return;
     const xs = labels.map((_, i) => i);
+    // Every label when they fit (about 80 px each), else every second, third, ...
+    const xLabels = (u, ticks) => {
+      const step = Math.max(1, Math.ceil(80 * labels.length / Math.max(1, u.width - 80)));
+      return ticks.map((t) => (Number.isInteger(t) && t % step === 0 ? labels[t] || '' : ''));
+    };
     const opts = {
       title, width: chartWidth(holder), height: 220,
       scales: {x: {time: false, range: [-0.5, xs.length - 0.5]},
         y: {range: (u, min, max) => [0, Math.max(1, max * 1.1)]}},
-      axes: [{values: (u, ticks) => ticks.map((t) => (Number.isInteger(t) ? labels[t] || '' : '')),
-        splits: () => xs, rotate: 0}, {label: yLabel, size: 60}],
+      axes: [{values: xLabels, splits: () => xs}, {label: yLabel, size: 60, incrs: WHOLE}],
       series: [{label: 'partition', value: (u, v) => (v == null ? '–' : labels[v])},
         {label: yLabel, fill: PALETTE[0] + 'cc', stroke: PALETTE[0], width: 1,
           paths: uPlot.paths.bars({size: [0.6, 60]}), points: {show: false}}],
@@ -185,6 +192,7 @@
     holder._chart = new uPlot(opts, [xs, values], holder);
     holder._key = null;
     charts.add(holder);
+    sizer.observe(holder);
   }
 
   // Clock times on the x axis, with the date only when the history spans days.
@@ -216,18 +224,19 @@
       holder._chart = null;
     }
     charts.delete(holder);
+    sizer.unobserve(holder);
   }
 
   function chartWidth(holder) {
-    return Math.max(280, (holder.clientWidth || holder.parentElement.clientWidth || 600) - 4);
+    return Math.max(240, (holder.clientWidth || holder.parentElement.clientWidth || 600) - 4);
   }
 
-  let resizeTimer = null;
-  window.addEventListener('resize', () => {
-    clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(() => {
-      for (const h of charts) if (h._chart) h._chart.setSize({width: chartWidth(h), height: 220});
-    }, 150);
+  // A chart follows its holder's width (window resized, phone turned, layout settled after the first draw).
+  const sizer = new ResizeObserver((entries) => {
+    for (const {target: h} of entries) {
+      const width = chartWidth(h);
+      if (h._chart && Math.abs(h._chart.width - width) > 1) h._chart.setSize({width, height: 220});
+    }
   });
 
   function chartHolder(testid) {
@@ -590,7 +599,7 @@
         barChart(bars, '', 'lag', rows.map((o) => `${o.topic}-${o.partition}`), rows.map((o) => o.lag || 0));
         if (!noHistory(lagHistory, h)) {
           // Drawn last (on top); a topic name cannot have a space, so no topic is called TOTAL.
-          timeChart(lagHistory, '', 'lag (records)', h.timestamps || [], Object.assign({}, h.series, {[TOTAL]: h.total || []}));
+          timeChart(lagHistory, '', 'lag (records)', h.timestamps || [], Object.assign({}, h.series, {[TOTAL]: h.total || []}), true);
         }
       },
     };
