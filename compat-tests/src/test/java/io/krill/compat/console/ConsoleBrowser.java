@@ -48,12 +48,16 @@ final class ConsoleBrowser implements AutoCloseable {
                 .usingAnyFreePort()
                 .build();
         driver = new ChromeDriver(service, options);
-        // The window's size includes the (invisible) browser frame: size it so the page itself is 1280x800.
-        driver.manage().window().setSize(new Dimension(1280, 800));
+        driver.manage().timeouts().scriptTimeout(WAIT);
+        viewport(1280, 800);
+    }
+
+    /** Sizes the window so that the page itself (not the window with its invisible frame) is width x height. */
+    void viewport(int width, int height) {
+        driver.manage().window().setSize(new Dimension(width, height));
         long innerWidth = (Long) js("return window.innerWidth;");
         long innerHeight = (Long) js("return window.innerHeight;");
-        driver.manage().window().setSize(new Dimension(1280 + (int) (1280 - innerWidth), 800 + (int) (800 - innerHeight)));
-        driver.manage().timeouts().scriptTimeout(WAIT);
+        driver.manage().window().setSize(new Dimension(2 * width - (int) innerWidth, 2 * height - (int) innerHeight));
     }
 
     /** Opens {@code #/<route>} and waits until the page has shown its data (or an error). */

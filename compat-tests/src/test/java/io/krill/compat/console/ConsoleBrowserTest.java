@@ -331,6 +331,10 @@ class ConsoleBrowserTest {
         // From a time: the first record at or after it.
         read("0", "timestamp", Long.toString(firstTimestamp + 20_000), "read_uncommitted", "10");
         assertEquals(offsets(20, 30), shownOffsets());
+        // A time as the table shows it (the browser's local time, to the millisecond), copied into "from time".
+        read("0", "timestamp", browser.cell("tr[data-offset='25']", "timestamp"), "read_uncommitted", "10");
+        assertEquals(offsets(25, 32), shownOffsets());
+        read("0", "timestamp", Long.toString(firstTimestamp + 20_000), "read_uncommitted", "10");
         click("rb-next");
         assertEquals(offsets(30, 32), shownOffsets());
         assertTrue(browser.byTestId("rb-next").getAttribute("disabled") != null,
@@ -411,6 +415,21 @@ class ConsoleBrowserTest {
         browser.open("groups/" + SHARE);
         assertEquals("share", browser.text("group-type"));
         assertEquals(1, browser.all("[data-testid='members-table'] tbody tr").size());
+    }
+
+    @Test
+    void onAPhoneThePageDoesNotScrollSideways() {
+        browser.viewport(400, 800);
+        try {
+            for (String route : List.of("", "topics/orders", "groups/" + MODERN)) {
+                browser.open(route);
+                Object overflow = browser.js("return document.documentElement.scrollWidth - window.innerWidth;");
+                assertTrue(((Number) overflow).longValue() <= 0, "#/" + route + " is wider than the screen by " + overflow + " px");
+            }
+            browser.screenshot("group-narrow");
+        } finally {
+            browser.viewport(1280, 800);
+        }
     }
 
     @Test
