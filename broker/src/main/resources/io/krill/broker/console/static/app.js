@@ -357,7 +357,7 @@
             fmt.list(p.replicas),
             {text: fmt.list(p.isr), cls: p.isr.length < p.replicas.length ? 'warn' : ''},
             {text: fmt.list(p.offlineReplicas), cls: p.offlineReplicas.length ? 'warn' : ''},
-            {text: p.startOffset, value: p.startOffset}, {text: p.endOffset, value: p.endOffset},
+            {text: fmt.num(p.startOffset), value: p.startOffset}, {text: fmt.num(p.endOffset), value: p.endOffset},
             {text: fmt.bytes(p.sizeBytes), value: p.sizeBytes, title: fmt.num(p.sizeBytes) + ' bytes'}]}))));
         if (!noHistory(chart, h)) {
           timeChart(chart, '', 'records/s', h.timestamps || [], h.series && h.series[name] ? {[name]: h.series[name]} : {});
@@ -573,7 +573,7 @@
           stat('Coordinator', g.coordinator, 'group-coordinator'),
           stat('Assignor', g.assignor || '–', 'group-assignor'),
           stat('Members', g.members.length, 'group-members'),
-          stat('Total lag', total, 'group-lag', false));
+          stat('Total lag', fmt.num(total), 'group-lag', false));
         replace(members, table('members-table',
           [{label: 'Member', col: 'member'}, {label: 'Client', col: 'client'}, {label: 'Host', col: 'host'},
             {label: 'Instance', col: 'instance'}, {label: 'Assignment', col: 'assignment'}],
@@ -591,9 +591,9 @@
             {label: 'Metadata', col: 'metadata'}],
           rows.map((o) => ({attrs: {'data-topic': o.topic, 'data-partition': o.partition}, cells: [
             link('#/topics/' + encodeURIComponent(o.topic), o.topic), o.partition,
-            {text: o.committedOffset == null || o.committedOffset < 0 ? '–' : o.committedOffset, value: o.committedOffset},
-            {text: o.endOffset, value: o.endOffset},
-            {text: o.lag == null ? '–' : o.lag, value: o.lag, cls: o.lag > 0 ? 'lagging' : ''},
+            {text: o.committedOffset == null || o.committedOffset < 0 ? '–' : fmt.num(o.committedOffset), value: o.committedOffset},
+            {text: fmt.num(o.endOffset), value: o.endOffset},
+            {text: fmt.num(o.lag), value: o.lag, cls: o.lag > 0 ? 'lagging' : ''},
             o.metadata || '']})),
           'No committed offsets.'));
         barChart(bars, '', 'lag', rows.map((o) => `${o.topic}-${o.partition}`), rows.map((o) => o.lag || 0));
