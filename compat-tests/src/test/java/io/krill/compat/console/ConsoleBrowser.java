@@ -72,7 +72,7 @@ final class ConsoleBrowser implements AutoCloseable {
             String state = (String) js("const v = document.getElementById('view');"
                     + "return v.dataset.hash === location.hash ? v.dataset.loaded : 'old';");
             if ("error".equals(state)) {
-                throw new AssertionError("the page shows an error: " + byTestId("error").getText());
+                throw new AssertionError("the page shows an error: " + text("error"));
             }
             return "true".equals(state);
         });
@@ -90,13 +90,28 @@ final class ConsoleBrowser implements AutoCloseable {
         return driver.findElement(By.cssSelector(css));
     }
 
+    // The page redraws its tables on every refresh (5 s): reading in one script, not by a WebElement found
+    // earlier, never meets an element that has just been replaced.
+
     String text(String testId) {
-        return byTestId(testId).getText();
+        return textOf("[data-testid='" + testId + "']");
     }
 
     /** The text of a row's cell by its column, e.g. cell("tr[data-partition='0']", "lag"). */
     String cell(String row, String column) {
-        return one(row + " td[data-col='" + column + "']").getText();
+        return textOf(row + " td[data-col='" + column + "']");
+    }
+
+    /** The rendered text of the first element that {@code css} selects. */
+    String textOf(String css) {
+        return (String) js("const e = document.querySelector(arguments[0]);"
+                + "if (!e) throw new Error('nothing at ' + arguments[0]); return e.innerText.trim();", css);
+    }
+
+    /** An attribute of the first element that {@code css} selects, null when it has none. */
+    String attribute(String css, String name) {
+        return (String) js("const e = document.querySelector(arguments[0]);"
+                + "if (!e) throw new Error('nothing at ' + arguments[0]); return e.getAttribute(arguments[1]);", css, name);
     }
 
     Object js(String script, Object... args) {
@@ -105,11 +120,9 @@ final class ConsoleBrowser implements AutoCloseable {
 
     /** The number of samples and series a chart holds, once it has drawn its canvas. */
     int chartPoints(String testId) {
-        WebElement chart = byTestId(testId);
-        if (chart.findElements(By.cssSelector("canvas")).isEmpty()) {
-            return -1;
-        }
-        return Integer.parseInt(chart.getAttribute("data-points"));
+        Number points = (Number) js("const c = document.querySelector(\"[data-testid='\" + arguments[0] + \"']\");"
+                + "return c && c.querySelector('canvas') ? Number(c.dataset.points) : -1;", testId);
+        return points.intValue();
     }
 
     void scrollTo(String testId) {

@@ -197,7 +197,10 @@ class ConsoleBrowserTest {
         }
     }
 
-    /** A KIP-848 member of MODERN, subscribed to payments, that has read it and committed; stays in the group. */
+    /**
+     * A KIP-848 member of MODERN, subscribed to payments and clicks, that has read payments and committed; stays
+     * in the group without polling, so that its lag on clicks (written to all along) grows.
+     */
     private static KafkaConsumer<String, String> modernGroupMember() {
         Properties props = Clients.base(KRILL.bootstrapServers());
         props.put(ConsumerConfig.GROUP_ID_CONFIG, MODERN);
@@ -206,11 +209,11 @@ class ConsoleBrowserTest {
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, "console-848-client");
         KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
-        consumer.subscribe(List.of(PAYMENTS));
-        int[] read = {0};
+        consumer.subscribe(List.of(PAYMENTS, CLICKS));
+        TopicPartition payments = new TopicPartition(PAYMENTS, 0);
         Awaitility.await().atMost(WAIT).until(() -> {
-            read[0] += consumer.poll(Duration.ofMillis(200)).count();
-            return read[0] >= 5;
+            consumer.poll(Duration.ofMillis(200));
+            return consumer.assignment().size() == 3 && consumer.position(payments) >= 5;
         });
         consumer.commitSync(Duration.ofSeconds(30));
         return consumer;
@@ -282,9 +285,9 @@ class ConsoleBrowserTest {
     void anErrorShowsTheBrokersAnswer() {
         browser.driver().get("http://127.0.0.1:" + HTTP_PORT + "/console/#/topics/no-such-topic");
         Awaitility.await().atMost(WAIT).until(() -> "error".equals(browser.one("#view").getAttribute("data-loaded")));
-        WebElement error = browser.byTestId("error");
-        assertEquals("404", error.getAttribute("data-status"));
-        assertTrue(error.getText().startsWith("UNKNOWN_TOPIC_OR_PARTITION (HTTP 404)"), error.getText());
+        assertEquals("404", browser.attribute("[data-testid='error']", "data-status"));
+        String error = browser.text("error");
+        assertTrue(error.startsWith("UNKNOWN_TOPIC_OR_PARTITION (HTTP 404)"), error);
     }
 
     @Test
@@ -399,19 +402,30 @@ class ConsoleBrowserTest {
                 + "return c.width * c.height;");
         assertTrue(((Number) drawn).longValue() > 0, "the lag chart's canvas has a size");
         browser.scrollTo("offsets");
-        browser.screenshot("group");
+        browser.screenshot("group-classic");
     }
 
     @Test
-    void aKip848GroupShowsItsMemberAndAssignment() {
+    void aKip848GroupShowsItsMemberAndItsLagGrowing() {
         browser.open("groups/" + MODERN);
         assertEquals("consumer", browser.text("group-type"));
         List<WebElement> members = browser.all("[data-testid='members-table'] tbody tr");
         assertEquals(1, members.size());
         assertEquals("console-848-client", browser.cell("[data-testid='members-table'] tbody tr", "client"));
-        assertEquals("payments: 0", browser.cell("[data-testid='members-table'] tbody tr", "assignment"));
+        String assignment = browser.cell("[data-testid='members-table'] tbody tr", "assignment");
+        assertTrue(assignment.contains("payments: 0") && assignment.matches("(?s).*clicks: (0, 1|1, 0).*"), assignment);
         assertEquals("1", browser.cell("[data-testid='offsets-table'] tr[data-topic='payments'][data-partition='0']", "lag"),
                 "committed at 5, before the open transaction's record");
+        // The member does not poll while clicks are written: the page, refreshing by itself, shows the lag grow.
+        String clicksLag = "[data-testid='offsets-table'] tr[data-topic='clicks'][data-partition='0'] td[data-col='lag']";
+        long before = Long.parseLong(browser.attribute(clicksLag, "data-value"));
+        Awaitility.await().atMost(WAIT).until(() -> Long.parseLong(browser.attribute(clicksLag, "data-value")) > before);
+        assertEquals(3, browser.chartPoints("chart-lag-partitions"));
+        Awaitility.await().atMost(WAIT).until(() -> browser.chartPoints("chart-lag-history") >= 16);
+        assertEquals("3", browser.byTestId("chart-lag-history").getAttribute("data-series"), "payments, clicks and all topics");
+        browser.scrollTo("offsets");
+        browser.screenshot("group");
+
         browser.open("groups/" + SHARE);
         assertEquals("share", browser.text("group-type"));
         assertEquals(1, browser.all("[data-testid='members-table'] tbody tr").size());
@@ -444,11 +458,17 @@ class ConsoleBrowserTest {
     @Test
     void aGroupIdThatIsHtmlStaysText() {
         browser.open("groups");
-        WebElement row = browser.all("tr[data-group]").stream()
-                .filter(r -> XSS.equals(r.getAttribute("data-group"))).findFirst().orElseThrow();
-        assertEquals(XSS, row.findElement(By.cssSelector("td[data-col='group']")).getText());
-        row.findElement(By.cssSelector("a")).click();
-        browser.awaitLoaded();
+        WebElement pause = browser.byTestId("refresh-toggle");
+        pause.click(); // the list stays as it is while we find the row and click its link
+        try {
+            WebElement row = browser.all("tr[data-group]").stream()
+                    .filter(r -> XSS.equals(r.getAttribute("data-group"))).findFirst().orElseThrow();
+            assertEquals(XSS, row.findElement(By.cssSelector("td[data-col='group']")).getText());
+            row.findElement(By.cssSelector("a")).click();
+            browser.awaitLoaded();
+        } finally {
+            pause.click();
+        }
         assertEquals(XSS, browser.text("group-id"));
         assertEquals("31", browser.cell("[data-testid='offsets-table'] tr[data-topic='orders'][data-partition='0']", "lag"));
         assertNoScriptRan();
