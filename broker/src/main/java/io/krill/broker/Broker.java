@@ -87,7 +87,8 @@ import io.krill.broker.config.LogSettings;
 import io.krill.broker.config.TopicConfig;
 import io.krill.broker.group.GroupCoordinator;
 import io.krill.broker.metrics.BrokerMetrics;
-import io.krill.broker.metrics.MetricsHttpServer;
+import io.krill.broker.metrics.BrokerHttpServer;
+import io.krill.broker.console.Console;
 import io.krill.broker.telemetry.ClientMetricsManager;
 import io.krill.broker.telemetry.ClientTelemetryCollector;
 import io.krill.broker.net.NettyServer;
@@ -174,7 +175,8 @@ public final class Broker implements AutoCloseable {
     private volatile boolean closed;
     private volatile boolean ready;
     private BrokerMetrics metrics;
-    private MetricsHttpServer http;
+    private BrokerHttpServer http;
+    private Console console;
 
     private Broker(BrokerConfig config) {
         this.config = config;
@@ -348,11 +350,17 @@ public final class Broker implements AutoCloseable {
         awaitOwnLeaderships(config.zookeeperSessionTimeoutMs());
         if (config.httpPort() > 0) {
             try {
-                http = new MetricsHttpServer(config.httpPort(), metrics, () -> ready && !closed);
+                if (config.consoleEnable()) {
+                    console = Console.start(config, metadata::image, interBroker, saslMechanisms,
+                            authorization.authorizer());
+                }
+                http = new BrokerHttpServer(config.httpPort(), metrics, () -> ready && !closed,
+                        console == null ? null : console.handler(), console == null ? null : console.tls());
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException("cannot bind krill.http.port " + config.httpPort(), e);
             }
-            LOG.info("Serving /metrics, /health and /ready on port {}", http.port());
+            LOG.info("Serving /metrics, /health and /ready{} on port {}", console == null ? "" : " and /console/",
+                    http.port());
         }
         server.acceptConnections();
         ready = true;
@@ -601,6 +609,11 @@ public final class Broker implements AutoCloseable {
         steps.put("http", () -> {
             if (http != null) {
                 http.close();
+            }
+        });
+        steps.put("console", () -> {
+            if (console != null) {
+                console.close();
             }
         });
         // Controlled shutdown: stop leading, stop fetching, and hand leaderships over while clients can

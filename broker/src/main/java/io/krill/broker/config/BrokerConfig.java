@@ -334,6 +334,37 @@ public final class BrokerConfig {
         return values.getInt("krill.http.port");
     }
 
+    /** krill.console.enable: whether the HTTP port serves the web console (docs/console.md). */
+    public boolean consoleEnable() {
+        return values.getBoolean("krill.console.enable");
+    }
+
+    /** krill.console.listener: the listener whose security the console applies; the first listener when empty. */
+    public String consoleListener() {
+        String name = values.getString("krill.console.listener");
+        if (name == null || name.isBlank()) {
+            // the first listener the broker binds: KRaft controller listeners (kept in configs copied
+            // from Kafka) are not bound
+            java.util.Set<String> controller = new java.util.HashSet<>();
+            for (String c : staticConfigs().getOrDefault("controller.listener.names", "").split(",")) {
+                controller.add(c.trim().toUpperCase(java.util.Locale.ROOT));
+            }
+            return listeners().listeners().stream().map(Listener::name).filter(n -> !controller.contains(n))
+                    .findFirst().orElse(listeners().listeners().get(0).name());
+        }
+        return name.trim().toUpperCase(java.util.Locale.ROOT);
+    }
+
+    /** krill.console.history.interval.ms: how often the console's history is sampled. */
+    public long consoleHistoryIntervalMs() {
+        return values.getLong("krill.console.history.interval.ms");
+    }
+
+    /** krill.console.history.samples: samples kept per console history series. */
+    public int consoleHistorySamples() {
+        return values.getInt("krill.console.history.samples");
+    }
+
     public BrokerListeners listeners() {
         return listeners;
     }

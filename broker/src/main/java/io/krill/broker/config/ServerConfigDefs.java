@@ -102,7 +102,17 @@ final class ServerConfigDefs {
                 .doc("Krill: where cluster metadata lives: zookeeper (Helix on ZooKeeper, embedded when "
                     + "zookeeper.connect is empty) or local (a file in the first log dir; one broker, no Helix)."))
             .define(builder("krill.http.port", INT).defaultValue(0).validator(between(0, 65535))
-                .doc("Krill: the port of the HTTP server that serves Prometheus metrics on /metrics. 0 disables it."));
+                .doc("Krill: the port of the HTTP server that serves Prometheus metrics on /metrics (and the web "
+                    + "console on /console/, docs/console.md). 0 disables it."))
+            .define(builder("krill.console.enable", BOOLEAN).defaultValue(true)
+                .doc("Krill: whether the HTTP port (krill.http.port) serves the read-only web console on /console/."))
+            .define(builder("krill.console.listener", STRING).defaultValue("")
+                .doc("Krill: the listener whose security the console applies (HTTP Basic checked as its SASL "
+                    + "mechanism checks passwords, HTTPS with its key store). Empty: the first of listeners."))
+            .define(builder("krill.console.history.interval.ms", LONG).defaultValue(10_000L).validator(atLeast(100))
+                .doc("Krill: how often the console samples its history (records-in per topic, lag per group)."))
+            .define(builder("krill.console.history.samples", INT).defaultValue(360).validator(between(2, 100_000))
+                .doc("Krill: how many samples of each console history series are kept in memory."));
     }
 
     /** Whether {@code value} is a ';'-separated list of type:name principals (blank entries ignored). */
