@@ -56,10 +56,6 @@ final class ConsoleAuthenticator {
         this.authorizer = authorizer;
     }
 
-    boolean requiresCredentials() {
-        return sasl;
-    }
-
     /**
      * The access of a request with {@code authorization} (its header, or null) from {@code address}.
      *

@@ -28,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -344,10 +343,5 @@ final class GroupsView {
                     }
                     return result;
                 });
-    }
-
-    /** The ids of a snapshot's groups, sorted (for tests and logs). */
-    static Set<String> ids(Snapshot snapshot) {
-        return new TreeSet<>(snapshot.groups().keySet());
     }
 }

@@ -20,9 +20,10 @@ import java.util.concurrent.TimeoutException;
 /**
  * The record browser: a page of one partition's records read from its leader as a consumer reads them
  * (Fetch v12 by topic name, replica id -1, no wait), from an offset, from the first offset at or after a
- * time (ListOffsets), or the last {@code limit} records. Each Fetch is bounded to {@value #FETCH_BYTES}
- * bytes and a page to {@value #MAX_FETCHES} Fetches, so a page of small records among large ones may end
- * short of {@code limit}; {@code nextOffset} says where to go on.
+ * time (ListOffsets), or the last {@code limit} records. A page reads at most {@value #FETCH_BYTES} bytes
+ * of batches in all (the first batch always whole, as a Fetch returns it), in at most {@value #MAX_FETCHES}
+ * Fetches, so a page of large records may end short of {@code limit}; {@code nextOffset} says where to go
+ * on.
  *
  * <p>Thread-safety: stateless beyond its collaborators; thread-safe.
  */
@@ -82,15 +83,18 @@ final class RecordBrowser {
         }
         RecordPage page = new RecordPage(from, query.limit(), query.readCommitted());
         long highWatermark = end;
-        for (int i = 0; i < MAX_FETCHES && !page.isFull() && page.nextOffset() < end; i++) {
+        int fetchedBytes = 0;
+        for (int i = 0; i < MAX_FETCHES && !page.isFull() && page.nextOffset() < end && fetchedBytes < FETCH_BYTES; i++) {
             long at = page.nextOffset();
-            FetchAnswer answer = await(fetch(leader, tp, at, isolation, page), deadline, leader);
+            FetchAnswer answer = await(fetch(leader, tp, at, isolation, FETCH_BYTES - fetchedBytes, page), deadline,
+                    leader);
             if (answer.error() != Errors.NONE) {
                 throw answer.error() == Errors.UNKNOWN_TOPIC_OR_PARTITION
                         ? ConsoleException.notFound(answer.error(), "the leader does not know " + tp)
                         : ConsoleException.unavailable(answer.error(), "the leader answered " + answer.error());
             }
             highWatermark = answer.highWatermark();
+            fetchedBytes += answer.bytes();
             if (!answer.progressed() || page.nextOffset() == at) {
                 break;
             }
@@ -99,20 +103,20 @@ final class RecordBrowser {
                 page.entries());
     }
 
-    private record FetchAnswer(Errors error, long highWatermark, boolean progressed) {
+    private record FetchAnswer(Errors error, long highWatermark, boolean progressed, int bytes) {
     }
 
     /** One Fetch from {@code offset}; its batches go into {@code page} on the client thread (their buffer is reused). */
     private CompletableFuture<FetchAnswer> fetch(int leader, TopicPartition tp, long offset, byte isolation,
-                                                 RecordPage page) {
+                                                 int maxBytes, RecordPage page) {
         FetchRequest request = new FetchRequest().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(0)
-                .setMaxBytes(FETCH_BYTES).setIsolationLevel(isolation).setSessionId(0).setSessionEpoch(-1);
+                .setMaxBytes(maxBytes).setIsolationLevel(isolation).setSessionId(0).setSessionEpoch(-1);
         request.topics().add(new FetchRequest.FetchTopic().setTopic(tp.topic()).setPartitions(new ArrayList<>(List.of(
                 new FetchRequest.FetchPartition().setPartition(tp.partition()).setFetchOffset(offset)
-                        .setPartitionMaxBytes(FETCH_BYTES)))));
+                        .setPartitionMaxBytes(maxBytes)))));
         return cluster.client().call(leader, ApiKeys.FETCH, FETCH_VERSION, request, (FetchResponse response) -> {
             if (response.errorCode() != Errors.NONE.code()) {
-                return new FetchAnswer(Errors.forCode(response.errorCode()), -1, false);
+                return new FetchAnswer(Errors.forCode(response.errorCode()), -1, false, 0);
             }
             for (FetchResponse.FetchableTopicResponse t : response.responses()) {
                 for (FetchResponse.PartitionData p : t.partitions()) {
@@ -120,7 +124,7 @@ final class RecordBrowser {
                         continue;
                     }
                     if (p.errorCode() != Errors.NONE.code()) {
-                        return new FetchAnswer(Errors.forCode(p.errorCode()), -1, false);
+                        return new FetchAnswer(Errors.forCode(p.errorCode()), -1, false, 0);
                     }
                     List<RecordPage.Aborted> aborted = new ArrayList<>();
                     if (p.abortedTransactions() != null) {
@@ -131,10 +135,11 @@ final class RecordBrowser {
                     Records records = p.records();
                     ByteBuf bytes = records == null ? null : records.buffer();
                     boolean progressed = page.add(bytes, aborted);
-                    return new FetchAnswer(Errors.NONE, p.highWatermark(), progressed);
+                    return new FetchAnswer(Errors.NONE, p.highWatermark(), progressed,
+                            bytes == null ? 0 : bytes.readableBytes());
                 }
             }
-            return new FetchAnswer(Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, false);
+            return new FetchAnswer(Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, false, 0);
         });
     }
 

@@ -27,13 +27,16 @@ import java.util.Set;
  * Kafka's consumer does: a producer is aborted from its transaction's first offset until its ABORT
  * marker). Compressed batches are inflated (at most {@value #MAX_INFLATED_BYTES} bytes per batch). Keys,
  * values and header values are copied as UTF-8 text when valid, else base64, cut at
- * {@value #MAX_FIELD_BYTES} bytes.
+ * {@value #MAX_FIELD_BYTES} bytes; a page holds at most {@value #MAX_PAGE_BYTES} bytes of them (it ends
+ * early, and {@link #nextOffset()} says where the next one starts).
  *
  * <p>Not thread-safe: filled by one thread, then read.
  */
 final class RecordPage {
     static final int MAX_FIELD_BYTES = 64 * 1024;
     static final int MAX_INFLATED_BYTES = 16 * 1024 * 1024;
+    /** A page ends early once its keys, values and headers hold this many bytes (before base64). */
+    static final int MAX_PAGE_BYTES = 4 * 1024 * 1024;
 
     /** A key, value or header value: its text (null for null), "utf8" or "base64", whether it was cut. */
     record Field(String text, String encoding, boolean truncated) {
@@ -55,6 +58,7 @@ final class RecordPage {
     private final boolean readCommitted;
     private final List<Entry> entries = new ArrayList<>();
     private long nextOffset;
+    private long bytes;
 
     RecordPage(long fromOffset, int limit, boolean readCommitted) {
         this.nextOffset = fromOffset;
@@ -63,7 +67,7 @@ final class RecordPage {
     }
 
     boolean isFull() {
-        return entries.size() >= limit;
+        return entries.size() >= limit || bytes >= MAX_PAGE_BYTES;
     }
 
     /** Where the next page starts: after the last record taken, or after the last batch read or skipped. */
@@ -122,6 +126,7 @@ final class RecordPage {
                 boolean whole = batch.forEachRecord(record -> {
                     if (record.offset() >= nextOffset) {
                         entries.add(entry(record, timestampType));
+                        bytes += kept(record.keySize()) + kept(record.valueSize()) + record.headersSize();
                         nextOffset = record.offset() + 1;
                     }
                     return !isFull();
@@ -132,6 +137,11 @@ final class RecordPage {
             }
         }
         return progressed;
+    }
+
+    /** The bytes a field of {@code size} keeps on the page (-1: null). */
+    private static int kept(int size) {
+        return Math.max(0, Math.min(size, MAX_FIELD_BYTES));
     }
 
     private static Entry entry(Record record, String timestampType) {

@@ -123,4 +123,19 @@ class RecordPageTest {
         RecordPage.Field exact = RecordPage.field(Unpooled.wrappedBuffer(utf8("short")), 0, 5);
         assertFalse(exact.truncated());
     }
+
+    @Test
+    void aPageHoldsABoundedNumberOfBytes() {
+        byte[] value = new byte[RecordPage.MAX_FIELD_BYTES];
+        RecordBatchBuilder b = new RecordBatchBuilder().baseOffset(0).createTime();
+        for (int i = 0; i < 100; i++) {
+            b.append(1L, null, value);
+        }
+        RecordPage page = new RecordPage(0, 500, false);
+        page.add(log(b), List.of());
+        int fits = RecordPage.MAX_PAGE_BYTES / RecordPage.MAX_FIELD_BYTES;
+        assertEquals(fits, page.entries().size());
+        assertTrue(page.isFull());
+        assertEquals(fits, page.nextOffset());
+    }
 }

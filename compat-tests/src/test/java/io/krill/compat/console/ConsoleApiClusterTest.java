@@ -16,6 +16,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -28,7 +31,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Any broker's console shows the whole cluster: on three brokers, each one's topics, topic and groups
  * answers agree, including partitions led elsewhere (their offsets and sizes asked of their leaders and
- * replicas) and a group coordinated elsewhere with its lag.
+ * replicas) and a group coordinated elsewhere with its lag; a broker that stops answering (SIGSTOP) makes
+ * the answers partial (named in unavailableBrokers) after the console's timeout, not hung.
  */
 @Timeout(300)
 class ConsoleApiClusterTest {
@@ -42,7 +46,8 @@ class ConsoleApiClusterTest {
         for (int id = 1; id <= 3; id++) {
             httpPorts.put(id, FreePorts.next());
         }
-        try (KrillCluster cluster = KrillCluster.start("console-api", 3, Map.of(),
+        // a long ZooKeeper session: a paused broker stays in the metadata, so only its silence is seen
+        try (KrillCluster cluster = KrillCluster.start("console-api", 3, Map.of("zookeeper.session.timeout.ms", "30000"),
                 (id, port) -> Map.of("krill.http.port", Integer.toString(httpPorts.get(id))))) {
             cluster.createTopic(TOPIC, PARTITIONS, 2, Map.of());
             cluster.awaitFullIsr(TOPIC);
@@ -98,6 +103,38 @@ class ConsoleApiClusterTest {
                 assertEquals(1, groupAnswers.size(), groupAnswers.toString());
                 assertFalse(topicAnswers.iterator().next().isEmpty());
             });
+
+            // A broker that does not answer (SIGSTOP) makes the others' answers partial, not late forever,
+            // and /metrics is served meanwhile.
+            int silent = 3;
+            int asked = 1;
+            cluster.pause(silent);
+            try {
+                ConsoleHttp http = new ConsoleHttp(httpPorts.get(asked));
+                // the first answers may come from the console's 1.5 s cache of what every broker said
+                Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+                    CompletableFuture<JsonNode> topics = CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return http.json("/console/api/topics");
+                        } catch (Exception e) {
+                            throw new CompletionException(e);
+                        }
+                    });
+                    assertEquals(200, http.get("/metrics").status());
+                    JsonNode partial = topics.get(20, TimeUnit.SECONDS);
+                    assertEquals(List.of(silent), ids(partial.path("unavailableBrokers")), partial.toString());
+                });
+                JsonNode groups = http.json("/console/api/groups");
+                assertTrue(ids(groups.path("unavailableBrokers")).contains(silent), groups.toString());
+            } finally {
+                cluster.resume(silent);
+            }
         }
+    }
+
+    private static List<Integer> ids(JsonNode array) {
+        List<Integer> ids = new java.util.ArrayList<>();
+        array.forEach(n -> ids.add(n.asInt()));
+        return ids;
     }
 }

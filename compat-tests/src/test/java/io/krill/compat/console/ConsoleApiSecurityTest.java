@@ -13,6 +13,9 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
@@ -25,8 +28,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The console of a broker whose only listener is SASL_PLAINTEXT/PLAIN with the ACL authorizer: HTTP Basic
- * is required and checked against the listener's JAAS users (401 otherwise), and a user sees only what
+ * The console of a broker whose only listener is SASL_PLAINTEXT (PLAIN and SCRAM-SHA-256) with the ACL
+ * authorizer: HTTP Basic is required and checked against the listener's JAAS users and the stored SCRAM
+ * credentials (401 otherwise), and a user sees only what
  * its ACLs allow (DESCRIBE on one topic: that topic listed, the other not, and no records without READ),
  * while the super user sees everything and /metrics stays open.
  */
@@ -41,7 +45,7 @@ class ConsoleApiSecurityTest {
             .with("listeners", "SASL_PLAINTEXT://127.0.0.1:0")
             .with("listener.security.protocol.map", "SASL_PLAINTEXT:SASL_PLAINTEXT")
             .with("inter.broker.listener.name", "SASL_PLAINTEXT")
-            .with("sasl.enabled.mechanisms", "PLAIN")
+            .with("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256")
             .with("sasl.mechanism.inter.broker.protocol", "PLAIN")
             .with("sasl.jaas.config", JAAS)
             .with("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
@@ -65,6 +69,9 @@ class ConsoleApiSecurityTest {
             client.createAcls(List.of(new AclBinding(new ResourcePattern(ResourceType.TOPIC, "sec-visible",
                     PatternType.LITERAL), new AccessControlEntry("User:alice", "*", AclOperation.DESCRIBE,
                     AclPermissionType.ALLOW)))).all().get(30, TimeUnit.SECONDS);
+            client.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion("carol",
+                    new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096), "carol-secret")))
+                    .all().get(30, TimeUnit.SECONDS);
         }
     }
 
@@ -81,6 +88,19 @@ class ConsoleApiSecurityTest {
         assertTrue(me.path("authenticated").asBoolean());
         assertEquals(200, ANONYMOUS.get("/metrics").status());
         assertEquals(200, ANONYMOUS.get("/health").status());
+    }
+
+    @Test
+    void scramUsersAreCheckedAgainstTheirStoredCredentials() throws Exception {
+        for (int i = 0; i < 2; i++) { // the second time from the remembered check
+            JsonNode me = ANONYMOUS.as("carol", "carol-secret").json("/console/api/me");
+            assertEquals("User:carol", me.path("principal").asText());
+        }
+        assertEquals(401, ANONYMOUS.as("carol", "carol-wrong").get("/console/api/me").status());
+        assertEquals(401, ANONYMOUS.as("carol", "alice-secret").get("/console/api/me").status());
+        ConsoleHttp.Answer noAcl = ANONYMOUS.as("carol", "carol-secret").get("/console/api/topics");
+        assertEquals(200, noAcl.status());
+        assertEquals(0, noAcl.json().path("topics").size(), "no ACL: no topic");
     }
 
     @Test
