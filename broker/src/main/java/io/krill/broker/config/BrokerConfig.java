@@ -339,6 +339,11 @@ public final class BrokerConfig {
         return values.getBoolean("krill.console.enable");
     }
 
+    /** krill.console.read.only: whether the console refuses every action that changes something. */
+    public boolean consoleReadOnly() {
+        return values.getBoolean("krill.console.read.only");
+    }
+
     /** krill.console.listener: the listener whose security the console applies; the first listener when empty. */
     public String consoleListener() {
         String name = values.getString("krill.console.listener");

@@ -105,7 +105,11 @@ final class ServerConfigDefs {
                 .doc("Krill: the port of the HTTP server that serves Prometheus metrics on /metrics (and the web "
                     + "console on /console/, docs/console.md). 0 disables it."))
             .define(builder("krill.console.enable", BOOLEAN).defaultValue(true)
-                .doc("Krill: whether the HTTP port (krill.http.port) serves the read-only web console on /console/."))
+                .doc("Krill: whether the HTTP port (krill.http.port) serves the web console on /console/."))
+            .define(builder("krill.console.read.only", BOOLEAN).defaultValue(true)
+                .doc("Krill: whether the web console only shows (the default). false offers the operator's actions "
+                    + "(create, delete and alter topics, delete records, reset and delete group offsets, delete "
+                    + "groups), each checked against the viewer's ACLs (docs/console.md)."))
             .define(builder("krill.console.listener", STRING).defaultValue("")
                 .doc("Krill: the listener whose security the console applies (HTTP Basic checked as its SASL "
                     + "mechanism checks passwords, HTTPS with its key store). Empty: the first of listeners."))

@@ -61,8 +61,10 @@ public final class Console implements AutoCloseable {
         GroupsView groups = new GroupsView(cluster);
         ConsoleHistory history = new ConsoleHistory(cluster, groups, config.consoleHistoryIntervalMs(),
                 config.consoleHistorySamples());
+        ConsoleActions actions = new ConsoleActions(cluster);
         ConsoleApi api = new ConsoleApi(new TopicsApi(cluster, listener), new GroupsApi(cluster, groups),
-                new TransactionsApi(cluster), new HistoryApi(history));
+                new TransactionsApi(cluster), new HistoryApi(history), new TopicActions(actions),
+                new GroupActions(actions, groups), config.consoleReadOnly());
         ConsoleHandler handler = new ConsoleHandler(authenticator, api,
                 new StaticResources(Console.class.getClassLoader()));
         history.start();

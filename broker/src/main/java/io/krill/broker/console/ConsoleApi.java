@@ -4,7 +4,9 @@ import java.util.Map;
 
 /**
  * The routes of the JSON API under {@code /console/api/} (docs/console.md): parses the path and the
- * parameters (400 for bad ones) and hands each to the part that answers it.
+ * parameters (400 for bad ones) and hands each to the part that answers it: GETs to the views, POSTs and
+ * DELETEs to the actions, which {@code krill.console.read.only} (the default) refuses with 403
+ * {@code CONSOLE_READ_ONLY}.
  *
  * <p>Thread-safety: thread-safe; stateless beyond its thread-safe parts.
  */
@@ -13,12 +15,80 @@ final class ConsoleApi {
     private final GroupsApi groups;
     private final TransactionsApi transactions;
     private final HistoryApi history;
+    private final TopicActions topicActions;
+    private final GroupActions groupActions;
+    private final boolean readOnly;
 
-    ConsoleApi(TopicsApi topics, GroupsApi groups, TransactionsApi transactions, HistoryApi history) {
+    ConsoleApi(TopicsApi topics, GroupsApi groups, TransactionsApi transactions, HistoryApi history,
+               TopicActions topicActions, GroupActions groupActions, boolean readOnly) {
         this.topics = topics;
         this.groups = groups;
         this.transactions = transactions;
         this.history = history;
+        this.topicActions = topicActions;
+        this.groupActions = groupActions;
+        this.readOnly = readOnly;
+    }
+
+    boolean readOnly() {
+        return readOnly;
+    }
+
+    /** 403 CONSOLE_READ_ONLY when the console takes no action; checked before a body is read. */
+    void requireWritable() {
+        if (readOnly) {
+            throw new ConsoleException(403, "CONSOLE_READ_ONLY",
+                    "the console is read-only (krill.console.read.only=true): it changes nothing");
+        }
+    }
+
+    /**
+     * The answer to an action: {@code method} POST or DELETE on {@code path} (the raw path after
+     * {@code /console/api/}) with its JSON body.
+     *
+     * @throws ConsoleException for anything but 2xx, 403 CONSOLE_READ_ONLY when read-only
+     */
+    ConsoleActions.Result act(String method, String path, JsonBody body, ConsoleAccess access) {
+        requireWritable();
+        String[] parts = path.split("/", -1);
+        boolean post = method.equals("POST");
+        if (parts.length == 1 && parts[0].equals("topics") && post) {
+            return topicActions.create(access, body);
+        }
+        if (parts.length >= 2 && parts[0].equals("topics")) {
+            String topic = name(parts[1]);
+            if (parts.length == 2 && !post) {
+                return topicActions.delete(access, topic);
+            }
+            if (parts.length == 3 && post) {
+                switch (parts[2]) {
+                    case "partitions" -> {
+                        return topicActions.addPartitions(access, topic, body);
+                    }
+                    case "configs" -> {
+                        return topicActions.alterConfigs(access, topic, body);
+                    }
+                    case "delete-records" -> {
+                        return topicActions.deleteRecords(access, topic, body);
+                    }
+                    default -> {
+                    }
+                }
+            }
+        }
+        if (parts.length >= 2 && parts[0].equals("groups")) {
+            String group = name(parts[1]);
+            if (parts.length == 2 && !post) {
+                return groupActions.deleteGroup(access, group);
+            }
+            if (parts.length == 4 && parts[2].equals("offsets") && post && parts[3].equals("reset")) {
+                return groupActions.resetOffsets(access, group, body);
+            }
+            if (parts.length == 4 && parts[2].equals("offsets") && !post) {
+                return groupActions.deleteOffsets(access, group, name(parts[3]));
+            }
+        }
+        throw new ConsoleException(404, "NOT_FOUND", "no such action: " + method + " " + path);
     }
 
     /**
@@ -64,11 +134,12 @@ final class ConsoleApi {
         throw new ConsoleException(404, "NOT_FOUND", "no such API: " + path);
     }
 
-    private static byte[] me(ConsoleAccess access) {
+    private byte[] me(ConsoleAccess access) {
         return Json.bytes(json -> {
             json.writeStartObject();
             json.writeStringField("principal", access.principal().toString());
             json.writeBooleanField("authenticated", access.authenticated());
+            json.writeBooleanField("readOnly", readOnly);
             json.writeEndObject();
         });
     }

@@ -23,7 +23,10 @@ import org.slf4j.LoggerFactory;
  * ({@code console-http-<i>}, {@value #THREADS} threads, {@value #QUEUE} waiting; beyond that 503 at once),
  * so a slow page never holds up {@code /metrics}. Each request is authenticated
  * ({@link ConsoleAuthenticator}), then answered from the static files or the JSON API
- * ({@link ConsoleApi}). Only GET (and HEAD for files) is served: the console changes nothing.
+ * ({@link ConsoleApi}). GET (and HEAD for files) never changes anything; the actions are POST and DELETE
+ * under {@code /console/api/} only, and each must carry {@code Content-Type: application/json} and
+ * {@code X-Krill-Console: 1} (a header no other site's form or plain cross-origin request can set: the CSRF
+ * guard), with a body of at most {@link JsonBody#MAX_BYTES}.
  *
  * <p>Thread-safety: thread-safe; it holds only thread-safe collaborators and its pool.
  */
@@ -33,6 +36,7 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
     static final String API_PREFIX = "api/";
     static final int THREADS = 4;
     static final int QUEUE = 32;
+    static final String CSRF_HEADER = "X-Krill-Console";
 
     private final ConsoleAuthenticator authenticator;
     private final ConsoleApi api;
@@ -85,12 +89,14 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
     private void answer(HttpExchange exchange) throws IOException {
         String method = exchange.getRequestMethod();
         boolean head = method.equals("HEAD");
-        if (!method.equals("GET") && !head) {
-            exchange.getResponseHeaders().set("Allow", "GET, HEAD");
-            throw new ConsoleException(405, "BAD_REQUEST", "the console is read-only: GET only");
-        }
+        boolean write = method.equals("POST") || method.equals("DELETE");
         URI uri = exchange.getRequestURI();
         String rawPath = uri.getRawPath();
+        boolean apiPath = rawPath.startsWith(PREFIX + API_PREFIX);
+        if (!method.equals("GET") && !head && !(write && apiPath)) {
+            exchange.getResponseHeaders().set("Allow", apiPath ? "GET, POST, DELETE" : "GET, HEAD");
+            throw new ConsoleException(405, "BAD_REQUEST", "method " + method + " not allowed here");
+        }
         if (rawPath.equals("/console")) {
             exchange.getResponseHeaders().set("Location", PREFIX);
             send(exchange, 301, "text/plain; charset=utf-8", new byte[0]);
@@ -103,6 +109,14 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
         ConsoleAccess access = authenticator.authenticate(exchange.getRequestHeaders().getFirst("Authorization"),
                 address);
         String rest = rawPath.substring(PREFIX.length());
+        if (write) {
+            api.requireWritable();
+            JsonBody body = JsonBody.parse(writeBody(exchange));
+            ConsoleActions.Result result = api.act(method, rest.substring(API_PREFIX.length()), body, access);
+            exchange.getResponseHeaders().set("Cache-Control", "no-store");
+            send(exchange, result.status(), "application/json", result.body());
+            return;
+        }
         if (rest.startsWith(API_PREFIX)) {
             byte[] body = api.answer(rest.substring(API_PREFIX.length()), query(uri.getRawQuery()), access);
             exchange.getResponseHeaders().set("Cache-Control", "no-store");
@@ -117,6 +131,40 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
                 resource.immutable() ? "public, max-age=31536000, immutable" : "no-cache");
         exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
         send(exchange, 200, resource.contentType(), head ? null : resource.bytes());
+    }
+
+    /**
+     * The body of an action, once its CSRF guard holds: 403 without {@code X-Krill-Console: 1} or without a
+     * JSON content type; 413 when longer than {@link JsonBody#MAX_BYTES} (by its Content-Length, or as read).
+     */
+    static byte[] writeBody(HttpExchange exchange) throws IOException {
+        String type = exchange.getRequestHeaders().getFirst("Content-Type");
+        String mediaType = type == null ? "" : type.split(";", 2)[0].trim().toLowerCase(java.util.Locale.ROOT);
+        if (!"1".equals(exchange.getRequestHeaders().getFirst(CSRF_HEADER)) || !mediaType.equals("application/json")) {
+            throw new ConsoleException(403, "CSRF_CHECK_FAILED", "an action needs Content-Type: application/json and "
+                    + CSRF_HEADER + ": 1");
+        }
+        String length = exchange.getRequestHeaders().getFirst("Content-Length");
+        if (length != null) {
+            try {
+                if (Long.parseLong(length.trim()) > JsonBody.MAX_BYTES) {
+                    throw tooLarge();
+                }
+            } catch (NumberFormatException e) {
+                throw ConsoleException.badRequest("bad Content-Length");
+            }
+        }
+        try (java.io.InputStream in = exchange.getRequestBody()) {
+            byte[] body = in.readNBytes(JsonBody.MAX_BYTES + 1);
+            if (body.length > JsonBody.MAX_BYTES) {
+                throw tooLarge();
+            }
+            return body;
+        }
+    }
+
+    private static ConsoleException tooLarge() {
+        return new ConsoleException(413, "BAD_REQUEST", "a body of at most " + JsonBody.MAX_BYTES + " bytes");
     }
 
     /** The query parameters, percent-decoded; the first of repeated names wins. */

@@ -72,6 +72,11 @@ final class GroupsView {
         if (current != null && now - current.takenAtMs() < ClusterView.CACHE_MS && now >= current.takenAtMs()) {
             return current;
         }
+        return describedNow();
+    }
+
+    /** Every group, described now (not from the cache, which it refreshes): what an action decides on. */
+    Snapshot describedNow() {
         Snapshot fresh = collect(true);
         cached = fresh;
         return fresh;
