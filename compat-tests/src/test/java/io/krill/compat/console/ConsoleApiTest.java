@@ -174,7 +174,31 @@ class ConsoleApiTest {
         JsonNode me = HTTP.json("/console/api/me");
         assertEquals("User:ANONYMOUS", me.path("principal").asText());
         assertFalse(me.path("authenticated").asBoolean());
+        assertTrue(me.path("readOnly").asBoolean(), "read-only by default");
         assertEquals(200, HTTP.get("/metrics").status());
+    }
+
+    /** krill.console.read.only defaults to true: every action answers 403 CONSOLE_READ_ONLY and changes nothing. */
+    @Test
+    void actionsAreRefusedByDefault() throws Exception {
+        List<ConsoleHttp.Answer> answers = List.of(
+                HTTP.post("/console/api/topics", "{\"name\":\"console-never\"}"),
+                HTTP.delete("/console/api/topics/" + ORDERS),
+                HTTP.post("/console/api/topics/" + ORDERS + "/partitions", "{\"count\":9}"),
+                HTTP.post("/console/api/topics/" + ORDERS + "/delete-records",
+                        "{\"partitions\":[{\"partition\":0,\"offset\":-1}]}"),
+                HTTP.post("/console/api/groups/console-classic/offsets/reset", "{\"strategy\":\"latest\"}"),
+                HTTP.delete("/console/api/groups/console-classic"));
+        for (ConsoleHttp.Answer answer : answers) {
+            assertEquals(403, answer.status(), answer.body());
+            assertEquals("CONSOLE_READ_ONLY", answer.json().path("error").asText());
+        }
+        try (Admin admin = Admin.create(Clients.base(KRILL.bootstrapServers()))) {
+            assertFalse(admin.listTopics().names().get(30, TimeUnit.SECONDS).contains("console-never"));
+            assertEquals(3, admin.describeTopics(List.of(ORDERS)).allTopicNames().get(30, TimeUnit.SECONDS)
+                    .get(ORDERS).partitions().size());
+        }
+        assertEquals(0, HTTP.json("/console/api/topics/" + ORDERS).path("partitions").get(0).path("startOffset").asLong());
     }
 
     @Test

@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 
-/** GETs of a broker's console API with the JDK's HTTP client, answers parsed as JSON trees. */
+/** GETs and actions (POST, DELETE) of a broker's console API with the JDK's HTTP client, answers parsed as JSON trees. */
 final class ConsoleHttp {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -38,7 +38,32 @@ final class ConsoleHttp {
     }
 
     Answer get(String path) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30));
+        return send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)));
+    }
+
+    /** An action as the page sends it: JSON body, {@code X-Krill-Console: 1}. */
+    Answer post(String path, String json) throws Exception {
+        return send("POST", path, json, "application/json", true);
+    }
+
+    Answer delete(String path) throws Exception {
+        return send("DELETE", path, "", "application/json", true);
+    }
+
+    /** Any request: {@code contentType} and the CSRF header as given (null: not sent). */
+    Answer send(String method, String path, String body, String contentType, boolean csrfHeader) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
+                .method(method, HttpRequest.BodyPublishers.ofString(body));
+        if (contentType != null) {
+            request.header("Content-Type", contentType);
+        }
+        if (csrfHeader) {
+            request.header("X-Krill-Console", "1");
+        }
+        return send(request);
+    }
+
+    private Answer send(HttpRequest.Builder request) throws Exception {
         if (authorization != null) {
             request.header("Authorization", authorization);
         }
