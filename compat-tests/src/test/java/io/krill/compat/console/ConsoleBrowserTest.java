@@ -247,6 +247,16 @@ class ConsoleBrowserTest {
         return r.body();
     }
 
+    /** krill.console.read.only is true by default: no page shows an action control. */
+    @Test
+    void readOnlyShowsNoActionControls() {
+        for (String route : List.of("topics", "topics/" + ORDERS, "groups/" + CLASSIC)) {
+            browser.open(route);
+            assertEquals(0, browser.all("[data-testid='create-topic'], [data-testid='topic-actions'], "
+                    + "[data-testid='group-actions'], [data-testid$='-submit'], button.danger").size(), route);
+        }
+    }
+
     @Test
     void overviewShowsTheBrokerTheCountsAndRecordsInOverTime() throws Exception {
         browser.open("");

@@ -1,4 +1,5 @@
-// Krill's read-only web console: hash routes over the JSON API of docs/console.md, no build step.
+// Krill's web console: hash routes over the JSON API of docs/console.md, no build step. Read-only unless
+// the broker says otherwise (me.readOnly false): then the topic and group pages offer the operator's actions.
 // Every value from the API is user data (topic names, keys, values): it reaches the page only as text
 // (textContent, attribute values), never as HTML.
 (() => {
@@ -107,6 +108,176 @@
     let body = {};
     try { body = await res.json(); } catch (e) { /* not JSON: the status says enough */ }
     throw new ApiError(res.status, body.error || res.statusText, body.message);
+  }
+
+  // Read-only until /me says the broker takes actions (krill.console.read.only=false).
+  let readOnly = true;
+
+  // An action: POST or DELETE with a JSON body and the header the broker's CSRF guard asks for.
+  async function act(method, path, body) {
+    let res;
+    try {
+      res = await fetch('api/' + path, {method, cache: 'no-store', body: JSON.stringify(body || {}),
+        headers: {'Accept': 'application/json', 'Content-Type': 'application/json', 'X-Krill-Console': '1'}});
+    } catch (e) {
+      throw new ApiError(0, 'NETWORK', 'The broker does not answer: ' + e.message);
+    }
+    let answer = {};
+    try { answer = await res.json(); } catch (e) { /* not JSON: the status says enough */ }
+    if (!res.ok) throw new ApiError(res.status, answer.error || res.statusText, answer.message);
+    return answer;
+  }
+
+  // Runs an action from a form: the button is disabled meanwhile, the outcome shown in `out`
+  // (data-testid action-result or action-error), then the page reloads its data.
+  async function perform(out, button, run, describe) {
+    button.disabled = true;
+    replace(out);
+    try {
+      const answer = await run();
+      replace(out, el('div', {class: 'notice ok', role: 'status', 'data-testid': 'action-result'}, describe(answer)));
+      refresh();
+      return answer;
+    } catch (err) {
+      replace(out, el('div', {class: 'error', role: 'alert', 'data-testid': 'action-error', 'data-error': err.error},
+        el('strong', {}, err.error || 'Error'), err.message ? ': ' + err.message : ''));
+      return null;
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  function field(label, input) {
+    return el('label', {class: 'field'}, el('span', {}, label), input);
+  }
+
+  // A dangerous action, GitHub style: the button is enabled only once the name is typed.
+  function dangerZone(what, name, testid, run, describe) {
+    const out = el('div');
+    const confirm = el('input', {type: 'text', 'data-testid': testid + '-confirm', autocomplete: 'off',
+      'aria-label': `Type ${name} to confirm`, placeholder: name, on: {input: () => { button.disabled = confirm.value !== name; }}});
+    const button = el('button', {type: 'button', class: 'danger', disabled: true, 'data-testid': testid + '-submit',
+      on: {click: () => perform(out, button, run, describe)}}, what);
+    return el('div', {class: 'danger-zone'}, el('p', {}, `${what}: this cannot be undone. Type `,
+      el('code', {}, name), ' to confirm.'), el('div', {class: 'form-row'}, confirm, button), out);
+  }
+
+  // "k=v" per line -> {k: v}
+  function parseConfigs(text) {
+    const configs = {};
+    for (const line of text.split('\n').map((l) => l.trim()).filter(Boolean)) {
+      const eq = line.indexOf('=');
+      if (eq <= 0) throw new ApiError(0, 'BAD_REQUEST', `not name=value: ${line}`);
+      configs[line.slice(0, eq).trim()] = line.slice(eq + 1).trim();
+    }
+    return configs;
+  }
+
+  function createTopicForm() {
+    const out = el('div');
+    const name = el('input', {type: 'text', required: true, 'data-testid': 'create-topic-name', autocomplete: 'off'});
+    const partitions = el('input', {type: 'number', min: 1, placeholder: 'broker default', 'data-testid': 'create-topic-partitions'});
+    const rf = el('input', {type: 'number', min: 1, placeholder: 'broker default', 'data-testid': 'create-topic-rf'});
+    const configs = el('textarea', {rows: 3, placeholder: 'retention.ms=86400000', 'data-testid': 'create-topic-configs'});
+    const button = el('button', {type: 'submit', 'data-testid': 'create-topic-submit'}, 'Create topic');
+    const form = el('form', {class: 'action-form', on: {submit: (e) => {
+      e.preventDefault();
+      perform(out, button, () => act('POST', 'topics', {name: name.value.trim(),
+        partitions: partitions.value ? Number(partitions.value) : undefined,
+        replicationFactor: rf.value ? Number(rf.value) : undefined, configs: parseConfigs(configs.value)}),
+      (t) => ['Created topic ', link('#/topics/' + encodeURIComponent(t.name), t.name),
+        ` (${t.partitions} partitions, replication ${t.replicationFactor}).`]);
+    }}}, el('div', {class: 'form-row'}, field('Name', name), field('Partitions', partitions), field('Replication factor', rf)),
+    field('Configs (name=value per line)', configs), el('div', {class: 'form-row'}, button), out);
+    return el('details', {class: 'card actions', 'data-testid': 'create-topic'}, el('summary', {}, 'Create topic'), form);
+  }
+
+  function topicActions(name, enc, setConfig) {
+    const out = el('div');
+    const count = el('input', {type: 'number', min: 1, 'data-testid': 'add-partitions-count', 'aria-label': 'New partition count'});
+    const grow = el('button', {type: 'button', 'data-testid': 'add-partitions-submit', on: {click: () =>
+      perform(out, grow, () => act('POST', `topics/${enc}/partitions`, {count: Number(count.value)}),
+        (r) => `${r.partitions} partitions now.`)}}, 'Add partitions');
+    const cfgName = el('input', {type: 'text', 'data-testid': 'config-name', 'aria-label': 'Config name', placeholder: 'retention.ms'});
+    const cfgValue = el('input', {type: 'text', 'data-testid': 'config-value', 'aria-label': 'Config value'});
+    const set = el('button', {type: 'button', 'data-testid': 'config-set', on: {click: () =>
+      perform(out, set, () => act('POST', `topics/${enc}/configs`, {set: {[cfgName.value.trim()]: cfgValue.value}}),
+        () => `Set ${cfgName.value.trim()}.`)}}, 'Set');
+    const unset = el('button', {type: 'button', 'data-testid': 'config-delete', on: {click: () =>
+      perform(out, unset, () => act('POST', `topics/${enc}/configs`, {delete: [cfgName.value.trim()]}),
+        () => `Deleted ${cfgName.value.trim()}: the default applies.`)}}, 'Delete (use default)');
+    setConfig.fill = (n, v) => { cfgName.value = n; cfgValue.value = v == null ? '' : v; cfgValue.focus(); };
+    const partition = el('select', {'data-testid': 'delete-records-partition', 'aria-label': 'Partition'});
+    const before = el('input', {type: 'number', min: -1, 'data-testid': 'delete-records-offset', 'aria-label': 'Before offset',
+      placeholder: 'offset (-1: end)'});
+    const trim = el('button', {type: 'button', 'data-testid': 'delete-records-submit', on: {click: () =>
+      perform(out, trim, () => act('POST', `topics/${enc}/delete-records`,
+        {partitions: [{partition: Number(partition.value), offset: Number(before.value)}]}),
+      (r) => r.partitions.map((p) => `Partition ${p.partition} now starts at ${fmt.num(p.lowWatermark)}.`).join(' '))}},
+    'Delete records before');
+    const node = section('Actions', 'topic-actions',
+      el('div', {class: 'form-row'}, field('Partitions', count), grow),
+      el('div', {class: 'form-row'}, field('Config', cfgName), field('Value', cfgValue), set, unset),
+      el('div', {class: 'form-row'}, field('Partition', partition), field('Offset', before), trim),
+      out,
+      dangerZone('Delete topic', name, 'delete-topic', () => act('DELETE', `topics/${enc}`), () => {
+        setTimeout(() => { location.hash = '#/topics'; }, 1500);
+        return `Deleted topic ${name}.`;
+      }));
+    return {node, setPartitions(ps) {
+      if (partition.options.length === ps.length) return;
+      replace(partition, ps.map((p) => el('option', {value: p}, String(p))));
+    }};
+  }
+
+  function groupActions(id, enc) {
+    const out = el('div');
+    const strategy = el('select', {'data-testid': 'reset-strategy', 'aria-label': 'Reset to'},
+      el('option', {value: 'earliest'}, 'earliest'), el('option', {value: 'latest'}, 'latest'),
+      el('option', {value: 'offset'}, 'offset'), el('option', {value: 'timestamp'}, 'time'));
+    const topic = el('input', {type: 'text', 'data-testid': 'reset-topic', placeholder: 'all the group\'s topics', 'aria-label': 'Topic'});
+    const offset = el('input', {type: 'number', min: 0, 'data-testid': 'reset-offset', 'aria-label': 'Offset'});
+    const time = el('input', {type: 'datetime-local', step: 1, 'data-testid': 'reset-timestamp', 'aria-label': 'Time'});
+    const preview = el('div', {'data-testid': 'reset-preview'});
+    let previewed = null;
+    function body(dryRun) {
+      const b = {strategy: strategy.value, dryRun};
+      if (topic.value.trim()) b.topic = topic.value.trim();
+      if (strategy.value === 'offset') b.offset = Number(offset.value);
+      if (strategy.value === 'timestamp') b.timestamp = new Date(time.value).getTime();
+      return b;
+    }
+    function showPlan(r) {
+      replace(preview, table('reset-preview-table',
+        [{label: 'Topic', col: 'topic'}, {label: 'Partition', num: true, col: 'partition'},
+          {label: 'Current', num: true, col: 'current'}, {label: 'New offset', num: true, col: 'new'},
+          {label: 'End offset', num: true, col: 'end'}, {label: 'Lag after', num: true, col: 'lag'}],
+        r.partitions.map((p) => ({attrs: {'data-topic': p.topic, 'data-partition': p.partition}, cells: [
+          p.topic, p.partition, fmt.num(p.currentOffset), {text: fmt.num(p.newOffset), value: p.newOffset},
+          fmt.num(p.endOffset), fmt.num(p.lag)]}))));
+    }
+    const apply = el('button', {type: 'button', class: 'danger', disabled: true, 'data-testid': 'reset-apply', on: {click: async () => {
+      const r = await perform(out, apply, () => act('POST', `groups/${enc}/offsets/reset`, body(false)),
+        (a) => `Reset ${a.partitions.length} partition offsets.`);
+      if (r) { showPlan(r); apply.disabled = true; }
+    }}}, 'Apply');
+    const look = el('button', {type: 'button', 'data-testid': 'reset-preview-submit', on: {click: async () => {
+      apply.disabled = true;
+      previewed = await perform(out, look, () => act('POST', `groups/${enc}/offsets/reset`, body(true)),
+        () => 'Preview (dry run): nothing is changed until you apply.');
+      if (previewed) { showPlan(previewed); apply.disabled = false; }
+    }}}, 'Preview');
+    for (const input of [strategy, topic, offset, time]) input.addEventListener('input', () => { apply.disabled = true; });
+    return section('Actions', 'group-actions',
+      el('h3', {}, 'Reset offsets'),
+      el('p', {class: 'muted'}, 'As kafka-consumer-groups --reset-offsets: only while the group has no members.'),
+      el('div', {class: 'form-row'}, field('Reset to', strategy), field('Topic', topic), field('Offset', offset),
+        field('Time', time), look, apply),
+      preview, out,
+      dangerZone('Delete group', id, 'delete-group', () => act('DELETE', `groups/${enc}`), () => {
+        setTimeout(() => { location.hash = '#/groups'; }, 1500);
+        return `Deleted group ${id}.`;
+      }));
   }
 
   function errorBox(err) {
@@ -316,6 +487,7 @@
       title: 'Topics',
       mount: () => [
         el('h1', {}, 'Topics'),
+        readOnly ? null : createTopicForm(),
         el('section', {class: 'card'}, el('div', {class: 'toolbar'}, filter, el('label', {}, internal, ' internal topics')),
           list),
       ],
@@ -333,6 +505,8 @@
     const chart = chartHolder('chart-topic-records-in');
     const configs = el('div');
     const browser = recordBrowser(name);
+    const configForm = {fill: null};
+    const actions = readOnly ? null : topicActions(name, enc, configForm);
     return {
       title: name,
       mount: () => [
@@ -342,7 +516,8 @@
         section('Partitions', 'partitions', partitions),
         section('Records in per second', 'topic-records-in', chart),
         browser.node,
-        el('details', {class: 'card'}, el('summary', {}, 'Configuration'), configs),
+        el('details', {class: 'card', open: !readOnly}, el('summary', {}, 'Configuration'), configs),
+        actions && actions.node,
       ],
       async update() {
         const [t, h] = await Promise.all([api('topics/' + enc), history('history/topics')]);
@@ -362,12 +537,16 @@
         if (!noHistory(chart, h)) {
           timeChart(chart, '', 'records/s', h.timestamps || [], h.series && h.series[name] ? {[name]: h.series[name]} : {});
         }
-        replace(configs, table('configs-table', [{label: 'Name', col: 'name'}, {label: 'Value', col: 'value'},
-          {label: 'Source', col: 'source'}],
+        const configColumns = [{label: 'Name', col: 'name'}, {label: 'Value', col: 'value'}, {label: 'Source', col: 'source'}];
+        if (actions) configColumns.push({label: '', col: 'edit'});
+        replace(configs, table('configs-table', configColumns,
         (t.configs || []).map((c) => ({attrs: {'data-config': c.name}, cells: [c.name,
           c.value == null ? {text: '(sensitive)', cls: 'muted'} : c.value,
-          {text: c.source, cls: c.source === 'DEFAULT' || c.source === 'DEFAULT_CONFIG' ? 'muted' : ''}]}))));
+          {text: c.source, cls: c.source === 'DEFAULT' || c.source === 'DEFAULT_CONFIG' ? 'muted' : ''},
+          actions ? el('button', {type: 'button', class: 'small', 'data-testid': 'config-edit',
+            on: {click: () => configForm.fill(c.name, c.value)}}, 'Edit') : null].filter((x) => x !== null)}))));
         browser.setPartitions(t.partitions.map((p) => p.partition));
+        if (actions) actions.setPartitions(t.partitions.map((p) => p.partition));
       },
     };
   }
@@ -561,6 +740,7 @@
         section('Members', 'members', members),
         el('section', {class: 'card', 'data-testid': 'offsets'}, offsetsTitle, offsets, bars),
         section('Lag over time', 'lag-history', lagHistory),
+        readOnly ? null : groupActions(id, enc),
       ],
       async update() {
         const [g, h] = await Promise.all([api('groups/' + enc), history('history/groups/' + enc)]);
@@ -717,10 +897,10 @@
     try {
       const me = await api('me');
       if (me.authenticated) replace(document.getElementById('principal'), me.principal);
-    } catch (e) { /* the views say what went wrong */ }
+      readOnly = me.readOnly !== false;
+    } catch (e) { /* the views say what went wrong; the page stays read-only */ }
   }
 
   window.addEventListener('hashchange', show);
-  show();
-  whoAmI();
+  whoAmI().then(show);
 })();
