@@ -6,10 +6,12 @@ import java.util.List;
 import java.util.NavigableMap;
 
 /**
- * Which segments retention and DeleteRecords delete, from the start of a partition's log: never the
- * active segment, never one not wholly below the high watermark, and only a prefix (deletion stops at the
- * first segment that is kept). The {@link PartitionLog} removes the chosen segments from its map, moves
- * the log start offset and renames their files for delayed deletion.
+ * Which segments retention and DeleteRecords delete, from the start of a partition's log: never one not
+ * wholly below the high watermark, and only a prefix (deletion stops at the first segment that is kept).
+ * Retention may choose the active segment too, as Kafka does, when it is not empty and wholly committed:
+ * otherwise a topic that stopped receiving records would keep them past retention.ms for good, its active
+ * segment never rolling. The {@link PartitionLog} then rolls first, removes the chosen segments from its
+ * map, moves the log start offset and renames their files for delayed deletion.
  *
  * <p>Thread-safety: stateless; called under the partition's lock with the partition's segment map, so
  * the map does not change while a choice is made.
@@ -21,12 +23,13 @@ final class LogRetention {
     /**
      * The segments {@link PartitionLog#deleteOldSegments} deletes: those wholly below the log start
      * offset, and with cleanup.policy delete, those older than retention.ms (by largest timestamp) and
-     * those beyond retention.bytes; all wholly below {@code highWatermark}. Runs under the partition's lock.
+     * those beyond retention.bytes; all wholly below {@code highWatermark}, the active segment (ending at
+     * {@code logEndOffset}) included when it is not empty. Runs under the partition's lock.
      *
      * @throws IOException if a segment's largest timestamp cannot be read
      */
     static List<LogSegment> deletableSegments(NavigableMap<Long, LogSegment> segments, LogConfig cfg, long now,
-            long highWatermark, long logStartOffset) throws IOException {
+            long highWatermark, long logStartOffset, long logEndOffset) throws IOException {
         List<LogSegment> deletable = new ArrayList<>();
         long totalSize = 0;
         for (LogSegment s : segments.values()) {
@@ -35,14 +38,14 @@ final class LogRetention {
         long excess = cfg.deleteEnabled() && cfg.retentionBytes() >= 0 ? totalSize - cfg.retentionBytes() : 0;
         LogSegment active = segments.lastEntry().getValue();
         for (LogSegment s : segments.values()) {
-            if (s == active) {
+            if (s == active && s.size() == 0) {
                 break;
             }
-            long nextBase = segments.higherKey(s.baseOffset);
+            long nextBase = s == active ? logEndOffset : segments.higherKey(s.baseOffset);
             if (nextBase > highWatermark) {
                 break;
             }
-            boolean belowStart = nextBase <= logStartOffset;
+            boolean belowStart = s != active && nextBase <= logStartOffset; // as Kafka: DeleteRecords rolls nothing
             boolean expired = cfg.deleteEnabled() && cfg.retentionMs() >= 0
                     && now - s.largestTimestamp() > cfg.retentionMs();
             boolean overSize = excess - s.size() >= 0 && cfg.deleteEnabled() && cfg.retentionBytes() >= 0;

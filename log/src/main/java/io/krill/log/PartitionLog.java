@@ -945,10 +945,12 @@ public final class PartitionLog implements AutoCloseable {
     // =============================================================== retention
 
     /**
-     * Deletes whole segments from the start, never the active one: those wholly below the log start
-     * offset, and with cleanup.policy delete, those older than retention.ms (by largest timestamp) and
-     * those beyond retention.bytes. Deletion stops at the first segment not wholly below the high
-     * watermark handed over with {@link #updateHighWatermark}.
+     * Deletes whole segments from the start: those wholly below the log start offset, and with
+     * cleanup.policy delete, those older than retention.ms (by largest timestamp) and those beyond
+     * retention.bytes. Deletion stops at the first segment not wholly below the high watermark handed over
+     * with {@link #updateHighWatermark}. An expired active segment is rolled first and deleted with the
+     * others, as in Kafka, so the log start offset reaches the log end offset and the log keeps one empty
+     * active segment.
      *
      * @return the number of segments deleted
      */
@@ -958,9 +960,12 @@ public final class PartitionLog implements AutoCloseable {
         try {
             checkOnline();
             List<LogSegment> deletable = LogRetention.deletableSegments(segments, config, time.milliseconds(),
-                    highWatermark, logStartOffset);
+                    highWatermark, logStartOffset, nextOffsetMetadata.offset());
             if (deletable.isEmpty()) {
                 return 0;
+            }
+            if (deletable.get(deletable.size() - 1) == segments.lastEntry().getValue()) {
+                roll(nextOffsetMetadata.offset());
             }
             long firstBase = segments.higherKey(deletable.get(deletable.size() - 1).baseOffset);
             if (logStartOffset < firstBase) {
@@ -978,7 +983,9 @@ public final class PartitionLog implements AutoCloseable {
         } catch (IOException e) {
             throw fail("retention of " + topicPartition, e);
         } finally {
+            long rolled = takeRolledAt();
             lock.unlock();
+            scheduleRollFlush(rolled);
         }
     }
 

@@ -231,4 +231,38 @@ class PartitionLogTest {
             assertTrue(start <= 40 && start >= 30, "start " + start);
         }
     }
+    /**
+     * A topic that stopped receiving records: its only segment, the active one, expires. Kafka rolls it and
+     * deletes it, so the records do not outlive retention.ms; the log goes on from the same offset.
+     */
+    @Test
+    void anExpiredActiveSegmentIsRolledAndDeletedOnceCommitted() throws IOException {
+        LogConfig cfg = LogConfig.builder().retentionMs(60_000).build();
+        try (PartitionLog log = open(cfg, false)) {
+            long now = time.milliseconds();
+            for (int i = 0; i < 5; i++) {
+                log.appendAsLeader(records(2, 30, now - 120_000 + i), 0, AppendOrigin.CLIENT);
+            }
+            assertEquals(1, log.numberOfSegments());
+            log.updateHighWatermark(9);
+            assertEquals(0, log.deleteOldSegments(), "a record above the high watermark keeps the segment");
+            assertEquals(0, log.logStartOffset());
+
+            log.updateHighWatermark(10);
+            assertEquals(1, log.deleteOldSegments());
+            assertEquals(10, log.logStartOffset());
+            assertEquals(10, log.logEndOffset());
+            assertEquals(1, log.numberOfSegments());
+            assertEquals(10, log.activeSegment().baseOffset);
+            assertEquals(0, log.deleteOldSegments(), "the new, empty active segment stays");
+
+            log.appendAsLeader(records(1, 30, now), 0, AppendOrigin.CLIENT);
+            assertEquals(11, log.logEndOffset());
+            try (LogReadResult r = log.read(10, 10000, Long.MAX_VALUE, true)) {
+                assertEquals(10, r.firstBatchOffset());
+            }
+            log.updateHighWatermark(11);
+            assertEquals(0, log.deleteOldSegments(), "a fresh active segment is kept");
+        }
+    }
 }
