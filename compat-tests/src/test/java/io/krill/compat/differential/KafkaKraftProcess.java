@@ -330,6 +330,9 @@ public final class KafkaKraftProcess implements BeforeAllCallback, AfterAllCallb
                 "share.coordinator.state.topic.min.isr=1",
                 "share.coordinator.state.topic.num.partitions=1",
                 "group.initial.rebalance.delay.ms=0",
+                // The sequences' records carry 2023 timestamps (ClientRequests.BASE_TIMESTAMP): with a retention
+                // time, a retention pass (30 s after the start, then every 5 min) would delete them mid-sequence.
+                "log.retention.ms=-1",
                 // Two cores: few threads.
                 "num.network.threads=1",
                 "num.io.threads=2",

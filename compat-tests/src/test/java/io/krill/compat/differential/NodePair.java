@@ -39,7 +39,8 @@ final class NodePair {
                 .with("share.coordinator.state.topic.replication.factor", "1")
                 .with("share.coordinator.state.topic.min.isr", "1")
                 .with("share.coordinator.state.topic.num.partitions", "1")
-                .with("group.initial.rebalance.delay.ms", "0");
+                .with("group.initial.rebalance.delay.ms", "0")
+                .with("log.retention.ms", "-1");
     }
 
     /** Starts both, waits until Kafka serves, and negotiates the versions compared; {@code what} names the pair. */
