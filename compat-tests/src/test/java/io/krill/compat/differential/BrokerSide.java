@@ -349,9 +349,11 @@ final class BrokerSide {
     /**
      * Joins a new consumer to classic group {@code group} (subscribed to {@code topic}, range assignor) as
      * the 4.4 consumer does: a first JoinGroup that gets a member id (MEMBER_ID_REQUIRED), then the join
-     * with it; the member is the group's leader, the group awaits its SyncGroup.
+     * with it; the member is the group's leader, the group awaits its SyncGroup. Like the consumer, it first
+     * waits for the group's coordinator (a fresh node answers NOT_COORDINATOR until __consumer_offsets loads).
      */
     Member joinClassic(String group, String topic) {
+        awaitGroupCoordinator(group);
         JoinGroupResponseData first = (JoinGroupResponseData) send(ApiKeys.JOIN_GROUP,
                 GroupRequests.join(group, "", topic)).data();
         if (first.errorCode() != Errors.MEMBER_ID_REQUIRED.code()) {

@@ -16,6 +16,7 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 
 /**
  * What the tests of native group consumers (python, kcat) share: a topic written in rounds (record
@@ -78,12 +79,20 @@ public final class GroupRounds {
 
     /**
      * The number of partitions of the topic each member holds, sorted, when the group is stable (as
-     * DescribeGroups tells the stock admin client); empty while it is not.
+     * DescribeGroups tells the stock admin client); empty while it is not, or before its first member joined
+     * (DescribeGroups v6 answers GROUP_ID_NOT_FOUND then, as Kafka 4.4 does).
      */
     public List<Integer> stableAssignmentSizes(String group) throws InterruptedException, ExecutionException, TimeoutException {
         try (Admin admin = Admin.create(Clients.base(bootstrap))) {
-            ConsumerGroupDescription description = admin.describeConsumerGroups(List.of(group)).all().get(60, TimeUnit.SECONDS)
-                    .get(group);
+            ConsumerGroupDescription description;
+            try {
+                description = admin.describeConsumerGroups(List.of(group)).all().get(60, TimeUnit.SECONDS).get(group);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof GroupIdNotFoundException) {
+                    return List.of();
+                }
+                throw e;
+            }
             if (description.groupState() != GroupState.STABLE) {
                 return List.of();
             }
