@@ -87,6 +87,8 @@ one_run() { # PARTITIONS GROUPS MODE(on|off)
     if [ "${CC_DIAG:-0}" = 1 ]; then  # what the console threads do, and what the heap holds (kept with BENCH_KEEP=1)
       jstack "$BPID" > "$WORK/logs/jstack-$n.txt" 2>&1 || true
       jcmd "$BPID" GC.heap_info > "$WORK/logs/heap-$n.txt" 2>&1 || true
+      jcmd "$BPID" GC.class_histogram 2>&1 | head -30 > "$WORK/logs/histogram-$n.txt" || true  # live objects (a full GC)
+      jcmd "$BPID" GC.heap_info > "$WORK/logs/heap-after-full-gc-$n.txt" 2>&1 || true
     fi
   fi
   log "$k: CPU ${V[$k/cpu]} s, console threads ${V[$k/console]} s, RSS ${V[$k/rss]} MiB"
