@@ -37,6 +37,8 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
     static final int THREADS = 4;
     static final int QUEUE = 32;
     static final String CSRF_HEADER = "X-Krill-Console";
+    /** The most of an over-long action body read (and dropped) before it is refused: see {@link #refused}. */
+    static final int DRAIN_BYTES = 1 << 20;
 
     private final ConsoleAuthenticator authenticator;
     private final ConsoleApi api;
@@ -141,23 +143,25 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
         String type = exchange.getRequestHeaders().getFirst("Content-Type");
         String mediaType = type == null ? "" : type.split(";", 2)[0].trim().toLowerCase(java.util.Locale.ROOT);
         if (!"1".equals(exchange.getRequestHeaders().getFirst(CSRF_HEADER)) || !mediaType.equals("application/json")) {
-            throw new ConsoleException(403, "CSRF_CHECK_FAILED", "an action needs Content-Type: application/json and "
-                    + CSRF_HEADER + ": 1");
+            throw refused(exchange, new ConsoleException(403, "CSRF_CHECK_FAILED",
+                    "an action needs Content-Type: application/json and " + CSRF_HEADER + ": 1"));
         }
         String length = exchange.getRequestHeaders().getFirst("Content-Length");
         if (length != null) {
+            long declared;
             try {
-                if (Long.parseLong(length.trim()) > JsonBody.MAX_BYTES) {
-                    throw tooLarge();
-                }
+                declared = Long.parseLong(length.trim());
             } catch (NumberFormatException e) {
                 throw ConsoleException.badRequest("bad Content-Length");
+            }
+            if (declared > JsonBody.MAX_BYTES) {
+                throw refused(exchange, tooLarge());
             }
         }
         try (java.io.InputStream in = exchange.getRequestBody()) {
             byte[] body = in.readNBytes(JsonBody.MAX_BYTES + 1);
             if (body.length > JsonBody.MAX_BYTES) {
-                throw tooLarge();
+                throw refused(exchange, tooLarge());
             }
             return body;
         }
@@ -165,6 +169,25 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
 
     private static ConsoleException tooLarge() {
         return new ConsoleException(413, "BAD_REQUEST", "a body of at most " + JsonBody.MAX_BYTES + " bytes");
+    }
+
+    /**
+     * {@code refusal}, after reading and dropping up to {@link #DRAIN_BYTES} of the request's body: a server that
+     * closes a connection with the request still arriving resets it, and the client may then lose the answer
+     * (the JDK's server drains only 64 KiB by itself). A longer body gets the answer and a closed connection.
+     */
+    private static ConsoleException refused(HttpExchange exchange, ConsoleException refusal) throws IOException {
+        java.io.InputStream in = exchange.getRequestBody();
+        byte[] scratch = new byte[8192];
+        long left = DRAIN_BYTES;
+        int n;
+        while (left > 0 && (n = in.read(scratch, 0, (int) Math.min(scratch.length, left))) > 0) {
+            left -= n;
+        }
+        if (left == 0) {
+            exchange.getResponseHeaders().set("Connection", "close"); // more may be on its way
+        }
+        return refusal;
     }
 
     /** The query parameters, percent-decoded; the first of repeated names wins. */
